@@ -1,0 +1,92 @@
+// The verifier's key set: read once, again every `refreshMs` (so removed keys stop verifying), and
+// again when a token names an unknown `kid` — at most once per `minReloadMs`, however many such
+// tokens arrive, so a flood of made-up kids cannot hammer the key source.
+import { importJWK, type JWK, type JWTHeaderParameters } from 'jose'
+
+export interface KeySetOptions {
+  readonly refreshMs?: number
+  readonly minReloadMs?: number
+  /** Milliseconds clock; tests pass a fake one. */
+  readonly now?: () => number
+}
+
+export type VerificationKey = Awaited<ReturnType<typeof importJWK>>
+
+export class KeySetUnavailableError extends Error {
+  constructor (cause: unknown) {
+    super('the signing key set could not be loaded', { cause })
+    this.name = 'KeySetUnavailableError'
+  }
+}
+
+export interface KeySet {
+  /** The key for a token header, or undefined when no key of the set matches. */
+  keyFor (header: JWTHeaderParameters): Promise<VerificationKey | undefined>
+  /** How many times the key source was read (for tests and metrics). */
+  readonly loads: number
+}
+
+export function createKeySet (load: () => Promise<JWK[]>, options: KeySetOptions = {}): KeySet {
+  const refreshMs = options.refreshMs ?? 600_000
+  const minReloadMs = options.minReloadMs ?? 30_000
+  const now = options.now ?? Date.now
+  let jwks: JWK[] | undefined
+  let loadedAt = -Infinity
+  let attemptedAt = -Infinity
+  let inflight: Promise<void> | undefined
+  let loads = 0
+  const imported = new Map<string, Promise<VerificationKey>>()
+
+  const reload = async (): Promise<void> => {
+    inflight ??= (async () => {
+      attemptedAt = now()
+      loads++
+      try {
+        const next = await load()
+        jwks = next
+        loadedAt = now()
+        imported.clear()
+      } finally {
+        inflight = undefined
+      }
+    })()
+    await inflight
+  }
+
+  const match = (header: JWTHeaderParameters): JWK | undefined => {
+    const usable = (jwks ?? []).filter((k) => (k.alg === undefined || k.alg === header.alg) && k.use !== 'enc')
+    if (header.kid !== undefined) return usable.find((k) => k.kid === header.kid)
+    return usable.length === 1 ? usable[0] : undefined
+  }
+
+  return {
+    get loads () { return loads },
+    keyFor: async (header) => {
+      if (jwks === undefined || now() - loadedAt >= refreshMs) {
+        try {
+          await reload()
+        } catch (err) {
+          // A failed refresh keeps the last good set until the next attempt; with none, fail closed.
+          if (jwks === undefined) throw new KeySetUnavailableError(err)
+        }
+      }
+      let jwk = match(header)
+      if (jwk === undefined && now() - attemptedAt >= minReloadMs) {
+        try {
+          await reload()
+        } catch {
+          return undefined
+        }
+        jwk = match(header)
+      }
+      if (jwk === undefined) return undefined
+      const cacheKey = `${jwk.kid ?? ''}\0${header.alg}`
+      let key = imported.get(cacheKey)
+      if (key === undefined) {
+        key = importJWK(jwk, header.alg)
+        imported.set(cacheKey, key)
+      }
+      return await key
+    },
+  }
+}

@@ -1,0 +1,73 @@
+// The auth store's DDL: users, password accounts, sessions and signing keys, kept apart from the
+// application's tables (own schema when `authSchema` is set, `auth_` names either way).
+// Idempotent, and serialised by an advisory lock so concurrent starts cannot race on CREATE.
+import { sql, type Sql } from '../../sql/sql.js'
+import { query, type Queryable } from '../../db/query.js'
+import type { Pool } from '../../db/pool.js'
+import { withTransaction } from '../../db/transaction.js'
+
+export interface AuthTables {
+  readonly schema: string | undefined
+  readonly user: Sql
+  readonly account: Sql
+  readonly session: Sql
+  readonly key: Sql
+}
+
+export function authTables (schema: string | undefined): AuthTables {
+  return {
+    schema,
+    user: sql.ident(schema, 'auth_user'),
+    account: sql.ident(schema, 'auth_account'),
+    session: sql.ident(schema, 'auth_session'),
+    key: sql.ident(schema, 'auth_key'),
+  }
+}
+
+/** Serialises operations that must see a stable user table (first user, last admin, key creation). */
+export async function lockAuthStore (tx: Queryable): Promise<void> {
+  await query(tx, sql`SELECT pg_advisory_xact_lock(hashtext(${'tablegate.auth'}))`)
+}
+
+export async function migrateAuthStore (pool: Pool, tables: AuthTables): Promise<void> {
+  await withTransaction(pool, { timeoutMs: 60_000 }, async (tx) => {
+    await lockAuthStore(tx)
+    if (tables.schema !== undefined) await query(tx, sql`CREATE SCHEMA IF NOT EXISTS ${sql.ident(tables.schema)}`)
+    await query(tx, sql`CREATE TABLE IF NOT EXISTS ${tables.user} (
+      id text PRIMARY KEY,
+      email text NOT NULL UNIQUE,
+      name text NOT NULL DEFAULT '',
+      role text NOT NULL,
+      banned boolean NOT NULL DEFAULT false,
+      email_verified boolean NOT NULL DEFAULT false,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`)
+    await query(tx, sql`CREATE TABLE IF NOT EXISTS ${tables.account} (
+      id text PRIMARY KEY,
+      user_id text NOT NULL REFERENCES ${tables.user} (id) ON DELETE CASCADE,
+      provider_id text NOT NULL,
+      account_id text NOT NULL,
+      password text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      updated_at timestamptz NOT NULL DEFAULT now(),
+      UNIQUE (provider_id, account_id)
+    )`)
+    await query(tx, sql`CREATE TABLE IF NOT EXISTS ${tables.session} (
+      id text PRIMARY KEY,
+      token_hash text NOT NULL UNIQUE,
+      user_id text NOT NULL REFERENCES ${tables.user} (id) ON DELETE CASCADE,
+      expires_at timestamptz NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      ip_address text,
+      user_agent text
+    )`)
+    await query(tx, sql`CREATE INDEX IF NOT EXISTS auth_session_user_id_idx ON ${tables.session} (user_id)`)
+    await query(tx, sql`CREATE TABLE IF NOT EXISTS ${tables.key} (
+      id text PRIMARY KEY,
+      public_key jsonb NOT NULL,
+      private_key text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now()
+    )`)
+  })
+}

@@ -1,0 +1,211 @@
+// Host-side user operations (spec: "Host-side user operations"), shared by the CLI, the
+// `app.tablegate.users` decorator and the admin route. Every refusal is a UserStoreError with a
+// code the callers map to an exit line or a problem.
+import { randomBytes } from 'node:crypto'
+import { sql } from '../sql/sql.js'
+import { query, rows, type Queryable } from '../db/query.js'
+import type { Pool } from '../db/pool.js'
+import { withTransaction } from '../db/transaction.js'
+import { authTables, lockAuthStore, migrateAuthStore, type AuthTables } from './store/migrate.js'
+import { ADMIN_ROLE, RoleError, formatRoles, parseRoles, rolesForNewUser, rolesOf, type RoleSetup } from './roles.js'
+import { hashPassword, passwordProblem } from './passwords.js'
+import { endSessions } from './sessions.js'
+import { signingKeys, type SigningKeys } from './keys.js'
+import { ACCESS_TOKEN_TTL_SECONDS, MAX_MINTED_TTL_SECONDS, issueAccessToken, type IssuedToken } from './tokens.js'
+
+export interface UserRow {
+  id: string
+  email: string
+  name: string
+  role: string
+  banned: boolean
+  email_verified: boolean
+  created_at: Date
+  updated_at: Date
+}
+
+export interface UserSummary {
+  id: string
+  email: string
+  name: string
+  role: string
+  banned: boolean
+  createdAt: string
+}
+
+export type UserStoreErrorCode = 'invalid-email' | 'weak-password' | 'invalid-role' | 'email-taken' | 'unknown-user' | 'last-admin' | 'banned' | 'invalid-ttl'
+
+export class UserStoreError extends Error {
+  readonly code: UserStoreErrorCode
+  /** The input field the refusal is about, for `errors: [{ field, code, message }]`. */
+  readonly field: string | undefined
+  constructor (code: UserStoreErrorCode, message: string, field?: string) {
+    super(message)
+    this.name = 'UserStoreError'
+    this.code = code
+    this.field = field
+  }
+}
+
+export interface CreateUserInput {
+  readonly email: string
+  readonly password: string
+  readonly name?: string | undefined
+  readonly role?: string | readonly string[] | undefined
+}
+
+export interface UserStore {
+  readonly pool: Pool
+  readonly tables: AuthTables
+  readonly keys: SigningKeys
+  migrate (): Promise<void>
+  create (input: CreateUserInput): Promise<UserRow>
+  hasUsers (): Promise<boolean>
+  list (): Promise<UserSummary[]>
+  findByEmail (email: string): Promise<UserRow | undefined>
+  setRole (email: string, role: string | readonly string[]): Promise<UserRow>
+  setBanned (email: string, banned: boolean): Promise<UserRow>
+  delete (email: string): Promise<void>
+  issueToken (email: string, options?: { ttlSeconds?: number }): Promise<IssuedToken>
+  roleChoices (): string[]
+}
+
+export interface UserStoreOptions {
+  readonly pool: Pool
+  readonly schema: string | undefined
+  readonly roles: RoleSetup
+  readonly authSecret: string
+  /** Issuer and audience of tokens: the public URL. */
+  readonly issuer: string
+  readonly timeoutMs?: number
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+export function normalizeEmail (email: unknown): string {
+  const normalized = typeof email === 'string' ? email.trim().toLowerCase() : ''
+  if (normalized.length > 254 || !EMAIL.test(normalized)) throw new UserStoreError('invalid-email', 'email must be a valid email address', 'email')
+  return normalized
+}
+
+export function summarize (user: UserRow): UserSummary {
+  return { id: user.id, email: user.email, name: user.name, role: user.role, banned: user.banned, createdAt: user.created_at.toISOString() }
+}
+
+function isActiveAdmin (user: UserRow): boolean {
+  return !user.banned && rolesOf(user.role).includes(ADMIN_ROLE)
+}
+
+function roleError (err: unknown): never {
+  if (err instanceof RoleError) throw new UserStoreError('invalid-role', err.message, 'role')
+  throw err
+}
+
+export function createUserStore (options: UserStoreOptions): UserStore {
+  const { pool, roles } = options
+  const tables = authTables(options.schema)
+  const keys = signingKeys(pool, tables, options.authSecret)
+  const tx = async <T>(work: (db: Queryable) => Promise<T>): Promise<T> =>
+    await withTransaction(pool, { timeoutMs: options.timeoutMs ?? 15_000 }, async (db) => {
+      await lockAuthStore(db)
+      return await work(db)
+    })
+
+  const byEmail = async (db: Queryable, email: string): Promise<UserRow> => {
+    const [user] = await rows<UserRow>(db, sql`SELECT * FROM ${tables.user} WHERE email = ${normalizeEmail(email)} FOR UPDATE`)
+    if (user === undefined) throw new UserStoreError('unknown-user', `no user with email ${normalizeEmail(email)}`, 'email')
+    return user
+  }
+
+  // The last active admin must stay one: refuse a change that would leave no active admin.
+  const guardLastAdmin = async (db: Queryable, user: UserRow, action: string): Promise<void> => {
+    if (!isActiveAdmin(user)) return
+    const [other] = await rows(db, sql`SELECT 1 FROM ${tables.user}
+      WHERE id <> ${user.id} AND NOT banned AND ${ADMIN_ROLE} = ANY (string_to_array(role, ',')) LIMIT 1`)
+    if (other === undefined) throw new UserStoreError('last-admin', `cannot ${action} ${user.email}: the last active admin`)
+  }
+
+  return {
+    pool,
+    tables,
+    keys,
+    migrate: async () => { await migrateAuthStore(pool, tables) },
+
+    create: async (input) => {
+      const email = normalizeEmail(input.email)
+      const weak = passwordProblem(input.password)
+      if (weak !== undefined) throw new UserStoreError('weak-password', weak, 'password')
+      const hash = await hashPassword(input.password)
+      return await tx(async (db) => {
+        const [{ exists }] = await rows<{ exists: boolean }>(db, sql`SELECT EXISTS (SELECT 1 FROM ${tables.user}) AS exists`) as [{ exists: boolean }]
+        let userRoles: string[]
+        try {
+          // The first user is always an admin, whatever else was asked for.
+          userRoles = exists ? rolesForNewUser(roles, input.role) : [ADMIN_ROLE, ...(input.role === undefined ? [] : parseRoles(roles, input.role))]
+        } catch (err) { roleError(err) }
+        const [taken] = await rows(db, sql`SELECT 1 FROM ${tables.user} WHERE email = ${email}`)
+        if (taken !== undefined) throw new UserStoreError('email-taken', `a user with email ${email} already exists`, 'email')
+        const id = randomBytes(16).toString('base64url')
+        const [user] = await rows<UserRow>(db, sql`INSERT INTO ${tables.user} (id, email, name, role)
+          VALUES (${id}, ${email}, ${input.name ?? ''}, ${formatRoles([...new Set(userRoles)])}) RETURNING *`)
+        await query(db, sql`INSERT INTO ${tables.account} (id, user_id, provider_id, account_id, password)
+          VALUES (${randomBytes(16).toString('base64url')}, ${id}, 'credential', ${id}, ${hash})`)
+        return user!
+      })
+    },
+
+    hasUsers: async () => {
+      const [row] = await rows<{ exists: boolean }>(pool, sql`SELECT EXISTS (SELECT 1 FROM ${tables.user}) AS exists`)
+      return row?.exists === true
+    },
+
+    list: async () => (await rows<UserRow>(pool, sql`SELECT * FROM ${tables.user} ORDER BY created_at, email`)).map(summarize),
+
+    findByEmail: async (email) => {
+      const [user] = await rows<UserRow>(pool, sql`SELECT * FROM ${tables.user} WHERE email = ${normalizeEmail(email)}`)
+      return user
+    },
+
+    setRole: async (email, role) => await tx(async (db) => {
+      const user = await byEmail(db, email)
+      let next: string[]
+      try { next = parseRoles(roles, role) } catch (err) { roleError(err) }
+      if (!next.includes(ADMIN_ROLE)) await guardLastAdmin(db, user, 'remove the admin role from')
+      const [updated] = await rows<UserRow>(db, sql`UPDATE ${tables.user} SET role = ${formatRoles(next)}, updated_at = now()
+        WHERE id = ${user.id} RETURNING *`)
+      return updated!
+    }),
+
+    setBanned: async (email, banned) => await tx(async (db) => {
+      const user = await byEmail(db, email)
+      if (banned) {
+        await guardLastAdmin(db, user, 'ban')
+        await endSessions(db, tables, user.id)
+      }
+      const [updated] = await rows<UserRow>(db, sql`UPDATE ${tables.user} SET banned = ${banned}, updated_at = now()
+        WHERE id = ${user.id} RETURNING *`)
+      return updated!
+    }),
+
+    delete: async (email) => {
+      await tx(async (db) => {
+        const user = await byEmail(db, email)
+        await guardLastAdmin(db, user, 'delete')
+        await query(db, sql`DELETE FROM ${tables.user} WHERE id = ${user.id}`)
+      })
+    },
+
+    issueToken: async (email, issueOptions = {}) => {
+      const ttl = issueOptions.ttlSeconds ?? ACCESS_TOKEN_TTL_SECONDS
+      if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_MINTED_TTL_SECONDS) {
+        throw new UserStoreError('invalid-ttl', `ttl must be a whole number of seconds from 1 to ${MAX_MINTED_TTL_SECONDS}`, 'ttlSeconds')
+      }
+      const [user] = await rows<UserRow>(pool, sql`SELECT * FROM ${tables.user} WHERE email = ${normalizeEmail(email)}`)
+      if (user === undefined) throw new UserStoreError('unknown-user', `no user with email ${normalizeEmail(email)}`, 'email')
+      if (user.banned) throw new UserStoreError('banned', `${user.email} is banned`, 'email')
+      return await issueAccessToken(await keys.current(), user, options.issuer, ttl)
+    },
+
+    roleChoices: () => [...roles.list],
+  }
+}

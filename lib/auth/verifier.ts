@@ -1,0 +1,110 @@
+// Bearer token → `{ user: { id, roles }, tenant? }`, or a 401 problem. Works with the built-in auth
+// server (keys from its store) and standalone (`jwksUrl` or `keys`). Only asymmetric algorithms
+// unless `algorithms` says otherwise, so a public key can never be used as an HMAC secret.
+import { errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from 'jose'
+import { problem, type Problem } from '../problems.js'
+import { createKeySet, KeySetUnavailableError, type KeySet, type KeySetOptions } from './key-set.js'
+import { rolesOf } from './roles.js'
+
+export const ASYMMETRIC_ALGORITHMS = ['EdDSA', 'Ed25519', 'ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']
+
+export interface VerifierOptions {
+  readonly jwksUrl?: string | undefined
+  readonly keys?: readonly JWK[] | undefined
+  /** Key source of the built-in auth server. */
+  readonly loadKeys?: (() => Promise<JWK[]>) | undefined
+  readonly issuer?: string | undefined
+  readonly audience?: string | undefined
+  readonly rolesClaim?: string | undefined
+  readonly tenantClaim?: string | undefined
+  readonly tenant?: string | undefined
+  readonly algorithms?: readonly string[] | undefined
+  readonly cache?: KeySetOptions | undefined
+  readonly now?: (() => number) | undefined
+}
+
+export interface Principal {
+  readonly user: { readonly id: string, readonly roles: readonly string[] }
+  readonly tenant?: string | undefined
+}
+
+export interface Verifier {
+  verify (token: string): Promise<Principal>
+  /** Verifies an `Authorization` header value; a missing or non-Bearer header is a 401 too. */
+  authenticate (authorization: string | undefined): Promise<Principal>
+  readonly keySet: KeySet
+}
+
+function unauthenticated (detail: string, error?: string): Problem {
+  const challenge = error === undefined ? 'Bearer' : `Bearer error="${error}"`
+  return problem('unauthenticated', detail, {}, { 'www-authenticate': challenge })
+}
+
+const INVALID = 'The access token is invalid.'
+
+async function fetchJwks (url: string): Promise<JWK[]> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(5000), headers: { accept: 'application/json' } })
+  if (!response.ok) throw new Error(`JWKS request failed with status ${response.status}`)
+  const body = await response.json() as { keys?: unknown }
+  if (!Array.isArray(body.keys)) throw new Error('JWKS response has no keys array')
+  return body.keys as JWK[]
+}
+
+function rolesFrom (claim: unknown): string[] {
+  if (typeof claim === 'string') return rolesOf(claim)
+  if (Array.isArray(claim)) return claim.filter((r): r is string => typeof r === 'string')
+  return []
+}
+
+export function createVerifier (options: VerifierOptions): Verifier {
+  const { jwksUrl, keys, loadKeys } = options
+  const source = loadKeys ?? (jwksUrl !== undefined ? async () => await fetchJwks(jwksUrl) : keys !== undefined ? async () => [...keys] : undefined)
+  if (source === undefined) throw new Error('verifier: give jwksUrl or keys')
+  const now = options.now ?? Date.now
+  const keySet = createKeySet(source, { now, ...options.cache })
+  const algorithms = [...(options.algorithms ?? ASYMMETRIC_ALGORITHMS)]
+  const rolesClaim = options.rolesClaim ?? 'role'
+
+  const verify = async (token: string): Promise<Principal> => {
+    let payload: JWTPayload
+    try {
+      ({ payload } = await jwtVerify(token, async (header) => {
+        const key = await keySet.keyFor(header)
+        if (key === undefined) throw new joseErrors.JWKSNoMatchingKey()
+        return key
+      }, {
+        algorithms,
+        issuer: options.issuer,
+        audience: options.audience,
+        requiredClaims: ['exp', 'sub'],
+        currentDate: new Date(now()),
+      }))
+    } catch (err) {
+      if (err instanceof KeySetUnavailableError) throw problem('service-unavailable', 'The signing keys cannot be loaded right now. Try again shortly.')
+      if (err instanceof joseErrors.JWTExpired) throw unauthenticated('The access token has expired.', 'invalid_token')
+      throw unauthenticated(INVALID, 'invalid_token')
+    }
+    // No clock leeway: a token issued in the future is as suspicious as an expired one.
+    if (typeof payload.iat === 'number' && payload.iat * 1000 > now()) throw unauthenticated(INVALID, 'invalid_token')
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated(INVALID, 'invalid_token')
+    const claimedTenant = options.tenantClaim === undefined ? undefined : payload[options.tenantClaim]
+    return {
+      user: { id: payload.sub, roles: rolesFrom(payload[rolesClaim]) },
+      tenant: options.tenant ?? (typeof claimedTenant === 'string' && claimedTenant !== '' ? claimedTenant : undefined),
+    }
+  }
+
+  return {
+    keySet,
+    verify,
+    authenticate: async (authorization) => {
+      const match = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i.exec(authorization ?? '')
+      if (match === null) {
+        throw authorization === undefined || authorization === ''
+          ? unauthenticated('An access token is required: send Authorization: Bearer <token>.')
+          : unauthenticated('The Authorization header must be Bearer <token>.', 'invalid_request')
+      }
+      return await verify(match[1]!)
+    },
+  }
+}

@@ -1,0 +1,132 @@
+// `tablegate <command>`: argv → command. Results go to stdout; every refusal is one line on
+// stderr and a non-zero exit code.
+import { Command, CommanderError, InvalidArgumentError } from 'commander'
+import { serve } from './serve.js'
+import { withUsers } from './host.js'
+import { formatUserTable } from './format.js'
+import { generatePassword } from '../auth/passwords.js'
+
+export interface CliIo {
+  readonly out: (line: string) => void
+  readonly err: (line: string) => void
+}
+
+const defaultIo: CliIo = {
+  out: (line) => { process.stdout.write(line + '\n') },
+  err: (line) => { process.stderr.write(line + '\n') },
+}
+
+function positiveInteger (value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number')
+  return Number(value)
+}
+
+export function buildProgram (io: CliIo = defaultIo): Command {
+  const program = new Command('tablegate')
+    .description('A secured AIP-style REST API over PostgreSQL tables, with its own login')
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => { io.out(s.trimEnd()) }, writeErr: (s) => { io.err(s.trimEnd()) } })
+
+  const configOption = ['--config <file>', 'config file (default: $TABLEGATE_CONFIG or ./tablegate.config.*)'] as const
+
+  program.command('serve')
+    .description('serve the API (embedded PostgreSQL unless DATABASE_URL is set)')
+    .option(...configOption)
+    .option('--port <n>', 'port to listen on', positiveInteger, 5173)
+    .option('--host <host>', 'address to listen on', 'localhost')
+    .action(async (opts: { config?: string, port: number, host: string }) => { await serve(opts, io) })
+
+  program.command('migrate')
+    .description('create the auth schema and tables (safe to repeat)')
+    .option(...configOption)
+    .action(async (opts: { config?: string }) => {
+      await withUsers(opts.config, async (users) => { await users.migrate() })
+      io.out('auth store is up to date')
+    })
+
+  const user = program.command('user').description('manage users')
+  user.command('create')
+    .description('create a user (the first user is always an admin)')
+    .option(...configOption)
+    .requiredOption('--email <email>', 'sign-in email')
+    .option('--password <password>', 'password (at least 12 characters)')
+    .option('--generate-password', 'generate a password and print it once')
+    .option('--name <name>', 'display name')
+    .option('--role <roles>', 'role, or several comma separated')
+    .action(async (opts: { config?: string, email: string, password?: string, generatePassword?: boolean, name?: string, role?: string }) => {
+      if ((opts.password === undefined) === (opts.generatePassword !== true)) {
+        throw new UsageError('give exactly one of --password and --generate-password')
+      }
+      const password = opts.password ?? generatePassword()
+      const created = await withUsers(opts.config, async (users) => await users.create({ email: opts.email, password, name: opts.name, role: opts.role }))
+      io.out(`created ${created.email} with role ${created.role}`)
+      if (opts.generatePassword === true) io.out(`password: ${password}`)
+    })
+  user.command('set-role')
+    .description('replace the roles of a user')
+    .option(...configOption)
+    .requiredOption('--email <email>', 'the user')
+    .requiredOption('--role <roles>', 'role, or several comma separated')
+    .action(async (opts: { config?: string, email: string, role: string }) => {
+      const updated = await withUsers(opts.config, async (users) => await users.setRole(opts.email, opts.role))
+      io.out(`${updated.email} now has role ${updated.role}`)
+    })
+  for (const [name, banned] of [['ban', true], ['unban', false]] as const) {
+    user.command(name)
+      .description(banned ? 'ban a user: ends their sessions and blocks sign-in' : 'lift a ban')
+      .option(...configOption)
+      .requiredOption('--email <email>', 'the user')
+      .action(async (opts: { config?: string, email: string }) => {
+        const updated = await withUsers(opts.config, async (users) => await users.setBanned(opts.email, banned))
+        io.out(`${updated.email} is ${banned ? 'banned' : 'no longer banned'}`)
+      })
+  }
+  user.command('delete')
+    .description('delete a user with their sessions and accounts')
+    .option(...configOption)
+    .requiredOption('--email <email>', 'the user')
+    .action(async (opts: { config?: string, email: string }) => {
+      await withUsers(opts.config, async (users) => { await users.delete(opts.email) })
+      io.out(`deleted ${opts.email.trim().toLowerCase()}`)
+    })
+  user.command('list')
+    .description('list users (never passwords)')
+    .option(...configOption)
+    .option('--json', 'print JSON')
+    .action(async (opts: { config?: string, json?: boolean }) => {
+      const list = await withUsers(opts.config, async (users) => await users.list())
+      io.out(opts.json === true ? JSON.stringify(list, null, 2) : formatUserTable(list))
+    })
+
+  program.command('token')
+    .description('mint an access token for a user (default 15 minutes, at most 24 hours)')
+    .option(...configOption)
+    .requiredOption('--email <email>', 'the user')
+    .option('--ttl <seconds>', 'lifetime in seconds', positiveInteger)
+    .option('--json', 'print { token, expiresAt }')
+    .action(async (opts: { config?: string, email: string, ttl?: number, json?: boolean }) => {
+      const issued = await withUsers(opts.config, async (users) => await users.issueToken(opts.email, { ttlSeconds: opts.ttl }))
+      io.out(opts.json === true ? JSON.stringify(issued) : issued.token)
+    })
+  return program
+}
+
+export class UsageError extends Error {}
+
+/** Runs the CLI and returns the exit code. */
+export async function main (argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
+  const program = buildProgram(io)
+  if (argv.length === 0) {
+    io.out(program.helpInformation().trimEnd())
+    return 1
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' })
+    return 0
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode
+    io.err(`tablegate: ${((err as Error).message ?? String(err)).split('\n')[0]}`)
+    return 1
+  }
+}

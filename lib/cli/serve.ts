@@ -1,0 +1,34 @@
+// `tablegate serve`: the API on a port until SIGINT/SIGTERM, then a graceful close of the server,
+// the pools and the embedded database, so nothing is left running.
+import { createServer } from '../server.js'
+import { loadResolvedConfig } from './host.js'
+import type { CliIo } from './main.js'
+
+export async function serve (opts: { config?: string | undefined, port: number, host: string }, io: CliIo): Promise<void> {
+  const resolved = await loadResolvedConfig(opts.config)
+  const app = await createServer(resolved.config, { logger: resolved.config.logger ?? { level: 'info' } })
+  const closed = new Promise<void>((resolve) => {
+    let closing = false
+    const shutdown = (signal: string): void => {
+      if (closing) {
+        io.err(`tablegate: ${signal} again, exiting now`)
+        process.exit(1)
+      }
+      closing = true
+      app.close().then(resolve, (err: unknown) => {
+        io.err(`tablegate: shutdown failed: ${(err as Error).message}`)
+        process.exitCode = 1
+        resolve()
+      })
+    }
+    process.once('SIGINT', () => { shutdown('SIGINT') })
+    process.once('SIGTERM', () => { shutdown('SIGTERM') })
+  })
+  await app.listen({ port: opts.port, host: opts.host })
+  io.out(`tablegate is serving ${resolved.publicUrl} (API ${resolved.publicUrl}${resolved.basePath}, login ${resolved.publicUrl}${resolved.apiRoot}/auth)`)
+  if (app.tablegate.users !== undefined && !(await app.tablegate.users.hasUsers())) {
+    io.out('No user yet. Create the first admin in another terminal:')
+    io.out('  npx tablegate user create --email you@example.com --generate-password')
+  }
+  await closed
+}

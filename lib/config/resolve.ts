@@ -1,0 +1,83 @@
+// Checked config + environment → the resolved settings every other module reads.
+// Explicit config wins; the environment fills what the config leaves out; defaults fill the rest.
+import { resolve as resolvePath } from 'node:path'
+import { ConfigError, validateConfig } from './validate.js'
+import type { Config, ResourceConfig, VerifierConfig } from './schema.js'
+import { roleSetup, RoleError, type RoleSetup } from '../auth/roles.js'
+
+export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
+/** Quick tunnels serve a development API over https on a random subdomain; they are always trusted. */
+export const TUNNEL_ORIGIN = 'https://*.trycloudflare.com'
+
+export interface ResolvedConfig {
+  readonly config: Config
+  readonly databaseUrl: string | undefined
+  readonly adminDatabaseUrl: string | undefined
+  readonly authSchema: string | undefined
+  readonly authSecret: string | undefined
+  readonly dataDir: string
+  readonly basePath: string
+  /** The parent of the base path, where `/meta`, `/openapi.json`, `/docs` and `/auth/*` live. */
+  readonly apiRoot: string
+  readonly publicUrl: string
+  readonly trustedOrigins: readonly string[]
+  readonly signInPerMinute: number
+  readonly roles: RoleSetup
+  readonly statementTimeoutMs: number
+  readonly verifier: VerifierConfig | undefined
+  readonly migrateOnStart: boolean
+  readonly resources: Readonly<Record<string, ResourceConfig>>
+  readonly onUnhandledError: ((err: unknown, request: unknown) => void) | undefined
+}
+
+function originOf (url: string, key: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http')
+    return parsed.origin
+  } catch {
+    throw new ConfigError(`${key}: '${url}' is not an http(s) URL`)
+  }
+}
+
+function nonEmpty (value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim()
+}
+
+export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  const config = validateConfig(raw)
+  const publicUrl = (config.publicUrl ?? nonEmpty(env.AUTH_URL) ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '')
+  originOf(publicUrl, config.publicUrl !== undefined ? 'config.publicUrl' : 'AUTH_URL')
+  const extraOrigins = [
+    ...(config.trustedOrigins ?? []),
+    ...(nonEmpty(env.TRUSTED_ORIGINS)?.split(',').map((o) => o.trim()).filter((o) => o !== '') ?? []),
+  ]
+  const basePath = config.basePath ?? '/api/v1'
+  const apiRoot = basePath.slice(0, basePath.lastIndexOf('/'))
+  let roles: RoleSetup
+  try {
+    roles = roleSetup(config.roles, config.defaultRole)
+  } catch (err) {
+    if (err instanceof RoleError) throw new ConfigError(`config.roles: ${err.message}`)
+    throw err
+  }
+  return {
+    config,
+    databaseUrl: config.databaseUrl ?? nonEmpty(env.DATABASE_URL),
+    adminDatabaseUrl: config.adminDatabaseUrl ?? nonEmpty(env.ADMIN_DATABASE_URL),
+    authSchema: config.authSchema,
+    authSecret: config.authSecret ?? nonEmpty(env.AUTH_SECRET),
+    dataDir: resolvePath(config.dataDir ?? '.tablegate'),
+    basePath,
+    apiRoot,
+    publicUrl,
+    trustedOrigins: [...new Set([new URL(publicUrl).origin, ...extraOrigins, TUNNEL_ORIGIN])],
+    signInPerMinute: config.signInPerMinute ?? 5,
+    roles,
+    statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
+    verifier: config.verifier,
+    migrateOnStart: config.migrateOnStart ?? true,
+    resources: config.resources ?? {},
+    onUnhandledError: config.onUnhandledError as ResolvedConfig['onUnhandledError'],
+  }
+}

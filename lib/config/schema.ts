@@ -1,0 +1,104 @@
+// The configuration schema: one TypeBox source for the `Config` type and the startup check.
+// Functions (rules, validate, onUnhandledError) are checked as functions; `.json` configs omit them.
+import { Type, type Static } from '@sinclair/typebox'
+
+const Fn = Type.Function([Type.Any()], Type.Any())
+const RoleList = Type.Array(Type.String())
+const Rule = Type.Union([Type.Boolean(), RoleList, Fn, Type.Object({ filter: Type.Any() }), Type.Object({ check: Fn })])
+
+const FieldType = Type.Union(['string', 'integer', 'bigint', 'number', 'decimal', 'boolean', 'date', 'timestamp', 'uuid', 'json']
+  .map((t) => Type.Literal(t)))
+
+export const FieldSchema = Type.Object({
+  type: FieldType,
+  column: Type.Optional(Type.String()),
+  readOnly: Type.Optional(Type.Boolean()),
+  required: Type.Optional(Type.Boolean()),
+  nullable: Type.Optional(Type.Boolean()),
+  default: Type.Optional(Type.Any()),
+  dbDefault: Type.Optional(Type.Boolean()),
+  enum: Type.Optional(Type.Array(Type.Any())),
+  minLength: Type.Optional(Type.Integer({ minimum: 0 })),
+  maxLength: Type.Optional(Type.Integer({ minimum: 0 })),
+  pattern: Type.Optional(Type.String()),
+  minimum: Type.Optional(Type.Number()),
+  maximum: Type.Optional(Type.Number()),
+  filterable: Type.Optional(Type.Boolean()),
+  sortable: Type.Optional(Type.Boolean()),
+  searchable: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false })
+
+export const ResourceSchema = Type.Object({
+  table: Type.Optional(Type.String()),
+  key: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })])),
+  softDelete: Type.Optional(Type.String()),
+  tenant: Type.Optional(Type.String()),
+  owner: Type.Optional(Type.String()),
+  version: Type.Optional(Type.String()),
+  fields: Type.Record(Type.String(), FieldSchema),
+  validate: Type.Optional(Fn),
+  access: Type.Optional(Type.Object({
+    read: Type.Optional(Rule),
+    create: Type.Optional(Rule),
+    update: Type.Optional(Rule),
+    delete: Type.Optional(Rule),
+    undelete: Type.Optional(Rule),
+    fields: Type.Optional(Type.Record(Type.String(), Type.Object({
+      read: Type.Optional(Rule),
+      write: Type.Optional(Rule),
+    }, { additionalProperties: false }))),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false })
+
+export const KeySetCacheSchema = Type.Object({
+  refreshMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+  minReloadMs: Type.Optional(Type.Integer({ minimum: 0 })),
+}, { additionalProperties: false })
+
+/** Options of the token verifier when tokens come from an auth server elsewhere (no login routes here). */
+export const VerifierSchema = Type.Object({
+  jwksUrl: Type.Optional(Type.String()),
+  keys: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Any()))),
+  issuer: Type.Optional(Type.String()),
+  audience: Type.Optional(Type.String()),
+  rolesClaim: Type.Optional(Type.String()),
+  tenantClaim: Type.Optional(Type.String()),
+  tenant: Type.Optional(Type.String()),
+  algorithms: Type.Optional(Type.Array(Type.String(), { minItems: 1 })),
+  cache: Type.Optional(KeySetCacheSchema),
+}, { additionalProperties: false })
+
+export const ConfigSchema = Type.Object({
+  databaseUrl: Type.Optional(Type.String()),
+  adminDatabaseUrl: Type.Optional(Type.String()),
+  authSchema: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$' })),
+  authSecret: Type.Optional(Type.String({ minLength: 16 })),
+  dataDir: Type.Optional(Type.String()),
+  basePath: Type.Optional(Type.String({ pattern: '^/[A-Za-z0-9_\\-/.]*[A-Za-z0-9_\\-]$' })),
+  publicUrl: Type.Optional(Type.String()),
+  trustedOrigins: Type.Optional(Type.Array(Type.String())),
+  signInPerMinute: Type.Optional(Type.Integer({ minimum: 1 })),
+  roles: Type.Optional(Type.Union([RoleList, Type.Record(Type.String(), RoleList)])),
+  defaultRole: Type.Optional(Type.String()),
+  defaultAccess: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('deny')])),
+  tenant: Type.Optional(Type.String()),
+  statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+  scanGuard: Type.Optional(Type.Object({
+    mode: Type.Optional(Type.Union([Type.Literal('reject'), Type.Literal('warn'), Type.Literal('off')])),
+    seqScanRows: Type.Optional(Type.Integer({ minimum: 0 })),
+  }, { additionalProperties: false })),
+  rowPermissions: Type.Optional(Type.Union([Type.Boolean(), Type.Object({ except: Type.Array(Type.String()) }, { additionalProperties: false })])),
+  onUnhandledError: Type.Optional(Fn),
+  verifier: Type.Optional(VerifierSchema),
+  migrateOnStart: Type.Optional(Type.Boolean()),
+  logger: Type.Optional(Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Any())])),
+  resources: Type.Optional(Type.Record(Type.String(), ResourceSchema)),
+  views: Type.Optional(Type.Record(Type.String(), Type.Any())),
+  pages: Type.Optional(Type.Array(Type.Any())),
+  userMenu: Type.Optional(Type.Array(Type.Any())),
+}, { additionalProperties: false })
+
+export type Config = Static<typeof ConfigSchema>
+export type ResourceConfig = Static<typeof ResourceSchema>
+export type FieldConfig = Static<typeof FieldSchema>
+export type VerifierConfig = Static<typeof VerifierSchema>

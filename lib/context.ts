@@ -1,0 +1,40 @@
+// The typed request context every stage reads (`request.ctx`), and the `app.tablegate` decorator.
+// Third-party plugins extend TablegateContext by declaration merging.
+import type { ResolvedConfig } from './config/resolve.js'
+import type { Databases } from './db/connect.js'
+import type { UserStore } from './auth/users.js'
+import type { Verifier } from './auth/verifier.js'
+
+export interface CallerUser {
+  readonly id: string
+  readonly roles: readonly string[]
+}
+
+export interface TablegateContext {
+  /** The verified caller; null only on public routes (`/api/auth/*`). */
+  user: CallerUser | null
+  tenant: string | undefined
+}
+
+export interface TablegateDecorator {
+  readonly config: ResolvedConfig
+  readonly db: Databases
+  /** Host-side user operations; undefined when tokens come from an auth server elsewhere. */
+  readonly users: UserStore | undefined
+  readonly verifier: Verifier
+  /** `X-Meta-Version` for a role set. */
+  readonly metaVersion: (roles: readonly string[]) => string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: TablegateContext
+  }
+  interface FastifyInstance {
+    tablegate: TablegateDecorator
+  }
+  interface FastifyContextConfig {
+    /** Routes reachable without a bearer token: only the login routes set it. */
+    public?: boolean
+  }
+}

@@ -1,0 +1,62 @@
+// Resolved config → the databases a process uses: the app pool, the admin (auth store) pool, and
+// the embedded PostgreSQL when no DATABASE_URL is given. Also settles AUTH_SECRET, which the
+// embedded setup generates once and keeps beside the data.
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import type { ResolvedConfig } from '../config/resolve.js'
+import { ConfigError } from '../config/validate.js'
+import { createPool, type Pool } from './pool.js'
+import { startEmbedded, type EmbeddedDatabase } from './embedded.js'
+
+export interface Databases {
+  readonly app: Pool
+  /** The auth store's pool: ADMIN_DATABASE_URL when given, else the app pool. */
+  readonly admin: Pool
+  readonly authSecret: string
+  readonly embedded: EmbeddedDatabase | undefined
+  close (): Promise<void>
+}
+
+export interface ConnectOptions {
+  /** Called with warnings worth a line in the log (a generated secret). */
+  readonly warn?: (message: string) => void
+  readonly poolMax?: number
+}
+
+function embeddedSecret (dataDir: string, warn: (message: string) => void): string {
+  const file = join(dataDir, 'auth-secret')
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  mkdirSync(dataDir, { recursive: true, mode: 0o711 })
+  const secret = randomBytes(32).toString('base64url')
+  writeFileSync(file, secret, { mode: 0o600 })
+  warn(`AUTH_SECRET is not set: generated one into ${file} for the embedded database. Set AUTH_SECRET in production.`)
+  return secret
+}
+
+export async function connectDatabases (config: ResolvedConfig, options: ConnectOptions = {}): Promise<Databases> {
+  const warn = options.warn ?? ((message: string) => { process.emitWarning(message) })
+  let embedded: EmbeddedDatabase | undefined
+  let url = config.databaseUrl
+  let authSecret = config.authSecret
+  if (url === undefined) {
+    embedded = await startEmbedded(config.dataDir)
+    url = embedded.url
+    authSecret ??= embeddedSecret(config.dataDir, warn)
+  } else if (authSecret === undefined) {
+    throw new ConfigError('AUTH_SECRET is required when DATABASE_URL is set (it signs cookies and encrypts the signing keys)')
+  }
+  const app = createPool(url, { max: options.poolMax })
+  const admin = config.adminDatabaseUrl === undefined ? app : createPool(config.adminDatabaseUrl, { max: 5, applicationName: 'tablegate-auth' })
+  return {
+    app,
+    admin,
+    authSecret,
+    embedded,
+    close: async () => {
+      await app.end()
+      if (admin !== app) await admin.end()
+      await embedded?.stop()
+    },
+  }
+}

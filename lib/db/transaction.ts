@@ -1,0 +1,30 @@
+// One transaction per unit of work: a statement timeout always, read-only for reads.
+import type { Pool, PoolClient } from './pool.js'
+
+export interface TxOptions {
+  readonly readOnly?: boolean
+  readonly timeoutMs: number
+}
+
+export type Tx = PoolClient
+
+export async function withTransaction<T> (pool: Pool, options: TxOptions, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  let broken = false
+  try {
+    await client.query(options.readOnly === true ? 'BEGIN READ ONLY' : 'BEGIN')
+    await client.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.trunc(options.timeoutMs))])
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (err) {
+    try {
+      await client.query('ROLLBACK')
+    } catch {
+      broken = true
+    }
+    throw err
+  } finally {
+    client.release(broken)
+  }
+}

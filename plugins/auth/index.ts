@@ -1,0 +1,24 @@
+// Authentication: every route not marked `config.public` needs a verified bearer token — unknown
+// paths included, so nothing about the route table is shown to an anonymous caller.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import cookie from '@fastify/cookie'
+import rateLimit from '@fastify/rate-limit'
+import { deriveKey } from '../../lib/auth/secret.js'
+import { loginRoutes } from './routes.js'
+
+async function auth (app: FastifyInstance): Promise<void> {
+  const { verifier, users, db, config } = app.tablegate
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.public === true) return
+    const principal = await verifier.authenticate(request.headers.authorization)
+    request.ctx.user = principal.user
+    request.ctx.tenant = principal.tenant
+  })
+  if (users === undefined) return
+  await app.register(cookie, { secret: deriveKey(db.authSecret, 'cookie').toString('base64url') })
+  await app.register(rateLimit, { global: false })
+  await app.register(loginRoutes, { prefix: `${config.apiRoot}/auth`, users })
+}
+
+export default fp(auth, { name: 'tablegate-auth', fastify: '5.x', dependencies: ['tablegate'] })

@@ -1,0 +1,54 @@
+// The root plugin: settles config and databases, decorates `app.tablegate` and `request.ctx`,
+// answers every error as problem+json, stamps X-Meta-Version, then registers the built-in plugins.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { resolveConfig } from '../../lib/config/resolve.js'
+import { connectDatabases } from '../../lib/db/connect.js'
+import { createUserStore } from '../../lib/auth/users.js'
+import { createVerifier } from '../../lib/auth/verifier.js'
+import { createMetaVersion } from '../../lib/meta-version.js'
+import type { TablegateDecorator } from '../../lib/context.js'
+import type { Config } from '../../lib/config/schema.js'
+import { problemHandling } from './problems.js'
+import auth from '../auth/index.js'
+
+async function tablegate (app: FastifyInstance, options: Config): Promise<void> {
+  const config = resolveConfig(options)
+  const db = await connectDatabases(config, { warn: (message) => { app.log.warn(message) } })
+  app.addHook('onClose', async () => { await db.close() })
+
+  const users = config.verifier === undefined
+    ? createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl, timeoutMs: config.statementTimeoutMs })
+    : undefined
+  try {
+    if (users !== undefined && config.migrateOnStart) await users.migrate()
+    // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
+    if (users !== undefined) await users.keys.current()
+  } catch (err) {
+    await db.close()
+    throw err
+  }
+  const verifier = users !== undefined
+    ? createVerifier({ loadKeys: users.keys.publicJwks, issuer: config.publicUrl, audience: config.publicUrl, algorithms: ['EdDSA'], tenant: config.config.tenant })
+    : createVerifier({ ...config.verifier, tenant: config.verifier?.tenant ?? config.config.tenant })
+
+  const decorator: TablegateDecorator = {
+    config,
+    db,
+    users,
+    verifier,
+    metaVersion: createMetaVersion({ resources: config.resources, roles: config.roles.list, views: config.config.views, pages: config.config.pages, userMenu: config.config.userMenu }),
+  }
+  app.decorate('tablegate', decorator)
+  app.decorateRequest('ctx', null as never)
+  app.addHook('onRequest', async (request) => {
+    request.ctx = { user: null, tenant: undefined }
+  })
+  problemHandling(app, config.onUnhandledError)
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-meta-version', decorator.metaVersion(request.ctx?.user?.roles ?? []))
+  })
+  await app.register(auth)
+}
+
+export default fp(tablegate, { name: 'tablegate', fastify: '5.x' })

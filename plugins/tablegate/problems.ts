@@ -1,0 +1,27 @@
+// problem+json for every error and for unknown routes. Unexpected errors are logged, reported to
+// `onUnhandledError`, and answered with a fixed 500 detail.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { PROBLEM_CONTENT_TYPE, problem, toProblemBody, type Problem } from '../../lib/problems.js'
+import { mapError } from '../../lib/http/error-mapping.js'
+
+export function sendProblem (request: FastifyRequest, reply: FastifyReply, p: Problem): FastifyReply {
+  for (const [name, value] of Object.entries(p.headers)) reply.header(name, value)
+  if (p.status === 401 && p.headers['www-authenticate'] === undefined) reply.header('www-authenticate', 'Bearer')
+  return reply.code(p.status).type(PROBLEM_CONTENT_TYPE).send(toProblemBody(p, request.url))
+}
+
+export function problemHandling (app: FastifyInstance, onUnhandledError: ((err: unknown, request: unknown) => void) | undefined): void {
+  app.setErrorHandler(async (error, request, reply) => {
+    const { problem: p, unexpected } = mapError(error)
+    if (unexpected) {
+      request.log.error({ err: error }, 'unhandled error')
+      try {
+        onUnhandledError?.(error, request)
+      } catch (hookError) {
+        request.log.error({ err: hookError }, 'onUnhandledError threw')
+      }
+    }
+    return sendProblem(request, reply, p)
+  })
+  app.setNotFoundHandler(async (request, reply) => sendProblem(request, reply, problem('not-found', 'No route matches this method and path.')))
+}

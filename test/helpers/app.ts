@@ -1,0 +1,48 @@
+// Builds a tablegate app on a fresh database, plus the login steps tests repeat.
+import { after } from 'node:test'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { createServer } from '../../lib/server.js'
+import type { Config } from '../../lib/config/schema.js'
+import { freshDatabase } from './db.js'
+
+export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789'
+export const PASSWORD = 'correct-horse-battery'
+
+/** A started app on its own database (or `databaseUrl` when given); closed after the test file. */
+export async function buildApp (config: Config = {}): Promise<FastifyInstance> {
+  const databaseUrl = config.databaseUrl ?? await freshDatabase()
+  const app = await createServer({ authSecret: TEST_SECRET, ...config, databaseUrl })
+  after(async () => { await app.close() })
+  return app
+}
+
+export function usersOf (app: FastifyInstance): NonNullable<FastifyInstance['tablegate']['users']> {
+  const users = app.tablegate.users
+  if (users === undefined) throw new Error('this app has no built-in auth server')
+  return users
+}
+
+export async function createUser (app: FastifyInstance, email: string, role?: string): Promise<void> {
+  await usersOf(app).create({ email, password: PASSWORD, role })
+}
+
+export async function bearer (app: FastifyInstance, email: string): Promise<Record<string, string>> {
+  const { token } = await usersOf(app).issueToken(email)
+  return { authorization: `Bearer ${token}` }
+}
+
+export async function signIn (app: FastifyInstance, email: string, password = PASSWORD, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return await app.inject({ method: 'POST', url: '/api/auth/sign-in/email', headers, payload: { email, password } })
+}
+
+/** The `name=value` pair of the session cookie a sign-in response set, for a Cookie header. */
+export function sessionCookie (response: LightMyRequestResponse): string {
+  const header = response.headers['set-cookie']
+  const first = Array.isArray(header) ? header[0] : header
+  if (first === undefined) throw new Error('no cookie was set')
+  return first.split(';')[0]!
+}
+
+export function json (response: LightMyRequestResponse): any {
+  return JSON.parse(response.body)
+}

@@ -1,0 +1,32 @@
+// A fresh database per test file on the run's PostgreSQL (TEST_DATABASE_URL), dropped afterwards.
+import { after } from 'node:test'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+
+function serverUrl (): string {
+  const url = process.env.TEST_DATABASE_URL
+  if (url === undefined || url === '') throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`')
+  return url
+}
+
+async function onServer<T> (work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl() })
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Creates an empty database for the calling test file and returns its URL; dropped after the file. */
+export async function freshDatabase (): Promise<string> {
+  const name = `tablegate_test_${randomBytes(6).toString('hex')}`
+  await onServer(async (c) => { await c.query(`CREATE DATABASE "${name}"`) })
+  after(async () => {
+    await onServer(async (c) => { await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) })
+  })
+  const url = new URL(serverUrl())
+  url.pathname = `/${name}`
+  return url.toString()
+}

@@ -1,0 +1,37 @@
+// `npm test`: one PostgreSQL for the whole run (embedded in a temp dir unless TEST_DATABASE_URL is
+// set), then node:test over every compiled *.test.js; each test file makes its own database.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startEmbedded, type EmbeddedDatabase } from '../lib/db/embedded.js'
+
+const here = fileURLToPath(new URL('.', import.meta.url))
+
+function testFiles (dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return testFiles(path)
+    return entry.name.endsWith('.test.js') ? [path] : []
+  }).sort()
+}
+
+const filter = process.argv.slice(2)
+const files = testFiles(here).filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
+let embedded: EmbeddedDatabase | undefined
+let dataDir: string | undefined
+const env = { ...process.env }
+if (env.TEST_DATABASE_URL === undefined || env.TEST_DATABASE_URL === '') {
+  dataDir = mkdtempSync(join(tmpdir(), 'tablegate-test-'))
+  embedded = await startEmbedded(dataDir)
+  env.TEST_DATABASE_URL = embedded.url
+}
+
+const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', ...files.map((f) => relative(process.cwd(), f))], { stdio: 'inherit', env })
+const code = await new Promise<number>((resolve) => {
+  child.on('exit', (exitCode, signal) => { resolve(exitCode ?? (signal === null ? 1 : 128)) })
+})
+await embedded?.stop()
+if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+process.exitCode = code
