@@ -1,0 +1,30 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import pg from 'pg'
+import { freshDatabase } from '../helpers/db.js'
+import { buildApp, createUser, signIn, sessionCookie, json } from '../helpers/app.js'
+
+async function authTablesIn (url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'auth\\_%' ORDER BY 1")
+    return rows.map((r) => r.table_name)
+  } finally {
+    await client.end()
+  }
+}
+
+test('with adminDatabaseUrl the auth store lives in that database, apart from the application tables', async () => {
+  const appDb = await freshDatabase()
+  const adminDb = await freshDatabase()
+  const app = await buildApp({ databaseUrl: appDb, adminDatabaseUrl: adminDb })
+  await createUser(app, 'admin@example.com')
+  assert.deepEqual(await authTablesIn(appDb), [])
+  assert.deepEqual(await authTablesIn(adminDb), ['auth_account', 'auth_key', 'auth_session', 'auth_user'])
+  const signedIn = await signIn(app, 'admin@example.com')
+  assert.equal(signedIn.statusCode, 200)
+  const token = await app.inject({ method: 'GET', url: '/api/auth/token', headers: { cookie: sessionCookie(signedIn) } })
+  assert.equal(token.statusCode, 200)
+  assert.equal(typeof json(token).token, 'string')
+})
