@@ -4,6 +4,9 @@ import type { ResolvedConfig } from './config/resolve.js'
 import type { Databases } from './db/connect.js'
 import type { UserStore } from './auth/users.js'
 import type { Verifier } from './auth/verifier.js'
+import type { ResourceModel } from './model/types.js'
+import type { WriteHook } from '../hooks/types.js'
+import type { WriteHooks } from '../hooks/registry.js'
 
 export interface CallerUser {
   readonly id: string
@@ -24,6 +27,11 @@ export interface TablegateDecorator {
   readonly verifier: Verifier
   /** `X-Meta-Version` for a role set. */
   readonly metaVersion: (roles: readonly string[]) => string
+  /** Resource models, checked against the database at startup. */
+  readonly models: ReadonlyMap<string, ResourceModel>
+  readonly hooks: WriteHooks
+  /** Adds a hook that runs inside every write transaction, after the write. */
+  addWriteHook (hook: WriteHook): void
 }
 
 declare module 'fastify' {

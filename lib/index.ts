@@ -7,3 +7,7 @@ export { createVerifier, type Verifier, type VerifierOptions, type Principal } f
 export type { TablegateContext, TablegateDecorator, CallerUser } from './context.js'
 export type { UserStore, UserSummary, CreateUserInput } from './auth/users.js'
 export { Problem, problem, PROBLEMS, type ProblemSlug } from './problems.js'
+export { default as auditLog, type AuditLogOptions } from '../plugins/audit-log/index.js'
+export type { WriteEvent, WriteHook, WriteOperation } from '../hooks/types.js'
+export { sql, type Sql } from './sql/sql.js'
+export { query, rows } from './db/query.js'

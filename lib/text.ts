@@ -1,19 +1,25 @@
 // Small text helpers shared by config errors and, later, filter hints.
 
-/** Levenshtein distance, bounded: returns `max + 1` as soon as the distance exceeds `max`. */
+/**
+ * Edit distance with transpositions (optimal string alignment): `titel` → `title` is one edit, as
+ * a typist would count it. Bounded: returns `max + 1` as soon as the distance exceeds `max`.
+ */
 export function editDistance (a: string, b: string, max = Infinity): number {
   if (Math.abs(a.length - b.length) > max) return max + 1
+  let before: number[] = []
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
   for (let i = 1; i <= a.length; i++) {
     const row = [i]
     let best = i
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      const value = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost)
+      let value = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2]! + 1)
       row.push(value)
       if (value < best) best = value
     }
     if (best > max) return max + 1
+    before = prev
     prev = row
   }
   return prev[b.length]!

@@ -2,7 +2,7 @@
 // the encryption of the signing keys.
 import { hkdfSync, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 
-export function deriveKey (secret: string, purpose: 'cookie' | 'key-encryption'): Buffer {
+export function deriveKey (secret: string, purpose: 'cookie' | 'key-encryption' | 'page-token'): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, 'tablegate', purpose, 32))
 }
 

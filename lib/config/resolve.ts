@@ -6,6 +6,7 @@ import type { Config, ResourceConfig, VerifierConfig } from './schema.js'
 import { roleSetup, RoleError, type RoleSetup } from '../auth/roles.js'
 
 export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
+const MIN_SECRET_LENGTH = 16
 /** Quick tunnels serve a development API over https on a random subdomain; they are always trusted. */
 export const TUNNEL_ORIGIN = 'https://*.trycloudflare.com'
 
@@ -26,6 +27,8 @@ export interface ResolvedConfig {
   readonly statementTimeoutMs: number
   readonly verifier: VerifierConfig | undefined
   readonly migrateOnStart: boolean
+  /** Directory of application `.sql` migrations, applied by `migrate` and on start. */
+  readonly migrations: string | undefined
   readonly resources: Readonly<Record<string, ResourceConfig>>
   readonly onUnhandledError: ((err: unknown, request: unknown) => void) | undefined
 }
@@ -42,6 +45,15 @@ function originOf (url: string, key: string): string {
 
 function nonEmpty (value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim()
+}
+
+/** AUTH_SECRET obeys the same minimum length as `authSecret` in the config schema. */
+function envSecret (value: string | undefined): string | undefined {
+  const secret = nonEmpty(value)
+  if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`AUTH_SECRET: must have at least ${MIN_SECRET_LENGTH} characters`)
+  }
+  return secret
 }
 
 export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
@@ -66,7 +78,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     databaseUrl: config.databaseUrl ?? nonEmpty(env.DATABASE_URL),
     adminDatabaseUrl: config.adminDatabaseUrl ?? nonEmpty(env.ADMIN_DATABASE_URL),
     authSchema: config.authSchema,
-    authSecret: config.authSecret ?? nonEmpty(env.AUTH_SECRET),
+    authSecret: config.authSecret ?? envSecret(env.AUTH_SECRET),
     dataDir: resolvePath(config.dataDir ?? '.tablegate'),
     basePath,
     apiRoot,
@@ -77,6 +89,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
     verifier: config.verifier,
     migrateOnStart: config.migrateOnStart ?? true,
+    migrations: config.migrations === undefined ? undefined : resolvePath(config.migrations),
     resources: config.resources ?? {},
     onUnhandledError: config.onUnhandledError as ResolvedConfig['onUnhandledError'],
   }

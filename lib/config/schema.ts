@@ -2,12 +2,14 @@
 // Functions (rules, validate, onUnhandledError) are checked as functions; `.json` configs omit them.
 import { Type, type Static } from '@sinclair/typebox'
 
-const Fn = Type.Function([Type.Any()], Type.Any())
+const Fn = Type.Function([Type.Any(), Type.Any()], Type.Any())
 const RoleList = Type.Array(Type.String())
 const Rule = Type.Union([Type.Boolean(), RoleList, Fn, Type.Object({ filter: Type.Any() }), Type.Object({ check: Fn })])
 
-const FieldType = Type.Union(['string', 'integer', 'bigint', 'number', 'decimal', 'boolean', 'date', 'timestamp', 'uuid', 'json']
-  .map((t) => Type.Literal(t)))
+const FieldType = Type.Union([
+  Type.Literal('string'), Type.Literal('integer'), Type.Literal('bigint'), Type.Literal('number'), Type.Literal('decimal'),
+  Type.Literal('boolean'), Type.Literal('date'), Type.Literal('timestamp'), Type.Literal('uuid'), Type.Literal('json'),
+])
 
 export const FieldSchema = Type.Object({
   type: FieldType,
@@ -91,6 +93,7 @@ export const ConfigSchema = Type.Object({
   onUnhandledError: Type.Optional(Fn),
   verifier: Type.Optional(VerifierSchema),
   migrateOnStart: Type.Optional(Type.Boolean()),
+  migrations: Type.Optional(Type.String()),
   logger: Type.Optional(Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Any())])),
   resources: Type.Optional(Type.Record(Type.String(), ResourceSchema)),
   views: Type.Optional(Type.Record(Type.String(), Type.Any())),

@@ -11,19 +11,29 @@ import type { TablegateDecorator } from '../../lib/context.js'
 import type { Config } from '../../lib/config/schema.js'
 import { problemHandling } from './problems.js'
 import auth from '../auth/index.js'
+import resources from '../resources/index.js'
+import { buildModels } from '../../lib/model/build.js'
+import { introspectModels } from '../../lib/model/introspect.js'
+import { applyMigrations } from '../../lib/db/migrations.js'
+import { WriteHooks } from '../../hooks/registry.js'
+import type { ResourceModel } from '../../lib/model/types.js'
 
 async function tablegate (app: FastifyInstance, options: Config): Promise<void> {
   const config = resolveConfig(options)
+  const declared = buildModels(config.resources)
   const db = await connectDatabases(config, { warn: (message) => { app.log.warn(message) } })
   app.addHook('onClose', async () => { await db.close() })
 
   const users = config.verifier === undefined
     ? createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl, timeoutMs: config.statementTimeoutMs })
     : undefined
+  let models: Map<string, ResourceModel>
   try {
     if (users !== undefined && config.migrateOnStart) await users.migrate()
+    if (config.migrations !== undefined && config.migrateOnStart) await applyMigrations(db.app, config.migrations)
     // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
     if (users !== undefined) await users.keys.current()
+    models = await introspectModels(db.app, declared)
   } catch (err) {
     await db.close()
     throw err
@@ -32,11 +42,15 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     ? createVerifier({ loadKeys: users.keys.publicJwks, issuer: config.publicUrl, audience: config.publicUrl, algorithms: ['EdDSA'], tenant: config.config.tenant })
     : createVerifier({ ...config.verifier, tenant: config.verifier?.tenant ?? config.config.tenant })
 
+  const hooks = new WriteHooks()
   const decorator: TablegateDecorator = {
     config,
     db,
     users,
     verifier,
+    models,
+    hooks,
+    addWriteHook: (hook) => { hooks.add(hook) },
     metaVersion: createMetaVersion({ resources: config.resources, roles: config.roles.list, views: config.config.views, pages: config.config.pages, userMenu: config.config.userMenu }),
   }
   app.decorate('tablegate', decorator)
@@ -49,6 +63,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     reply.header('x-meta-version', decorator.metaVersion(request.ctx?.user?.roles ?? []))
   })
   await app.register(auth)
+  await app.register(resources)
 }
 
 export default fp(tablegate, { name: 'tablegate', fastify: '5.x' })

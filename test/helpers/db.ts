@@ -30,3 +30,14 @@ export async function freshDatabase (): Promise<string> {
   url.pathname = `/${name}`
   return url.toString()
 }
+
+/** Runs SQL text (a fixture schema) on a database. */
+export async function runSql (databaseUrl: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    await client.query(text)
+  } finally {
+    await client.end()
+  }
+}

@@ -1,0 +1,23 @@
+// Write hooks run inside the write transaction after the write, one after another. A hook that
+// throws rolls the whole write back.
+import type { Tx } from '../lib/db/transaction.js'
+import type { TablegateContext } from '../lib/context.js'
+
+export type WriteOperation = 'create' | 'update' | 'delete' | 'undelete'
+
+export type RecordValues = Readonly<Record<string, unknown>>
+
+export interface WriteEvent {
+  readonly resource: string
+  readonly operation: WriteOperation
+  /** The record's key as URL text (parts percent-encoded, joined by `,`). */
+  readonly key: string
+  /** The stored record before the write; undefined on create. */
+  readonly before: RecordValues | undefined
+  /** The record after the write; undefined after a hard delete. */
+  readonly after: RecordValues | undefined
+  /** The caller: user, tenant, and whatever plugins added. */
+  readonly ctx: TablegateContext
+}
+
+export type WriteHook = (event: WriteEvent, tx: Tx) => Promise<void> | void

@@ -1,0 +1,27 @@
+// Application migrations: the `.sql` files of `config.migrations`, applied once each in name
+// order, each in its own transaction, recorded in `tablegate_migrations`. Serialised by an
+// advisory lock so two starting processes cannot apply a file twice.
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { sql } from '../sql/sql.js'
+import { query, rows } from './query.js'
+import type { Pool } from './pool.js'
+import { withTransaction } from './transaction.js'
+
+export async function applyMigrations (pool: Pool, directory: string): Promise<string[]> {
+  const files = (await readdir(directory)).filter((f) => f.endsWith('.sql')).sort()
+  const applied: string[] = []
+  await withTransaction(pool, { timeoutMs: 600_000 }, async (tx) => {
+    await query(tx, sql`SELECT pg_advisory_xact_lock(hashtext(${'tablegate.migrations'}))`)
+    await query(tx, sql`CREATE TABLE IF NOT EXISTS tablegate_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
+    const done = new Set((await rows<{ name: string }>(tx, sql`SELECT name FROM tablegate_migrations`)).map((r) => r.name))
+    for (const file of files) {
+      if (done.has(file)) continue
+      // A migration file is trusted operator input, run as written (the one place SQL text is not built).
+      await tx.query(await readFile(join(directory, file), 'utf8'))
+      await query(tx, sql`INSERT INTO tablegate_migrations (name) VALUES (${file})`)
+      applied.push(file)
+    }
+  })
+  return applied
+}

@@ -1,0 +1,90 @@
+// Resource definitions → frozen models. Everything that can be checked without the database is
+// checked here, each error naming its config path; introspect.ts checks the rest against tables.
+import { sql } from '../sql/sql.js'
+import { ConfigError } from '../config/validate.js'
+import type { FieldConfig, ResourceConfig } from '../config/schema.js'
+import { valueSchema } from './field-types.js'
+import type { FieldModel, ManagedRole, ResourceModel } from './types.js'
+
+const RESERVED_FIELDS = new Set(['etag', 'permissions'])
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+const RESOURCE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
+
+function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | undefined): FieldModel {
+  const readOnly = managed !== undefined || config.readOnly === true
+  return Object.freeze({
+    name,
+    column: config.column ?? name,
+    type: config.type,
+    readOnly,
+    required: config.required === true,
+    nullable: config.nullable ?? (managed === 'softDelete' || config.required !== true),
+    hasDefault: config.default !== undefined,
+    default: config.default,
+    dbDefault: config.dbDefault === true,
+    filterable: config.filterable ?? true,
+    sortable: config.sortable ?? true,
+    searchable: config.searchable ?? false,
+    managed,
+    schema: valueSchema(config),
+  })
+}
+
+/** The table's text form and its SQL identifier; `schema.table` is allowed. */
+function tableOf (path: string, table: string): { text: string, ident: ReturnType<typeof sql.ident> } {
+  const parts = table.split('.')
+  if (parts.length > 2 || parts.some((p) => p === '')) throw new ConfigError(`${path}.table: '${table}' is not a table name (use 'table' or 'schema.table')`)
+  return { text: table, ident: sql.ident(...parts) }
+}
+
+export function buildModel (name: string, config: ResourceConfig): ResourceModel {
+  const path = `config.resources.${name}`
+  if (!RESOURCE_NAME.test(name)) throw new ConfigError(`${path}: a resource name must start with a letter or '_' and hold letters, digits, '_' or '-'`)
+  const managedByColumn = new Map<string, ManagedRole>()
+  if (config.softDelete !== undefined) managedByColumn.set(config.softDelete, 'softDelete')
+  if (config.version !== undefined) managedByColumn.set(config.version, 'version')
+  if (config.tenant !== undefined) managedByColumn.set(config.tenant, 'tenant')
+
+  const fields = new Map<string, FieldModel>()
+  for (const [fieldName, fieldConfig] of Object.entries(config.fields)) {
+    if (RESERVED_FIELDS.has(fieldName)) throw new ConfigError(`${path}.fields.${fieldName}: a field cannot be named '${fieldName}' (it is part of every record)`)
+    if (!NAME.test(fieldName)) throw new ConfigError(`${path}.fields.${fieldName}: a field name must start with a letter or '_' and hold letters, digits or '_'`)
+    fields.set(fieldName, fieldModel(fieldName, fieldConfig, managedByColumn.get(fieldConfig.column ?? fieldName)))
+  }
+  const columns = new Set([...fields.values()].map((f) => f.column))
+  // Managed columns left out of `fields`: version and soft-delete appear read-only; tenant stays hidden.
+  if (config.version !== undefined && !columns.has(config.version) && !RESERVED_FIELDS.has(config.version)) {
+    fields.set(config.version, fieldModel(config.version, { type: 'string' }, 'version'))
+  }
+  if (config.softDelete !== undefined && !columns.has(config.softDelete) && !RESERVED_FIELDS.has(config.softDelete)) {
+    fields.set(config.softDelete, fieldModel(config.softDelete, { type: 'timestamp', nullable: true }, 'softDelete'))
+  }
+
+  const keyNames = config.key === undefined ? ['id'] : typeof config.key === 'string' ? [config.key] : config.key
+  const key = keyNames.map((k) => {
+    const field = fields.get(k)
+    if (field === undefined) throw new ConfigError(`${path}.key: '${k}' is not a field of the resource`)
+    if (field.type === 'json') throw new ConfigError(`${path}.key: '${k}' is a json field and cannot be a key`)
+    return field
+  })
+  if (config.owner !== undefined && !fields.has(config.owner)) throw new ConfigError(`${path}.owner: '${config.owner}' is not a field of the resource`)
+  const table = tableOf(path, config.table ?? name)
+  return Object.freeze({
+    name,
+    table: table.ident,
+    tableText: table.text,
+    fields,
+    key,
+    softDelete: config.softDelete,
+    tenant: config.tenant,
+    owner: config.owner,
+    // The version column's kind is settled by introspection from its PostgreSQL type.
+    version: config.version === undefined ? undefined : { column: config.version, kind: 'integer' as const },
+    validate: config.validate,
+    access: config.access,
+  })
+}
+
+export function buildModels (resources: Readonly<Record<string, ResourceConfig>>): Map<string, ResourceModel> {
+  return new Map(Object.entries(resources).map(([name, config]) => [name, buildModel(name, config)]))
+}

@@ -1,0 +1,69 @@
+// Startup check of models against the live database: every table and column exists, every field
+// type fits its column, managed columns have the right types. Errors name the config path.
+import { sql } from '../sql/sql.js'
+import { rows, type Queryable } from '../db/query.js'
+import { ConfigError } from '../config/validate.js'
+import { COMPATIBLE_PG_TYPES } from './field-types.js'
+import type { FieldModel, ResourceModel } from './types.js'
+
+interface ColumnRow { column: string, type: string, not_null: boolean, has_default: boolean }
+
+async function columnsOf (db: Queryable, table: string): Promise<Map<string, ColumnRow> | undefined> {
+  const [found] = await rows<{ oid: number | null }>(db, sql`SELECT to_regclass(${table})::oid AS oid`)
+  if (found?.oid == null) return undefined
+  const list = await rows<ColumnRow>(db, sql`
+    SELECT a.attname AS column,
+           CASE WHEN bt.typtype = 'e' THEN 'enum' ELSE bt.typname END AS type,
+           a.attnotnull AS not_null, a.atthasdef OR a.attidentity <> '' AS has_default
+    FROM pg_attribute a
+    JOIN pg_type t ON t.oid = a.atttypid
+    JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+    WHERE a.attrelid = ${found.oid} AND a.attnum > 0 AND NOT a.attisdropped`)
+  return new Map(list.map((c) => [c.column, c]))
+}
+
+function checkField (path: string, field: FieldModel, column: ColumnRow | undefined, table: string): void {
+  if (column === undefined) throw new ConfigError(`${path}.fields.${field.name}: column '${field.column}' does not exist in table ${table}`)
+  if (!COMPATIBLE_PG_TYPES[field.type].includes(column.type)) {
+    throw new ConfigError(`${path}.fields.${field.name}: type '${field.type}' does not fit column '${field.column}' of type ${column.type}`)
+  }
+}
+
+/** Checks every model against the database; returns the models with facts only the database knows. */
+export async function introspectModels (db: Queryable, models: ReadonlyMap<string, ResourceModel>): Promise<Map<string, ResourceModel>> {
+  const checked = new Map<string, ResourceModel>()
+  for (const [name, model] of models) {
+    const path = `config.resources.${name}`
+    const columns = await columnsOf(db, model.tableText)
+    if (columns === undefined) throw new ConfigError(`${path}: table '${model.tableText}' does not exist`)
+    for (const field of model.fields.values()) {
+      if (field.managed === 'version' || field.managed === 'softDelete') continue
+      checkField(path, field, columns.get(field.column), model.tableText)
+    }
+    const marker = model.softDelete === undefined ? undefined : columns.get(model.softDelete)
+    if (model.softDelete !== undefined && marker?.type !== 'timestamptz') {
+      throw new ConfigError(`${path}.softDelete: column '${model.softDelete}' ${marker === undefined ? `does not exist in table ${model.tableText}` : 'must be a nullable timestamptz'}`)
+    }
+    if (model.tenant !== undefined && !columns.has(model.tenant)) {
+      throw new ConfigError(`${path}.tenant: column '${model.tenant}' does not exist in table ${model.tableText}`)
+    }
+    let version = model.version
+    if (version !== undefined) {
+      const column = columns.get(version.column)
+      const kind = column === undefined ? undefined : ['int2', 'int4', 'int8'].includes(column.type) ? 'integer' : column.type === 'timestamptz' ? 'timestamp' : undefined
+      if (kind === undefined) {
+        throw new ConfigError(`${path}.version: column '${version.column}' ${column === undefined ? `does not exist in table ${model.tableText}` : 'must be an integer or a timestamptz'}`)
+      }
+      version = { column: version.column, kind }
+    }
+    // Managed fields take their type from the column, so a version of either kind reads right.
+    const fields = new Map([...model.fields].map(([fieldName, field]) => {
+      if (field.managed === 'version' && version !== undefined) {
+        return [fieldName, Object.freeze({ ...field, type: version.kind === 'integer' ? 'bigint' : 'timestamp' } satisfies FieldModel)]
+      }
+      return [fieldName, field]
+    }))
+    checked.set(name, Object.freeze({ ...model, fields, version }))
+  }
+  return checked
+}

@@ -1,0 +1,48 @@
+// Resource models: the frozen, checked form of resource definitions that every later stage reads.
+import type { TSchema } from '@sinclair/typebox'
+import type { Sql } from '../sql/sql.js'
+import type { ResourceConfig } from '../config/schema.js'
+
+export type FieldType = 'string' | 'integer' | 'bigint' | 'number' | 'decimal' | 'boolean' | 'date' | 'timestamp' | 'uuid' | 'json'
+
+/** Which managed column a field stands for, if any. */
+export type ManagedRole = 'softDelete' | 'version' | 'tenant'
+
+export interface FieldModel {
+  readonly name: string
+  readonly column: string
+  readonly type: FieldType
+  readonly readOnly: boolean
+  readonly required: boolean
+  readonly nullable: boolean
+  readonly hasDefault: boolean
+  readonly default: unknown
+  readonly dbDefault: boolean
+  readonly filterable: boolean
+  readonly sortable: boolean
+  readonly searchable: boolean
+  readonly managed: ManagedRole | undefined
+  /** Schema of one value of this field (body validation, and OpenAPI later). */
+  readonly schema: TSchema
+}
+
+export interface VersionColumn {
+  readonly column: string
+  /** `integer`: bumped by one; `timestamp`: set to a strictly later instant. */
+  readonly kind: 'integer' | 'timestamp'
+}
+
+export interface ResourceModel {
+  readonly name: string
+  readonly table: Sql
+  readonly tableText: string
+  /** Every field in declaration order, including exposed managed columns. */
+  readonly fields: ReadonlyMap<string, FieldModel>
+  readonly key: readonly FieldModel[]
+  readonly softDelete: string | undefined
+  readonly tenant: string | undefined
+  readonly owner: string | undefined
+  readonly version: VersionColumn | undefined
+  readonly validate: ResourceConfig['validate']
+  readonly access: ResourceConfig['access']
+}

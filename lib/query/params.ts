@@ -1,0 +1,90 @@
+// Query parameters and headers → typed values. Each refusal is a 400 invalid-parameter problem
+// with `errors: [{ parameter, message }]`.
+import { problem } from '../problems.js'
+import { nearest } from '../text.js'
+import type { FieldModel, ResourceModel } from '../model/types.js'
+
+export const DEFAULT_PAGE_SIZE = 50
+export const MAX_PAGE_SIZE = 500
+
+function invalid (parameter: string, message: string): never {
+  throw problem('invalid-parameter', message, { errors: [{ parameter, message }] })
+}
+
+/** Refuses parameters a route does not take, so a typo (`filtr=`) is never silently ignored. */
+export function checkKnownParameters (query: Readonly<Record<string, unknown>>, known: readonly string[]): void {
+  for (const name of Object.keys(query)) {
+    if (known.includes(name)) continue
+    const suggestion = nearest(name, known)
+    invalid(name, `Unknown parameter '${name}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}. Known: ${known.join(', ')}.`)
+  }
+}
+
+function single (parameter: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return invalid(parameter, `${parameter} must be given once.`)
+}
+
+/** page_size: default 50; above 500 is coerced to 500 (AIP-158); zero, negative or not a number is 400. */
+export function parsePageSize (value: unknown): number {
+  const text = single('page_size', value)
+  if (text === undefined) return DEFAULT_PAGE_SIZE
+  if (!/^[0-9]+$/.test(text) || Number(text) < 1) invalid('page_size', 'page_size must be a whole number from 1 (larger than 500 counts as 500).')
+  return Math.min(Number(text), MAX_PAGE_SIZE)
+}
+
+export function parseBoolean (parameter: string, value: unknown): boolean {
+  const text = single(parameter, value)
+  if (text === undefined || text === 'false') return false
+  if (text === 'true') return true
+  return invalid(parameter, `${parameter} must be true or false.`)
+}
+
+export function parseShowDeleted (model: ResourceModel, value: unknown): boolean {
+  const show = parseBoolean('show_deleted', value)
+  if (show && model.softDelete === undefined) {
+    invalid('show_deleted', `${model.name} has no soft delete: its deleted records are gone, so show_deleted=true does not apply.`)
+  }
+  return show
+}
+
+/**
+ * `fields`: a comma separated list (query) or an array (:search body) of readable fields. Only the
+ * caller's readable fields are known, so a hidden field is refused exactly like a missing one.
+ */
+export function parseFieldMask (readable: readonly FieldModel[], value: unknown): readonly FieldModel[] {
+  if (value === undefined) return readable
+  const names = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : invalid('fields', 'fields must be a comma separated list of field names.')
+  const byName = new Map(readable.map((f) => [f.name, f]))
+  const wanted = new Set<string>()
+  for (const raw of names) {
+    const name = typeof raw === 'string' ? raw.trim() : ''
+    if (name === '' || name === 'etag') continue
+    if (!byName.has(name)) {
+      const suggestion = nearest(name, byName.keys())
+      invalid('fields', `fields: '${name}' is not a field${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}.`)
+    }
+    wanted.add(name)
+  }
+  // An empty mask still returns etag; fields keep the model's order.
+  return readable.filter((f) => wanted.has(f.name))
+}
+
+export type PreferReturn = 'minimal' | 'representation' | undefined
+
+export function parsePrefer (header: string | string[] | undefined): PreferReturn {
+  const text = Array.isArray(header) ? header.join(',') : header ?? ''
+  const match = /(?:^|[,;\s])return\s*=\s*"?(minimal|representation)"?/i.exec(text)
+  return match === null ? undefined : match[1]!.toLowerCase() as PreferReturn
+}
+
+/** If-Match: `*`, or a list of entity tags; quotes are optional, weak tags never match. */
+export function parseIfMatch (header: string | string[] | undefined): '*' | string[] | undefined {
+  const text = (Array.isArray(header) ? header.join(',') : header)?.trim()
+  if (text === undefined || text === '') return undefined
+  if (text === '*') return '*'
+  return text.split(',').map((t) => t.trim()).filter((t) => t !== '' && !t.startsWith('W/'))
+    .map((t) => t.startsWith('"') && t.endsWith('"') && t.length >= 2 ? t : `"${t}"`)
+}

@@ -1,0 +1,76 @@
+// Write SQL: lock, insert, update, soft delete/undelete and delete, each returning the record as
+// the caller sees it. Version columns are bumped here, so no trigger is needed.
+import { sql, type Sql } from './sql.js'
+import { columnOf, keyCondition, recordSelect } from './record.js'
+import type { FieldModel, ResourceModel } from '../model/types.js'
+import type { ColumnValues } from '../write/validate-body.js'
+
+export interface RecordShape {
+  readonly model: ResourceModel
+  readonly select: readonly FieldModel[]
+  readonly readable: readonly FieldModel[]
+}
+
+function returning (shape: RecordShape): Sql {
+  return sql` RETURNING ${recordSelect(shape.model, shape.select, shape.readable)}`
+}
+
+function tenantCondition (model: ResourceModel, tenant: string | undefined): Sql[] {
+  return model.tenant === undefined ? [] : [sql`${sql.ident(model.tenant)} = ${tenant ?? null}`]
+}
+
+/** `updated_at` moves strictly forward, so two quick updates never share an ETag. */
+function versionBump (model: ResourceModel): Sql[] {
+  const version = model.version
+  if (version === undefined) return []
+  const column = sql.ident(version.column)
+  return [version.kind === 'integer'
+    ? sql`${column} = ${column} + 1`
+    : sql`${column} = GREATEST(clock_timestamp(), ${column} + interval '1 microsecond')`]
+}
+
+/** The stored row, locked for the rest of the transaction; soft-deleted rows included. */
+export function compileLock (shape: RecordShape, key: readonly string[], tenant: string | undefined): Sql {
+  const { model } = shape
+  const deleted = model.softDelete === undefined ? sql`false` : sql`${sql.ident(model.softDelete)} IS NOT NULL`
+  const conditions = [keyCondition(model, key), ...tenantCondition(model, tenant)]
+  return sql`SELECT ${recordSelect(model, shape.select, shape.readable)}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${sql.join(conditions, sql` AND `)} FOR UPDATE`
+}
+
+export function compileInsert (shape: RecordShape, values: ColumnValues, tenant: string | undefined): Sql {
+  const { model } = shape
+  const columns: Sql[] = []
+  const params: Sql[] = []
+  for (const [field, value] of values) {
+    columns.push(columnOf(field))
+    params.push(sql`${value}`)
+  }
+  if (model.tenant !== undefined) {
+    columns.push(sql.ident(model.tenant))
+    params.push(sql`${tenant ?? null}`)
+  }
+  if (model.version !== undefined) {
+    columns.push(sql.ident(model.version.column))
+    params.push(model.version.kind === 'integer' ? sql`1` : sql`clock_timestamp()`)
+  }
+  const target = columns.length === 0 ? sql` DEFAULT VALUES` : sql` (${sql.join(columns)}) VALUES (${sql.join(params)})`
+  return sql`INSERT INTO ${model.table}${target}${returning(shape)}`
+}
+
+export function compileUpdate (shape: RecordShape, key: readonly string[], values: ColumnValues, tenant: string | undefined): Sql {
+  const { model } = shape
+  const assignments = [...values].map(([field, value]) => sql`${columnOf(field)} = ${value}`)
+  return sql`UPDATE ${model.table} SET ${sql.join([...assignments, ...versionBump(model)])} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape)}`
+}
+
+export function compileSoftDelete (shape: RecordShape, key: readonly string[], tenant: string | undefined, deleted: boolean): Sql {
+  const { model } = shape
+  const marker = sql.ident(model.softDelete!)
+  const assignment = deleted ? sql`${marker} = clock_timestamp()` : sql`${marker} = NULL`
+  return sql`UPDATE ${model.table} SET ${sql.join([assignment, ...versionBump(model)])} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape)}`
+}
+
+export function compileDelete (shape: RecordShape, key: readonly string[], tenant: string | undefined): Sql {
+  const { model } = shape
+  return sql`DELETE FROM ${model.table} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape)}`
+}

@@ -1,0 +1,107 @@
+// Resource routes under the base path: list, get, create, update, delete, undelete. Handlers only
+// glue HTTP to the stages: params → plan → (read | write pipeline) → envelope.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ResourceModel } from '../../lib/model/types.js'
+import { parseKey } from '../../lib/model/keys.js'
+import { checkKnownParameters, parseFieldMask, parseIfMatch, parsePageSize, parsePrefer, parseShowDeleted } from '../../lib/query/params.js'
+import { listShape, readList, readOne } from '../../lib/read/execute.js'
+import type { PageTokens } from '../../lib/query/page-token.js'
+import type { ListPlan } from '../../lib/plan/types.js'
+import { withTransaction } from '../../lib/db/transaction.js'
+import { runWrite, type CallerFields, type WriteRequest } from '../../lib/write/pipeline.js'
+import { problem } from '../../lib/problems.js'
+
+type Query = Record<string, unknown>
+
+export interface ResourceRouteOptions {
+  readonly model: ResourceModel
+  readonly fields: CallerFields
+  readonly tokens: PageTokens
+}
+
+const LIST_PARAMETERS = ['page_size', 'page_token', 'fields', 'show_deleted']
+const GET_PARAMETERS = ['fields', 'show_deleted']
+const UNDELETE_SUFFIX = ':undelete'
+
+export async function resourceRoutes (app: FastifyInstance, options: ResourceRouteOptions): Promise<void> {
+  const { model, fields, tokens } = options
+  const { config, db, hooks } = app.tablegate
+  const timeoutMs = config.statementTimeoutMs
+  const collectionPath = `${config.basePath}/${model.name}`
+  const order = model.key.map((field) => ({ field, direction: 'ASC' as const }))
+
+  // The key's raw URL text: the router would decode `%2C` into a `,` and break composite keys.
+  const rawKey = (request: FastifyRequest, suffix = ''): string => {
+    const path = request.raw.url!.split('?')[0]!
+    const raw = path.slice(collectionPath.length + 1)
+    return suffix === '' ? raw : raw.slice(0, -suffix.length)
+  }
+
+  const write = async (request: FastifyRequest, write: WriteRequest) =>
+    await withTransaction(db.app, { timeoutMs }, async (tx) => await runWrite(write, { ctx: request.ctx, fields, hooks }, tx))
+
+  const respond = (reply: FastifyReply, status: number, outcome: { record: object, etag: string }, prefer: ReturnType<typeof parsePrefer>) => {
+    reply.header('etag', outcome.etag)
+    if (prefer === 'minimal') return reply.code(status === 201 ? 201 : 204).send()
+    return reply.code(status).send(outcome.record)
+  }
+
+  app.get(collectionPath, async (request) => {
+    const query = request.query as Query
+    checkKnownParameters(query, LIST_PARAMETERS)
+    const scope = { tenant: request.ctx.tenant, showDeleted: parseShowDeleted(model, query.show_deleted) }
+    const base = { kind: 'list' as const, model, readable: fields.readable, select: parseFieldMask(fields.readable, query.fields), scope, order, pageSize: parsePageSize(query.page_size) }
+    const token = typeof query.page_token === 'string' && query.page_token !== '' ? query.page_token : undefined
+    const plan: ListPlan = { ...base, after: token === undefined ? undefined : tokens.decode(listShape({ ...base, after: undefined }), token) }
+    if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
+    return await readList(db.app, timeoutMs, plan, tokens)
+  })
+
+  app.get(`${collectionPath}/:key`, async (request, reply) => {
+    const query = request.query as Query
+    checkKnownParameters(query, GET_PARAMETERS)
+    if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
+    const record = await readOne(db.app, timeoutMs, {
+      kind: 'get',
+      model,
+      readable: fields.readable,
+      select: parseFieldMask(fields.readable, query.fields),
+      scope: { tenant: request.ctx.tenant, showDeleted: parseShowDeleted(model, query.show_deleted) },
+      key: parseKey(model, rawKey(request)),
+    })
+    reply.header('etag', record.etag)
+    return record
+  })
+
+  app.post(collectionPath, async (request, reply) => {
+    checkKnownParameters(request.query as Query, [])
+    const outcome = await write(request, { operation: 'create', model, body: request.body })
+    reply.header('location', `${collectionPath}/${outcome.key}`)
+    return respond(reply, 201, outcome, parsePrefer(request.headers.prefer))
+  })
+
+  app.patch(`${collectionPath}/:key`, async (request, reply) => {
+    checkKnownParameters(request.query as Query, [])
+    const outcome = await write(request, { operation: 'update', model, key: parseKey(model, rawKey(request)), body: request.body, ifMatch: parseIfMatch(request.headers['if-match']) })
+    return respond(reply, 200, outcome, parsePrefer(request.headers.prefer))
+  })
+
+  app.delete(`${collectionPath}/:key`, async (request, reply) => {
+    checkKnownParameters(request.query as Query, [])
+    const outcome = await write(request, { operation: 'delete', model, key: parseKey(model, rawKey(request)), ifMatch: parseIfMatch(request.headers['if-match']) })
+    if (parsePrefer(request.headers.prefer) !== 'representation') return reply.code(204).send()
+    return reply.code(200).send(outcome.record)
+  })
+
+  app.post(`${collectionPath}/:key`, async (request, reply) => {
+    checkKnownParameters(request.query as Query, [])
+    if (!rawKey(request).endsWith(UNDELETE_SUFFIX)) throw problem('not-found', 'No route matches this method and path.')
+    const outcome = await write(request, { operation: 'undelete', model, key: parseKey(model, rawKey(request, UNDELETE_SUFFIX)), ifMatch: parseIfMatch(request.headers['if-match']) })
+    reply.header('etag', outcome.etag)
+    return outcome.record
+  })
+}
+
+function tenantRequired (model: ResourceModel) {
+  return problem('tenant-required', `${model.name} is kept per tenant, and this caller has no tenant.`)
+}
