@@ -52,11 +52,18 @@ export function parseRoles (setup: RoleSetup, input: string | readonly string[])
   return [...new Set(parts)]
 }
 
+/** True when no role was given: absent, blank, or an empty list. */
+export function noRoleGiven (given: string | readonly string[] | undefined): boolean {
+  return given === undefined || (typeof given === 'string' ? given.trim() === '' : given.length === 0)
+}
+
 /** The roles of a new user: the given ones, else the default role, else an error listing the choices. */
 export function rolesForNewUser (setup: RoleSetup, given: string | readonly string[] | undefined): string[] {
-  if (given !== undefined && (typeof given !== 'string' || given.trim() !== '')) return parseRoles(setup, given)
+  if (!noRoleGiven(given)) return parseRoles(setup, given!)
   if (setup.defaultRole !== undefined) return [setup.defaultRole]
-  throw new RoleError(`a role is required (no default role): choose from ${setup.list.slice(1).join(', ')}`)
+  // The roles besides admin are the real choice; with admin alone, admin is the only one.
+  const choices = setup.list.length > 1 ? setup.list.slice(1) : setup.list
+  throw new RoleError(`a role is required (no default role): choose from ${choices.join(', ')}`)
 }
 
 /** Roles as stored and carried in the `role` claim: a comma separated string. */

@@ -7,7 +7,7 @@ import { query, rows, type Queryable } from '../db/query.js'
 import type { Pool } from '../db/pool.js'
 import { withTransaction } from '../db/transaction.js'
 import { authTables, lockAuthStore, migrateAuthStore, type AuthTables } from './store/migrate.js'
-import { ADMIN_ROLE, RoleError, formatRoles, parseRoles, rolesForNewUser, rolesOf, type RoleSetup } from './roles.js'
+import { ADMIN_ROLE, RoleError, formatRoles, noRoleGiven, parseRoles, rolesForNewUser, rolesOf, type RoleSetup } from './roles.js'
 import { hashPassword, passwordProblem } from './passwords.js'
 import { endSessions } from './sessions.js'
 import { signingKeys, type SigningKeys } from './keys.js'
@@ -27,7 +27,6 @@ export interface UserRow {
 export interface UserSummary {
   id: string
   email: string
-  name: string
   role: string
   banned: boolean
   createdAt: string
@@ -89,7 +88,7 @@ export function normalizeEmail (email: unknown): string {
 }
 
 export function summarize (user: UserRow): UserSummary {
-  return { id: user.id, email: user.email, name: user.name, role: user.role, banned: user.banned, createdAt: user.created_at.toISOString() }
+  return { id: user.id, email: user.email, role: user.role, banned: user.banned, createdAt: user.created_at.toISOString() }
 }
 
 function isActiveAdmin (user: UserRow): boolean {
@@ -141,7 +140,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
         let userRoles: string[]
         try {
           // The first user is always an admin, whatever else was asked for.
-          userRoles = exists ? rolesForNewUser(roles, input.role) : [ADMIN_ROLE, ...(input.role === undefined ? [] : parseRoles(roles, input.role))]
+          userRoles = exists ? rolesForNewUser(roles, input.role) : [ADMIN_ROLE, ...(noRoleGiven(input.role) ? [] : parseRoles(roles, input.role!))]
         } catch (err) { roleError(err) }
         const [taken] = await rows(db, sql`SELECT 1 FROM ${tables.user} WHERE email = ${email}`)
         if (taken !== undefined) throw new UserStoreError('email-taken', `a user with email ${email} already exists`, 'email')

@@ -26,7 +26,11 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .description('A secured AIP-style REST API over PostgreSQL tables, with its own login')
     .showHelpAfterError(false)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => { io.out(s.trimEnd()) }, writeErr: (s) => { io.err(s.trimEnd()) } })
+    .configureOutput({
+      writeOut: (s) => { io.out(s.trimEnd()) },
+      writeErr: (s) => { io.err(s.trimEnd()) },
+      outputError: (s, write) => { write(s.replace(/^error: /, 'tablegate: ')) },
+    })
 
   const configOption = ['--config <file>', 'config file (default: $TABLEGATE_CONFIG or ./tablegate.config.*)'] as const
 

@@ -1,6 +1,6 @@
 // Config discovery and loading: `--config`, else TABLEGATE_CONFIG, else ./tablegate.config.{ts,mts,js,mjs,json}.
 // TypeScript configs are loaded through tsx at run time, so users need no build step of their own.
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { extname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -13,7 +13,7 @@ export function discoverConfigFile (explicit: string | undefined, env: NodeJS.Pr
   const given = explicit ?? (env.TABLEGATE_CONFIG === '' ? undefined : env.TABLEGATE_CONFIG)
   if (given !== undefined) {
     const path = resolve(cwd, given)
-    if (!existsSync(path)) throw new ConfigError(`config file not found: ${given}`)
+    if (!existsSync(path) || !statSync(path).isFile()) throw new ConfigError(`config file not found: ${given}`)
     return path
   }
   return CONFIG_FILE_NAMES.map((name) => resolve(cwd, name)).find((path) => existsSync(path))

@@ -1,7 +1,6 @@
 // Raw config → checked config. Startup errors name the bad key by its path and suggest the
 // nearest known name, so a typo fails fast instead of silently falling back to a default.
 import { Value } from '@sinclair/typebox/value'
-import type { TSchema } from '@sinclair/typebox'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { ConfigSchema, type Config } from './schema.js'
 import { nearest } from '../text.js'
@@ -13,26 +12,13 @@ export class ConfigError extends Error {
   }
 }
 
+function pointerParts (pointer: string): string[] {
+  return pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+}
+
 function displayPath (pointer: string): string {
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+  const parts = pointerParts(pointer)
   return parts.length === 0 ? 'config' : 'config.' + parts.join('.')
-}
-
-function schemaAt (root: TSchema, pointer: string): TSchema | undefined {
-  let schema: TSchema | undefined = root
-  for (const part of pointer.split('/').slice(1)) {
-    if (schema === undefined) return undefined
-    if (schema.properties?.[part] !== undefined) schema = schema.properties[part]
-    else if (schema.patternProperties !== undefined) schema = Object.values(schema.patternProperties)[0] as TSchema
-    else if (schema.items !== undefined) schema = schema.items as TSchema
-    else return undefined
-  }
-  return schema
-}
-
-function unknownKeys (value: unknown, schema: TSchema | undefined): string[] {
-  if (schema?.properties === undefined || value === null || typeof value !== 'object') return []
-  return Object.keys(value).filter((k) => !(k in schema.properties))
 }
 
 /** Checks a raw config object against the schema; throws one ConfigError naming every bad key. */
@@ -44,14 +30,13 @@ export function validateConfig (raw: unknown): Config {
   const seen = new Set<string>()
   for (const error of Value.Errors(ConfigSchema, raw)) {
     if (error.type === ValueErrorType.ObjectAdditionalProperties) {
-      const schema = schemaAt(ConfigSchema, error.path)
-      for (const key of unknownKeys(error.value, schema)) {
-        const path = `${displayPath(error.path)}.${key}`
-        if (seen.has(path)) continue
-        seen.add(path)
-        const suggestion = nearest(key, Object.keys(schema?.properties ?? {}))
-        messages.push(`${path}: unknown key${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}`)
-      }
+      // The error's path ends with the unknown key; its schema is the object that refused it.
+      const path = displayPath(error.path)
+      if (seen.has(path)) continue
+      seen.add(path)
+      const key = pointerParts(error.path).at(-1) ?? ''
+      const suggestion = nearest(key, Object.keys(error.schema.properties ?? {}))
+      messages.push(`${path}: unknown key${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}`)
       continue
     }
     const path = displayPath(error.path)

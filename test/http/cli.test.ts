@@ -1,0 +1,218 @@
+// The real `tablegate` command line (bin/tablegate.js over dist/) against a fresh database, and
+// the tokens it mints checked over HTTP against the JWKS of an app on the same database.
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
+import { buildApp, json, sessionCookie, signIn } from '../helpers/app.js'
+import { freshDatabase } from '../helpers/db.js'
+
+// dist/test/http/cli.test.js → the repository root.
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const bin = join(root, 'bin', 'tablegate.js')
+const SECRET = 'cli-test-secret-0123456789-abcdefghijklmnop'
+const STRONG = 'a-strong-password-123'
+
+interface Run { code: number | null, stdout: string, stderr: string }
+
+const databaseUrl = await freshDatabase()
+const dir = mkdtempSync(join(tmpdir(), 'tablegate-cli-'))
+const config = join(dir, 'config.json')
+const threeRoles = join(dir, 'three-roles.json')
+const emptyDir = join(dir, 'empty')
+writeFileSync(config, JSON.stringify({ roles: ['admin', 'user'] }))
+writeFileSync(threeRoles, JSON.stringify({ roles: ['admin', 'user', 'editor'] }))
+writeFileSync(join(dir, 'typo.json'), JSON.stringify({ rols: ['admin', 'user'] }))
+mkdirSync(emptyDir)
+after(() => { rmSync(dir, { recursive: true, force: true }) })
+
+async function cli (args: string[], options: { env?: Record<string, string>, cwd?: string, config?: string | null } = {}): Promise<Run> {
+  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET, ...options.env }
+  for (const key of ['TABLEGATE_CONFIG', 'AUTH_URL', 'ADMIN_DATABASE_URL', 'TRUSTED_ORIGINS', 'NODE_OPTIONS']) {
+    if (options.env?.[key] === undefined) delete env[key]
+  }
+  const withConfig = options.config === null ? args : [...args, '--config', options.config ?? config]
+  const child = spawn(process.execPath, [bin, ...withConfig], { cwd: options.cwd ?? root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+  const code = await new Promise<number | null>((resolve) => { child.on('close', (exitCode) => { resolve(exitCode) }) })
+  return { code, stdout, stderr }
+}
+
+function ok (run: Run, label: string): void {
+  assert.equal(run.code, 0, `${label}: exit ${run.code}\n${run.stderr}`)
+  assert.equal(run.stderr, '', label)
+}
+
+/** A refusal: non-zero exit, nothing on stdout, exactly one line on stderr (returned). */
+function refusal (run: Run, label: string, pattern: RegExp): string {
+  assert.notEqual(run.code, 0, `${label}: exited 0\n${run.stdout}`)
+  assert.equal(run.stdout, '', label)
+  const lines = run.stderr.split('\n')
+  assert.equal(lines.at(-1), '', `${label}: stderr must end with a newline: ${JSON.stringify(run.stderr)}`)
+  assert.equal(lines.length, 2, `${label}: expected one stderr line, got ${JSON.stringify(run.stderr)}`)
+  assert.match(lines[0]!, pattern, label)
+  return lines[0]!
+}
+
+let password = ''
+
+test('user create --generate-password prints the password once; it signs in and its token verifies against the JWKS', async () => {
+  const created = await cli(['user', 'create', '--email', 'A@Example.com', '--generate-password'])
+  ok(created, 'create')
+  const match = /^password: (\S+)$/m.exec(created.stdout)
+  assert.ok(match, created.stdout)
+  password = match[1]!
+  assert.ok(password.length >= 12)
+  assert.equal(created.stdout.split(password).length - 1, 1, 'the password is printed exactly once')
+  assert.match(created.stdout, /created a@example\.com with role admin/)
+
+  const app = await buildApp({ databaseUrl, authSecret: SECRET })
+  const signedIn = await signIn(app, 'a@example.com', password)
+  assert.equal(signedIn.statusCode, 200, signedIn.body)
+  const tokenResponse = await app.inject({ method: 'GET', url: '/api/auth/token', headers: { cookie: sessionCookie(signedIn) } })
+  assert.equal(tokenResponse.statusCode, 200, tokenResponse.body)
+  const jwks = await app.inject({ method: 'GET', url: '/api/auth/jwks' })
+  assert.equal(jwks.statusCode, 200)
+  const keySet = createLocalJWKSet(json(jwks))
+  const { payload, protectedHeader } = await jwtVerify(json(tokenResponse).token, keySet, {
+    issuer: 'http://localhost:5173', audience: 'http://localhost:5173', algorithms: ['EdDSA'],
+  })
+  assert.equal(protectedHeader.alg, 'EdDSA')
+  assert.equal(payload.role, 'admin')
+  assert.equal(payload.exp! - payload.iat!, 900)
+
+  // A token minted on the host is signed with the same keys and accepted by the API.
+  const minted = await cli(['token', '--email', 'a@example.com'])
+  ok(minted, 'token')
+  const jwt = minted.stdout.trim()
+  assert.match(jwt, /^[\w-]+\.[\w-]+\.[\w-]+$/)
+  assert.equal(minted.stdout, jwt + '\n')
+  const verified = await jwtVerify(jwt, keySet, { issuer: 'http://localhost:5173', audience: 'http://localhost:5173' })
+  assert.equal(verified.payload.sub, payload.sub)
+  assert.equal(verified.payload.exp! - verified.payload.iat!, 900)
+  const call = await app.inject({ method: 'GET', url: '/api/v1/anything', headers: { authorization: `Bearer ${jwt}` } })
+  assert.notEqual(call.statusCode, 401, call.body)
+})
+
+test('token --json prints { token, expiresAt }; --ttl is bounded by 24 hours', async () => {
+  const [asJson, day, tooLong, zero] = await Promise.all([
+    cli(['token', '--email', 'a@example.com', '--json']),
+    cli(['token', '--email', 'a@example.com', '--ttl', '86400', '--json']),
+    cli(['token', '--email', 'a@example.com', '--ttl', '86401']),
+    cli(['token', '--email', 'a@example.com', '--ttl', '0']),
+  ])
+  ok(asJson, 'token --json')
+  const issued = JSON.parse(asJson.stdout) as { token: string, expiresAt: string }
+  assert.deepEqual(Object.keys(issued).sort(), ['expiresAt', 'token'])
+  const claims = decodeJwt(issued.token)
+  assert.equal(claims.exp! - claims.iat!, 900)
+  assert.equal(issued.expiresAt, new Date(claims.exp! * 1000).toISOString())
+  ok(day, 'token --ttl 86400')
+  const dayClaims = decodeJwt((JSON.parse(day.stdout) as { token: string }).token)
+  assert.equal(dayClaims.exp! - dayClaims.iat!, 86400)
+  refusal(tooLong, 'token --ttl 86401', /86400/)
+  refusal(zero, 'token --ttl 0', /ttl/)
+})
+
+test('user create with a password, list, list --json, set-role, ban, unban and delete', async () => {
+  ok(await cli(['user', 'create', '--email', 'b@example.com', '--password', STRONG, '--name', 'Bea']), 'create b')
+
+  const [table, asJson] = await Promise.all([cli(['user', 'list']), cli(['user', 'list', '--json'])])
+  ok(table, 'list')
+  const lines = table.stdout.trimEnd().split('\n')
+  assert.equal(lines.length, 3, table.stdout)
+  assert.match(lines[0]!, /EMAIL\s+ROLE\s+BANNED/)
+  assert.match(lines[1]!, /^a@example\.com\s+admin\s+no\s/)
+  assert.match(lines[2]!, /^b@example\.com\s+user\s+no\s/)
+  ok(asJson, 'list --json')
+  const listed = JSON.parse(asJson.stdout) as Array<Record<string, unknown>>
+  assert.deepEqual(listed.map((u) => Object.keys(u).sort()), [0, 1].map(() => ['banned', 'createdAt', 'email', 'id', 'role']))
+  assert.deepEqual(listed.map((u) => [u.email, u.role, u.banned]), [['a@example.com', 'admin', false], ['b@example.com', 'user', false]])
+  assert.ok(!asJson.stdout.includes(STRONG) && !asJson.stdout.includes(password) && !asJson.stdout.includes('argon2'))
+
+  const promoted = await cli(['user', 'set-role', '--email', 'b@example.com', '--role', 'admin,user'])
+  ok(promoted, 'set-role')
+  assert.match(promoted.stdout, /b@example\.com now has role admin,user/)
+  const banned = await cli(['user', 'ban', '--email', 'b@example.com'])
+  ok(banned, 'ban')
+  assert.match(banned.stdout, /b@example\.com is banned/)
+  const refusedToken = await cli(['token', '--email', 'b@example.com'])
+  refusal(refusedToken, 'token for a banned user', /banned/)
+  const unbanned = await cli(['user', 'unban', '--email', 'b@example.com'])
+  ok(unbanned, 'unban')
+  assert.match(unbanned.stdout, /no longer banned/)
+
+  // TABLEGATE_CONFIG is honoured (over ./tablegate.config.ts in the working directory).
+  const viaEnv = await cli(['user', 'set-role', '--email', 'b@example.com', '--role', 'editor'], { config: null, env: { TABLEGATE_CONFIG: threeRoles } })
+  ok(viaEnv, 'set-role with TABLEGATE_CONFIG')
+  assert.match(viaEnv.stdout, /now has role editor/)
+  // --config wins over TABLEGATE_CONFIG.
+  refusal(await cli(['user', 'set-role', '--email', 'b@example.com', '--role', 'editor'], { env: { TABLEGATE_CONFIG: threeRoles } }),
+    '--config over TABLEGATE_CONFIG', /'editor'.*admin, user/)
+
+  const deleted = await cli(['user', 'delete', '--email', 'b@example.com'])
+  ok(deleted, 'delete')
+  assert.match(deleted.stdout, /deleted b@example\.com/)
+  const remaining = JSON.parse((await cli(['user', 'list', '--json'])).stdout) as Array<{ email: string }>
+  assert.deepEqual(remaining.map((u) => u.email), ['a@example.com'])
+})
+
+test('every refusal exits non-zero with one line on stderr', async () => {
+  const runs = await Promise.all([
+    cli(['user', 'ban', '--email', 'nobody@example.com']),
+    cli(['token', '--email', 'nobody@example.com']),
+    cli(['user', 'create', '--email', 'c@example.com', '--password', 'short']),
+    cli(['user', 'create', '--email', 'c@example.com', '--password', STRONG, '--role', 'ghost']),
+    cli(['user', 'create', '--email', 'not-an-email', '--password', STRONG]),
+    cli(['user', 'create', '--email', 'a@example.com', '--password', STRONG]),
+    cli(['user', 'delete', '--email', 'a@example.com']),
+    cli(['user', 'ban', '--email', 'a@example.com']),
+    cli(['user', 'set-role', '--email', 'a@example.com', '--role', 'user']),
+    cli(['user', 'list'], { config: 'nope.json' }),
+    cli(['user', 'list'], { config: null, cwd: emptyDir }),
+    cli(['user', 'create', '--email', 'c@example.com', '--password', STRONG, '--generate-password']),
+    cli(['user', 'create', '--email', 'c@example.com']),
+    cli(['token', '--email', 'a@example.com', '--ttl', 'soon']),
+    cli(['user', 'list'], { config: null, env: { TABLEGATE_CONFIG: join(dir, 'missing.json') } }),
+    cli(['user', 'list'], { config: join(dir, 'typo.json') }),
+    cli(['user', 'list'], { env: { AUTH_SECRET: 'short' } }),
+  ])
+  const expected: Array<[string, RegExp]> = [
+    ['unknown email (ban)', /nobody@example\.com/],
+    ['unknown email (token)', /nobody@example\.com/],
+    ['weak password', /at least 12 characters/],
+    ['role outside the list', /'ghost'.*admin, user/],
+    ['invalid email', /email/],
+    ['duplicate email', /already exists/],
+    ['delete the last admin', /last active admin/],
+    ['ban the last admin', /last active admin/],
+    ['demote the last admin', /last active admin/],
+    ['missing config file', /config file not found: nope\.json/],
+    ['no config at all', /no config found/],
+    ['both passwords', /exactly one of --password and --generate-password/],
+    ['neither password', /exactly one of --password and --generate-password/],
+    ['ttl not a number', /ttl/],
+    ['missing TABLEGATE_CONFIG file', /config file not found: .*missing\.json/],
+    ['invalid config', /config\.rols: unknown key \(did you mean 'roles'\?\)/],
+    ['short AUTH_SECRET', /AUTH_SECRET/],
+  ]
+  runs.forEach((run, i) => { refusal(run, expected[i]![0], expected[i]![1]) })
+
+  const list = JSON.parse((await cli(['user', 'list', '--json'])).stdout) as Array<{ email: string, role: string, banned: boolean }>
+  assert.deepEqual(list.map((u) => [u.email, u.role, u.banned]), [['a@example.com', 'admin', false]])
+})
+
+test('migrate is safe to repeat', async () => {
+  const first = await cli(['migrate'])
+  ok(first, 'migrate')
+  assert.match(first.stdout, /auth store is up to date/)
+  ok(await cli(['migrate']), 'migrate again')
+  ok(await cli(['token', '--email', 'a@example.com']), 'token after migrate')
+})
