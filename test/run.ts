@@ -18,7 +18,7 @@ function testFiles (dir: string): string[] {
 }
 
 const filter = process.argv.slice(2)
-const files = testFiles(here).filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
+const files = testFiles(here).filter((f) => filter.length === 0 || filter.some((part) => relative(here, f).includes(part)))
 let embedded: EmbeddedDatabase | undefined
 let dataDir: string | undefined
 const env = { ...process.env }

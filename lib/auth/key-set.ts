@@ -62,7 +62,9 @@ export function createKeySet (load: () => Promise<JWK[]>, options: KeySetOptions
   return {
     get loads () { return loads },
     keyFor: async (header) => {
-      if (jwks === undefined || now() - loadedAt >= refreshMs) {
+      // A failed refresh is retried no sooner than `minReloadMs` later: a source that is down must
+      // not be read (and waited for) on every lookup while the last good set still verifies.
+      if (jwks === undefined || (now() - loadedAt >= refreshMs && now() - attemptedAt >= minReloadMs)) {
         try {
           await reload()
         } catch (err) {
