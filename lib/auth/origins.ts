@@ -1,9 +1,19 @@
 // Which origins may send cookie-authenticated POSTs: the public URL's, TRUSTED_ORIGINS, and the
 // https tunnel wildcard. A pattern's `*` stands for one or more subdomain labels.
 
+/** The origin of a URL, or undefined when it is not one. */
+export function originOf (url: string): string | undefined {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}
+
+// Entries are compared as origins, so case, a default port or a trailing path never stop a match.
 function patternMatches (pattern: string, origin: string): boolean {
-  if (!pattern.includes('*')) return pattern === origin
-  const [scheme, host] = pattern.split('://') as [string, string | undefined]
+  if (!pattern.includes('*')) return originOf(pattern) === origin
+  const [scheme, host] = pattern.toLowerCase().split('://') as [string, string | undefined]
   if (host === undefined || !host.startsWith('*.')) return false
   const suffix = host.slice(1)
   const prefix = `${scheme}://`
@@ -13,11 +23,7 @@ function patternMatches (pattern: string, origin: string): boolean {
 }
 
 export function isTrustedOrigin (origin: string, trusted: readonly string[]): boolean {
-  let normalized: string
-  try {
-    normalized = new URL(origin).origin
-  } catch {
-    return false
-  }
+  const normalized = originOf(origin)
+  if (normalized === undefined || normalized === 'null') return false
   return trusted.some((pattern) => patternMatches(pattern.replace(/\/+$/, ''), normalized))
 }

@@ -7,7 +7,7 @@ import { authProblem, signInWithEmail, userStoreProblem } from '../../lib/auth/l
 import { authUser } from '../../lib/auth/shapes.js'
 import { sessionUser, SESSION_TTL_SECONDS } from '../../lib/auth/sessions.js'
 import { issueAccessToken } from '../../lib/auth/tokens.js'
-import { isTrustedOrigin } from '../../lib/auth/origins.js'
+import { isTrustedOrigin, originOf } from '../../lib/auth/origins.js'
 import { ADMIN_ROLE, rolesOf } from '../../lib/auth/roles.js'
 import type { Principal } from '../../lib/auth/verifier.js'
 import { problem } from '../../lib/problems.js'
@@ -29,10 +29,12 @@ const CreateUserBody = Type.Object({
   data: Type.Optional(Type.Object({})),
 })
 
+// The last x-forwarded-for entry is the one the nearest proxy wrote: behind a proxy that appends
+// (nginx's $proxy_add_x_forwarded_for) the first entries are whatever the client sent.
 function clientIp (request: FastifyRequest): string {
   const forwarded = request.headers['x-forwarded-for']
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim()
-  return first !== undefined && first !== '' ? first : request.ip
+  const last = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',').at(-1)?.trim()
+  return last !== undefined && last !== '' ? last : request.ip
 }
 
 export async function loginRoutes (app: FastifyInstance, options: { users: UserStore }): Promise<void> {
@@ -52,7 +54,7 @@ export async function loginRoutes (app: FastifyInstance, options: { users: UserS
   // cross-site POST, so a foreign Origin — or a cookie without any Origin — is refused.
   app.addHook('onRequest', async (request) => {
     if (request.method !== 'POST') return
-    const origin = request.headers.origin ?? (request.headers.referer === undefined ? undefined : safeOrigin(request.headers.referer))
+    const origin = request.headers.origin ?? (request.headers.referer === undefined ? undefined : originOf(request.headers.referer))
     if (origin === undefined && request.headers.cookie === undefined) return
     if (origin === undefined || !isTrustedOrigin(origin, config.trustedOrigins)) {
       throw authProblem('access-denied', 'INVALID_ORIGIN', 'This origin is not trusted to send authenticated requests.')
@@ -74,8 +76,9 @@ export async function loginRoutes (app: FastifyInstance, options: { users: UserS
   }, async (request, reply) => {
     const body = request.body as typeof SignInBody.static
     const signedIn = await signInWithEmail(users, body.email, body.password, { ipAddress: clientIp(request), userAgent: request.headers['user-agent'] })
+    // rememberMe: false (better-auth) makes it a browser-session cookie; the session itself still expires.
     reply.setCookie(cookieName, signedIn.sessionToken, {
-      signed: true, httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: SESSION_TTL_SECONDS,
+      signed: true, httpOnly: true, sameSite: 'lax', secure, path: '/', ...(body.rememberMe === false ? {} : { maxAge: SESSION_TTL_SECONDS }),
     })
     // The session token stays in the HttpOnly cookie only: no script can read it from the body.
     return { redirect: false, token: null, url: null, user: authUser(signedIn.user) }
@@ -117,13 +120,5 @@ export async function loginRoutes (app: FastifyInstance, options: { users: UserS
     const user = await sessionOf(request)
     if (user === undefined) throw authProblem('unauthenticated', 'UNAUTHORIZED', 'Sign in as an admin, or send an admin bearer token.')
     return rolesOf(user.role)
-  }
-}
-
-function safeOrigin (url: string): string | undefined {
-  try {
-    return new URL(url).origin
-  } catch {
-    return undefined
   }
 }
