@@ -1,2 +1,2 @@
-// `npm start` and `npx tablegate <command>` in this repository discover this file: the example app.
-export { default } from './examples/basic/tablegate.config.js'
+// `npm start` and `npx tablegate <command>` in this repository discover this file: the example shop.
+export { default } from './examples/shop/tablegate.config.js'

@@ -94,6 +94,8 @@ export const ConfigSchema = Type.Object({
   verifier: Type.Optional(VerifierSchema),
   migrateOnStart: Type.Optional(Type.Boolean()),
   migrations: Type.Optional(Type.String()),
+  /** Fastify plugins registered after tablegate: `plugin` or `[plugin, options]`. */
+  plugins: Type.Optional(Type.Array(Type.Union([Fn, Type.Tuple([Fn, Type.Any()])]))),
   logger: Type.Optional(Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Any())])),
   resources: Type.Optional(Type.Record(Type.String(), ResourceSchema)),
   views: Type.Optional(Type.Record(Type.String(), Type.Any())),

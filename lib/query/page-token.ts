@@ -1,7 +1,9 @@
-// Keyset page tokens: opaque, HMAC-signed, and bound to the request shape (resource, order,
-// show_deleted, and later the filter), so a token replayed with other parameters is refused.
-import { createHmac, timingSafeEqual } from 'node:crypto'
+// Keyset page tokens: encrypted and authenticated (AES-256-GCM), so they are opaque — the order
+// values they carry may be of fields a caller cannot read — and tamper-proof. Each is bound to the
+// request shape (resource, order, show_deleted, and later the filter): a token replayed with other
+// parameters is refused.
 import { problem } from '../problems.js'
+import { decrypt, encrypt } from '../auth/secret.js'
 
 export interface PageTokens {
   encode (shape: string, after: readonly string[]): string
@@ -14,21 +16,19 @@ function invalid (detail: string): never {
 }
 
 export function pageTokens (key: Buffer): PageTokens {
-  const sign = (payload: string): Buffer => createHmac('sha256', key).update(payload).digest().subarray(0, 16)
   return {
-    encode: (shape, after) => {
-      const payload = Buffer.from(JSON.stringify({ s: shape, a: after })).toString('base64url')
-      return `${payload}.${sign(payload).toString('base64url')}`
-    },
+    encode: (shape, after) => encrypt(key, JSON.stringify({ s: shape, a: after })).slice('v1.'.length),
     decode: (shape, token) => {
-      const [payload, signature, extra] = token.split('.')
-      if (payload === undefined || signature === undefined || extra !== undefined) invalid('page_token is not a token this server issued.')
-      const expected = sign(payload)
-      const given = Buffer.from(signature, 'base64url')
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) invalid('page_token is not a token this server issued.')
-      const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { s: string, a: string[] }
-      if (body.s !== shape) invalid('page_token belongs to a list with other parameters: send the same filter, order_by and show_deleted as the first page.')
-      return body.a
+      let body: { s?: unknown, a?: unknown }
+      try {
+        body = JSON.parse(decrypt(key, `v1.${token}`)) as { s?: unknown, a?: unknown }
+      } catch {
+        return invalid('page_token is not a token this server issued.')
+      }
+      if (body.s !== shape || !Array.isArray(body.a)) {
+        invalid('page_token belongs to a list with other parameters: send the same filter, order_by and show_deleted as the first page.')
+      }
+      return (body.a as unknown[]).map(String)
     },
   }
 }

@@ -1,7 +1,7 @@
 // Read plans → SQL. Pages are keyset pages: the WHERE clause starts after the previous page's last
 // row, so page N costs what page 1 costs.
 import { sql, type Sql } from './sql.js'
-import { columnOf, keyCondition, readOf, recordSelect } from './record.js'
+import { keyCondition, qualifiedColumnOf, readOf, recordSelect } from './record.js'
 import type { GetPlan, ListPlan, OrderTerm, ReadScope } from '../plan/types.js'
 import type { ResourceModel } from '../model/types.js'
 
@@ -21,10 +21,10 @@ export function compileGet (plan: GetPlan): Sql {
 }
 
 /** `(a > $1) OR (a = $1 AND b > $2) ...`: after the given row in a mixed-direction order. */
-function afterCondition (order: readonly OrderTerm[], values: readonly string[]): Sql {
+function afterCondition (model: ResourceModel, order: readonly OrderTerm[], values: readonly string[]): Sql {
   const alternatives = order.map((term, i) => {
-    const equal = order.slice(0, i).map((prior, j) => sql`${columnOf(prior.field)} = ${values[j]}`)
-    const beyond = sql`${columnOf(term.field)} ${sql.keyword(term.direction === 'ASC' ? '>' : '<')} ${values[i]}`
+    const equal = order.slice(0, i).map((prior, j) => sql`${qualifiedColumnOf(model, prior.field)} = ${values[j]}`)
+    const beyond = sql`${qualifiedColumnOf(model, term.field)} ${sql.keyword(term.direction === 'ASC' ? '>' : '<')} ${values[i]}`
     return sql`(${sql.join([...equal, beyond], sql` AND `)})`
   })
   return sql`(${sql.join(alternatives, sql` OR `)})`
@@ -33,9 +33,9 @@ function afterCondition (order: readonly OrderTerm[], values: readonly string[])
 /** The page query; it reads one row more than the page to learn whether another page follows. */
 export function compileList (plan: ListPlan): Sql {
   const conditions = scopeConditions(plan.model, plan.scope)
-  if (plan.after !== undefined) conditions.push(afterCondition(plan.order, plan.after))
+  if (plan.after !== undefined) conditions.push(afterCondition(plan.model, plan.order, plan.after))
   const orderValues = plan.order.map((term, i) => sql`${readOf(term.field)} AS ${sql.ident(`__order_${i}`)}`)
-  const orderBy = sql.join(plan.order.map((term) => sql`${columnOf(term.field)} ${sql.keyword(term.direction)}`))
+  const orderBy = sql.join(plan.order.map((term) => sql`${qualifiedColumnOf(plan.model, term.field)} ${sql.keyword(term.direction)}`))
   return sql`SELECT ${recordSelect(plan.model, plan.select, plan.readable)}, ${sql.join(orderValues)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy} LIMIT ${plan.pageSize + 1}`
 }
 

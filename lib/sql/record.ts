@@ -8,6 +8,14 @@ export function columnOf (field: FieldModel): Sql {
   return sql.ident(field.column)
 }
 
+/**
+ * The column qualified by its table: in ORDER BY an unqualified name would mean the output column
+ * of the same name, which is the text form (so ids would sort 1, 10, 2).
+ */
+export function qualifiedColumnOf (model: ResourceModel, field: FieldModel): Sql {
+  return sql`${model.table}.${sql.ident(field.column)}`
+}
+
 export function readOf (field: FieldModel): Sql {
   return readExpression(field.type, columnOf(field))
 }

@@ -198,6 +198,21 @@ test('list: items, next_page_token, total_size_estimate; keyset pages walk every
   assert.deepEqual(walked, all.body.items.map((r: { id: number }) => String(r.id)))
 })
 
+test('lists are ordered by the key value, not its text (2 before 10)', async () => {
+  for (let i = 0; i < 12; i++) await call('POST', '/api/v1/tags', { payload: { label: `order-${i}` } })
+  const ids = (await call('GET', '/api/v1/tags?page_size=500')).body.items.map((r: { id: number }) => r.id)
+  assert.deepEqual(ids, [...ids].sort((a: number, b: number) => a - b))
+  const firstPage = (await call('GET', '/api/v1/orders?page_size=3')).body.items.map((r: { id: string }) => BigInt(r.id))
+  assert.deepEqual(firstPage, [...firstPage].sort((a, b) => (a < b ? -1 : 1)))
+})
+
+test('a page token reveals nothing of the rows it points after', async () => {
+  const page = await call('GET', '/api/v1/orders?page_size=1')
+  const lastId = page.body.items[0].id
+  const decoded = Buffer.from(page.body.next_page_token.split('.').join(''), 'base64url').toString('latin1')
+  assert.ok(!decoded.includes('orders') && !decoded.includes(`"${lastId}"`))
+})
+
 test('page_size above 500 is coerced; zero, negative or text is 400; unknown parameters are 400', async () => {
   assert.equal((await call('GET', '/api/v1/tags?page_size=9999')).status, 200)
   for (const size of ['0', '-1', 'ten']) {

@@ -1,0 +1,35 @@
+// The example shop served by `npm start`: schema and seed from ./migrations, the built-in audit
+// log, and a custom write hook.
+import { fileURLToPath } from 'node:url'
+import { auditLog, defineConfig } from 'tablegate'
+import shopRules from './rules.js'
+
+export default defineConfig({
+  migrations: fileURLToPath(new URL('./migrations', import.meta.url)),
+  roles: ['admin', 'manager', 'user'],
+  defaultRole: 'user',
+  plugins: [auditLog, shopRules],
+  resources: {
+    customers: {
+      fields: {
+        id: { type: 'bigint', readOnly: true, dbDefault: true },
+        name: { type: 'string', required: true, maxLength: 200, searchable: true },
+        email: { type: 'string', maxLength: 320 },
+        created_at: { type: 'timestamp', readOnly: true, dbDefault: true },
+      },
+    },
+    orders: {
+      softDelete: 'deleted_at',
+      version: 'version',
+      fields: {
+        id: { type: 'bigint', readOnly: true, dbDefault: true },
+        customer_id: { type: 'bigint' },
+        title: { type: 'string', required: true, maxLength: 200, searchable: true },
+        status: { type: 'string', enum: ['draft', 'open', 'locked'], default: 'draft' },
+        total: { type: 'decimal' },
+        position: { type: 'integer' },
+        placed_at: { type: 'timestamp' },
+      },
+    },
+  },
+})
