@@ -1,0 +1,83 @@
+// `npm run bench:resources [-- --rows N --seconds S]`: single-request latency and throughput of get,
+// list (page 50), create and patch, through a real port with a real bearer token, on a seeded
+// table. Issue 6 adds the hand-written floor beside these figures; this is the first measurement.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir, cpus } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import autocannon from 'autocannon'
+import pg from 'pg'
+import { startEmbedded } from '../lib/db/embedded.js'
+import { createServer } from '../lib/server.js'
+
+const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '20' } } })
+const rows = Number(values.rows)
+const seconds = Number(values.seconds)
+const connections = Number(values.connections)
+
+const dataDir = mkdtempSync(join(tmpdir(), 'tablegate-bench-'))
+const embedded = process.env.BENCH_DATABASE_URL === undefined ? await startEmbedded(dataDir) : undefined
+const databaseUrl = process.env.BENCH_DATABASE_URL ?? embedded!.url
+const seed = new pg.Client({ connectionString: databaseUrl })
+await seed.connect()
+await seed.query(`DROP TABLE IF EXISTS bench_orders;
+  CREATE TABLE bench_orders (id bigserial PRIMARY KEY, title text NOT NULL, status text NOT NULL DEFAULT 'draft',
+    total numeric(12, 2), placed_at timestamptz, version integer NOT NULL DEFAULT 1);`)
+await seed.query(`INSERT INTO bench_orders (title, status, total, placed_at)
+  SELECT 'Order ' || n, (ARRAY['draft', 'open', 'locked'])[1 + n % 3], (n % 1000) * 1.25, timestamptz '2026-01-01' + n * interval '1 minute'
+  FROM generate_series(1, $1::int) AS n`, [rows])
+await seed.query('ANALYZE bench_orders')
+await seed.end()
+
+const app = await createServer({
+  databaseUrl,
+  authSecret: 'bench-secret-0123456789abcdef',
+  resources: {
+    bench_orders: {
+      version: 'version',
+      fields: {
+        id: { type: 'bigint', readOnly: true, dbDefault: true },
+        title: { type: 'string', required: true },
+        status: { type: 'string' },
+        total: { type: 'decimal' },
+        placed_at: { type: 'timestamp' },
+      },
+    },
+  },
+})
+await app.listen({ port: 0, host: '127.0.0.1' })
+const address = app.server.address()
+const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`
+
+interface Scenario { name: string, method: 'GET' | 'POST' | 'PATCH', path: () => string, body?: string, headers?: Record<string, string> }
+
+try {
+  await app.tablegate.users!.create({ email: 'bench@example.com', password: 'correct-horse-battery' })
+  const { token } = await app.tablegate.users!.issueToken('bench@example.com', { ttlSeconds: 3600 })
+  const auth = { authorization: `Bearer ${token}` }
+  let n = 0
+  const scenarios: Scenario[] = [
+    { name: 'get by key', method: 'GET', path: () => `/api/v1/bench_orders/${1 + (n++ % rows)}` },
+    { name: 'list page 50 (by key)', method: 'GET', path: () => '/api/v1/bench_orders?page_size=50' },
+    { name: 'create', method: 'POST', path: () => '/api/v1/bench_orders', body: JSON.stringify({ title: 'new', total: '9.99' }), headers: { 'content-type': 'application/json' } },
+    { name: 'patch (If-Match: *)', method: 'PATCH', path: () => `/api/v1/bench_orders/${1 + (n++ % rows)}`, body: JSON.stringify({ status: 'open' }), headers: { 'content-type': 'application/json', 'if-match': '*' } },
+  ]
+  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}; ${rows} rows, ${connections} connections, ${seconds} s per scenario`)
+  console.log(`${'scenario'.padEnd(24)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}`)
+  for (const scenario of scenarios) {
+    const run = async (duration: number) => await autocannon({
+      url: base,
+      connections,
+      duration,
+      requests: [{ method: scenario.method, setupRequest: (request) => ({ ...request, path: scenario.path(), headers: { ...auth, ...scenario.headers }, body: scenario.body }) }],
+    })
+    await run(1)
+    const result = await run(seconds)
+    const failed = result.errors + result.non2xx
+    console.log(`${scenario.name.padEnd(24)}${result.requests.average.toFixed(0).padStart(9)}${result.latency.p50.toFixed(1).padStart(9)}${result.latency.p99.toFixed(1).padStart(9)}${String(failed).padStart(8)}`)
+  }
+} finally {
+  await app.close()
+  await embedded?.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+}
