@@ -46,3 +46,17 @@ export function sessionCookie (response: LightMyRequestResponse): string {
 export function json (response: LightMyRequestResponse): any {
   return JSON.parse(response.body)
 }
+
+export interface CallResult {
+  status: number
+  headers: LightMyRequestResponse['headers']
+  body: any
+}
+
+/** A request function bound to an app and a caller's headers; `body` is parsed JSON or undefined. */
+export function caller (app: FastifyInstance, auth: Record<string, string>) {
+  return async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, options: { payload?: unknown, headers?: Record<string, string> } = {}): Promise<CallResult> => {
+    const response = await app.inject({ method, url, headers: { ...auth, ...options.headers }, ...(options.payload === undefined ? {} : { payload: options.payload as object }) })
+    return { status: response.statusCode, headers: response.headers, body: response.body === '' ? undefined : json(response) }
+  }
+}

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { buildApp, createUser, bearer, json } from '../helpers/app.js'
+import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
 import { SHOP_RESOURCES, SHOP_SCHEMA } from '../fixtures/shop.js'
 
 const databaseUrl = await freshDatabase()
@@ -10,10 +10,7 @@ const app = await buildApp({ databaseUrl, resources: SHOP_RESOURCES })
 await createUser(app, 'admin@example.com')
 const auth = await bearer(app, 'admin@example.com')
 
-async function call (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, options: { payload?: unknown, headers?: Record<string, string> } = {}) {
-  const response = await app.inject({ method, url, headers: { ...auth, ...options.headers }, ...(options.payload === undefined ? {} : { payload: options.payload as object }) })
-  return { status: response.statusCode, headers: response.headers, body: response.body === '' ? undefined : json(response) }
-}
+const call = caller(app, auth)
 
 test('create answers 201 with Location, ETag and the record in its JSON representation', async () => {
   const created = await call('POST', '/api/v1/orders', { payload: { title: 'First', total: '12.50', position: 3, placed_at: '2026-01-02T03:04:05.123456Z', due_on: '2026-02-01', meta: { a: [1, 2] } } })
@@ -80,6 +77,11 @@ test('update needs If-Match: 428 without, 412 stale, * matches any; the ETag cha
   const any = await call('PATCH', url, { payload: { title: 'Star' }, headers: { 'if-match': '*' } })
   assert.equal(any.status, 200)
   assert.equal(any.body.version, '3')
+  const minimal = await call('PATCH', url, { payload: { title: 'Quiet' }, headers: { 'if-match': any.body.etag, prefer: 'return=minimal' } })
+  assert.equal(minimal.status, 204)
+  assert.equal(minimal.body, undefined)
+  assert.match(String(minimal.headers.etag), /^"[0-9a-f]{32}"$/)
+  assert.notEqual(minimal.headers.etag, any.body.etag)
 })
 
 test('invalid bodies are 400 invalid-record with errors per field', async () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { buildApp, createUser, bearer, json } from '../helpers/app.js'
+import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
 import { SHOP_RESOURCES, SHOP_SCHEMA } from '../fixtures/shop.js'
 
 const databaseUrl = await freshDatabase()
@@ -14,10 +14,7 @@ const app = await buildApp({ databaseUrl, tenant: 't1', basePath: '/rest/v2', re
 await createUser(app, 'admin@example.com')
 const auth = await bearer(app, 'admin@example.com')
 
-async function call (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, options: { payload?: unknown, headers?: Record<string, string> } = {}) {
-  const response = await app.inject({ method, url, headers: { ...auth, ...options.headers }, ...(options.payload === undefined ? {} : { payload: options.payload as object }) })
-  return { status: response.statusCode, headers: response.headers, body: response.body === '' ? undefined : json(response) }
-}
+const call = caller(app, auth)
 
 test('a configurable base path serves resources, even one named meta; login stays at the parent', async () => {
   const created = await call('POST', '/rest/v2/meta', { payload: { label: 'not the metadata endpoint' } })
