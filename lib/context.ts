@@ -5,6 +5,7 @@ import type { Databases } from './db/connect.js'
 import type { UserStore } from './auth/users.js'
 import type { Verifier } from './auth/verifier.js'
 import type { ResourceModel } from './model/types.js'
+import type { ListGuard } from './read/execute.js'
 import type { WriteHook } from '../hooks/types.js'
 import type { WriteHooks } from '../hooks/registry.js'
 
@@ -32,6 +33,11 @@ export interface TablegateDecorator {
   readonly hooks: WriteHooks
   /** Adds a hook that runs inside every write transaction, after the write. */
   addWriteHook (hook: WriteHook): void
+  readonly listGuards: readonly ListGuard[]
+  /** Adds a check that runs before every list's queries (the scan guard is one). */
+  addListGuard (guard: ListGuard): void
+  /** What the database offers: pg_trgm for similar(). */
+  readonly capabilities: { readonly trigram: boolean }
 }
 
 declare module 'fastify' {

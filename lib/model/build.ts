@@ -26,6 +26,7 @@ function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | u
     sortable: config.sortable ?? true,
     searchable: config.searchable ?? false,
     managed,
+    notNull: false,
     schema: valueSchema(config),
   })
 }

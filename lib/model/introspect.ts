@@ -58,12 +58,12 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
     }
     // Managed fields take their type from the column, so a version of either kind reads right.
     const fields = new Map([...model.fields].map(([fieldName, field]) => {
-      if (field.managed === 'version' && version !== undefined) {
-        return [fieldName, Object.freeze({ ...field, type: version.kind === 'integer' ? 'bigint' : 'timestamp' } satisfies FieldModel)]
-      }
-      return [fieldName, field]
+      const notNull = columns.get(field.column)?.not_null === true
+      const type = field.managed === 'version' && version !== undefined ? (version.kind === 'integer' ? 'bigint' : 'timestamp') : field.type
+      return [fieldName, Object.freeze({ ...field, type, notNull } satisfies FieldModel)]
     }))
-    checked.set(name, Object.freeze({ ...model, fields, version }))
+    const key = model.key.map((k) => fields.get(k.name)!)
+    checked.set(name, Object.freeze({ ...model, fields, key, version }))
   }
   return checked
 }

@@ -22,6 +22,8 @@ export interface FieldModel {
   readonly sortable: boolean
   readonly searchable: boolean
   readonly managed: ManagedRole | undefined
+  /** The column is NOT NULL in the database (from introspection); keyset pages rely on it. */
+  readonly notNull: boolean
   /** Schema of one value of this field (body validation, and OpenAPI later). */
   readonly schema: TSchema
 }

@@ -1,5 +1,6 @@
 // Plans are data: what a request will read or write, decided before any I/O.
 import type { FieldModel, ResourceModel } from '../model/types.js'
+import type { CheckedFilter } from '../query/filter/checked.js'
 
 /** Rows a caller may see: the tenant, and whether soft-deleted rows count. */
 export interface ReadScope {
@@ -29,7 +30,12 @@ export interface ListPlan {
   readonly scope: ReadScope
   /** Always ends with the key fields, so every row has one place in the order. */
   readonly order: readonly OrderTerm[]
-  /** Order values (as text) of the last row of the previous page. */
-  readonly after: readonly string[] | undefined
+  readonly filter: CheckedFilter | undefined
+  /** Order values (as text, null for NULL) of the last row of the previous page. */
+  readonly after: readonly (string | null)[] | undefined
   readonly pageSize: number
+  /** `count=exact`: also count the filtered rows. */
+  readonly count: boolean
+  /** What a page token is bound to: resource, filter text, order and show_deleted. */
+  readonly shape: string
 }

@@ -6,9 +6,9 @@ import { problem } from '../problems.js'
 import { decrypt, encrypt } from '../auth/secret.js'
 
 export interface PageTokens {
-  encode (shape: string, after: readonly string[]): string
+  encode (shape: string, after: readonly (string | null)[]): string
   /** The order values a token carries, or a 400 invalid-parameter problem. */
-  decode (shape: string, token: string): string[]
+  decode (shape: string, token: string): Array<string | null>
 }
 
 function invalid (detail: string): never {
@@ -28,7 +28,7 @@ export function pageTokens (key: Buffer): PageTokens {
       if (body.s !== shape || !Array.isArray(body.a)) {
         invalid('page_token belongs to a list with other parameters: send the same filter, order_by and show_deleted as the first page.')
       }
-      return (body.a as unknown[]).map(String)
+      return (body.a as unknown[]).map((v) => v === null ? null : String(v))
     },
   }
 }

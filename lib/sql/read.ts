@@ -2,6 +2,7 @@
 // row, so page N costs what page 1 costs.
 import { sql, type Sql } from './sql.js'
 import { keyCondition, qualifiedColumnOf, readOf, recordSelect } from './record.js'
+import { compileFilter } from './filter.js'
 import type { GetPlan, ListPlan, OrderTerm, ReadScope } from '../plan/types.js'
 import type { ResourceModel } from '../model/types.js'
 
@@ -20,26 +21,61 @@ export function compileGet (plan: GetPlan): Sql {
   return sql`SELECT ${recordSelect(plan.model, plan.select, plan.readable)} FROM ${plan.model.table}${where([keyCondition(plan.model, plan.key), ...scopeConditions(plan.model, plan.scope)])}`
 }
 
-/** `(a > $1) OR (a = $1 AND b > $2) ...`: after the given row in a mixed-direction order. */
-function afterCondition (model: ResourceModel, order: readonly OrderTerm[], values: readonly string[]): Sql {
-  const alternatives = order.map((term, i) => {
-    const equal = order.slice(0, i).map((prior, j) => sql`${qualifiedColumnOf(model, prior.field)} = ${values[j]}`)
-    const beyond = sql`${qualifiedColumnOf(model, term.field)} ${sql.keyword(term.direction === 'ASC' ? '>' : '<')} ${values[i]}`
-    return sql`(${sql.join([...equal, beyond], sql` AND `)})`
+/**
+ * Rows after the given one in the order. PostgreSQL sorts NULL last ascending and first
+ * descending, and the predicate follows that. When every column is NOT NULL and the directions
+ * agree, it is one row comparison, which an index on the order columns serves directly.
+ */
+function afterCondition (model: ResourceModel, order: readonly OrderTerm[], values: readonly (string | null)[]): Sql {
+  const column = (term: OrderTerm): Sql => qualifiedColumnOf(model, term.field)
+  const uniform = order.every((t) => t.direction === order[0]!.direction && t.field.notNull) && values.every((v) => v !== null)
+  if (uniform) {
+    const op = sql.keyword(order[0]!.direction === 'ASC' ? '>' : '<')
+    return sql`(${sql.join(order.map(column))}) ${op} (${sql.join(values.map((v) => sql`${v}`))})`
+  }
+  const equal = (term: OrderTerm, v: string | null): Sql => v === null ? sql`${column(term)} IS NULL` : sql`${column(term)} = ${v}`
+  const beyond = (term: OrderTerm, v: string | null): Sql | undefined => {
+    if (term.direction === 'ASC') {
+      if (v === null) return undefined
+      return term.field.notNull ? sql`${column(term)} > ${v}` : sql`(${column(term)} > ${v} OR ${column(term)} IS NULL)`
+    }
+    return v === null ? sql`${column(term)} IS NOT NULL` : sql`${column(term)} < ${v}`
+  }
+  const alternatives: Sql[] = []
+  order.forEach((term, i) => {
+    const past = beyond(term, values[i] ?? null)
+    if (past === undefined) return
+    alternatives.push(sql`(${sql.join([...order.slice(0, i).map((prior, j) => equal(prior, values[j] ?? null)), past], sql` AND `)})`)
   })
-  return sql`(${sql.join(alternatives, sql` OR `)})`
+  return alternatives.length === 0 ? sql`false` : sql`(${sql.join(alternatives, sql` OR `)})`
+}
+
+/** The conditions every query of a list shares: scope and filter. */
+export function listConditions (plan: ListPlan): Sql[] {
+  const conditions = scopeConditions(plan.model, plan.scope)
+  if (plan.filter !== undefined) conditions.push(compileFilter(plan.model, plan.filter))
+  return conditions
 }
 
 /** The page query; it reads one row more than the page to learn whether another page follows. */
 export function compileList (plan: ListPlan): Sql {
-  const conditions = scopeConditions(plan.model, plan.scope)
+  const conditions = listConditions(plan)
   if (plan.after !== undefined) conditions.push(afterCondition(plan.model, plan.order, plan.after))
   const orderValues = plan.order.map((term, i) => sql`${readOf(term.field)} AS ${sql.ident(`__order_${i}`)}`)
   const orderBy = sql.join(plan.order.map((term) => sql`${qualifiedColumnOf(plan.model, term.field)} ${sql.keyword(term.direction)}`))
   return sql`SELECT ${recordSelect(plan.model, plan.select, plan.readable)}, ${sql.join(orderValues)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy} LIMIT ${plan.pageSize + 1}`
 }
 
-/** The planner's row estimate for the scope: cheap, never a count(*). */
+/** The filtered rows without page or order: what the scan guard and the estimate look at. */
+export function compileFiltered (plan: ListPlan): Sql {
+  return sql`SELECT 1 FROM ${plan.model.table}${where(listConditions(plan))}`
+}
+
+/** The planner's row estimate for the filtered rows: cheap, never a count(*). */
 export function compileEstimate (plan: ListPlan): Sql {
-  return sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${plan.model.table}${where(scopeConditions(plan.model, plan.scope))}`
+  return sql`EXPLAIN (FORMAT JSON) ${compileFiltered(plan)}`
+}
+
+export function compileCount (plan: ListPlan): Sql {
+  return sql`SELECT count(*)::int AS total FROM ${plan.model.table}${where(listConditions(plan))}`
 }

@@ -3,13 +3,20 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { deriveKey } from '../../lib/auth/secret.js'
 import { pageTokens } from '../../lib/query/page-token.js'
-import { callerFields } from '../../lib/model/fields.js'
+import { callerFields, queryModel } from '../../lib/model/fields.js'
+import { BoundedCache } from '../../lib/query/cache.js'
+import type { CheckResult } from '../../lib/query/filter/checker.js'
+import type { OrderResult } from '../../lib/query/order-by.js'
 import { resourceRoutes } from './routes.js'
 
 async function resources (app: FastifyInstance): Promise<void> {
-  const tokens = pageTokens(deriveKey(app.tablegate.db.authSecret, 'page-token'))
-  for (const model of app.tablegate.models.values()) {
-    await app.register(resourceRoutes, { model, fields: callerFields(model), tokens })
+  const { db, models, capabilities } = app.tablegate
+  const tokens = pageTokens(deriveKey(db.authSecret, 'page-token'))
+  const filters = new BoundedCache<CheckResult>(2000)
+  const orders = new BoundedCache<OrderResult>(2000)
+  for (const model of models.values()) {
+    const fields = callerFields(model)
+    await app.register(resourceRoutes, { model, fields, list: { model, fields, query: queryModel(model, fields, capabilities.trigram), tokens, filters, orders } })
   }
 }
 

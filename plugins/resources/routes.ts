@@ -3,10 +3,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ResourceModel } from '../../lib/model/types.js'
 import { parseKey } from '../../lib/model/keys.js'
-import { checkKnownParameters, parseFieldMask, parseIfMatch, parsePageSize, parsePrefer, parseShowDeleted } from '../../lib/query/params.js'
-import { listShape, readList, readOne } from '../../lib/read/execute.js'
-import type { PageTokens } from '../../lib/query/page-token.js'
-import type { ListPlan } from '../../lib/plan/types.js'
+import { checkKnownParameters, parseFieldMask, parseIfMatch, parsePrefer, parseShowDeleted } from '../../lib/query/params.js'
+import { readList, readOne } from '../../lib/read/execute.js'
+import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, type ListContext, type ListInput } from '../../lib/plan/list.js'
 import { withTransaction } from '../../lib/db/transaction.js'
 import { runWrite, type CallerFields, type WriteRequest } from '../../lib/write/pipeline.js'
 import { problem } from '../../lib/problems.js'
@@ -16,19 +15,19 @@ type Query = Record<string, unknown>
 export interface ResourceRouteOptions {
   readonly model: ResourceModel
   readonly fields: CallerFields
-  readonly tokens: PageTokens
+  /** The list context without the per-request parts (tenant, filter length limit). */
+  readonly list: Omit<ListContext, 'tenant' | 'maxFilterLength'>
 }
 
-const LIST_PARAMETERS = ['page_size', 'page_token', 'fields', 'show_deleted']
+const LIST_PARAMETERS = ['filter', 'order_by', 'page_size', 'page_token', 'fields', 'show_deleted', 'count']
 const GET_PARAMETERS = ['fields', 'show_deleted']
 const UNDELETE_SUFFIX = ':undelete'
 
 export async function resourceRoutes (app: FastifyInstance, options: ResourceRouteOptions): Promise<void> {
-  const { model, fields, tokens } = options
-  const { config, db, hooks } = app.tablegate
+  const { model, fields } = options
+  const { config, db, hooks, listGuards } = app.tablegate
   const timeoutMs = config.statementTimeoutMs
   const collectionPath = `${config.basePath}/${model.name}`
-  const order = model.key.map((field) => ({ field, direction: 'ASC' as const }))
 
   // The key's raw URL text: the router would decode `%2C` into a `,` and break composite keys.
   const rawKey = (request: FastifyRequest, suffix = ''): string => {
@@ -46,15 +45,29 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     return reply.code(status).send(outcome.record)
   }
 
-  app.get(collectionPath, async (request) => {
+  const list = async (request: FastifyRequest, reply: FastifyReply, input: ListInput, maxFilterLength: number) => {
+    if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
+    const plan = planList(input, { ...options.list, tenant: request.ctx.tenant, maxFilterLength })
+    const { envelope, warnings } = await readList(db.app, timeoutMs, plan, options.list.tokens, listGuards)
+    if (warnings.length > 0) reply.header('x-service-warning', warnings.join(' '))
+    return envelope
+  }
+
+  app.get(collectionPath, async (request, reply) => {
     const query = request.query as Query
     checkKnownParameters(query, LIST_PARAMETERS)
-    const scope = { tenant: request.ctx.tenant, showDeleted: parseShowDeleted(model, query.show_deleted) }
-    const base = { kind: 'list' as const, model, readable: fields.readable, select: parseFieldMask(fields.readable, query.fields), scope, order, pageSize: parsePageSize(query.page_size) }
-    const token = typeof query.page_token === 'string' && query.page_token !== '' ? query.page_token : undefined
-    const plan: ListPlan = { ...base, after: token === undefined ? undefined : tokens.decode(listShape({ ...base, after: undefined }), token) }
-    if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
-    return await readList(db.app, timeoutMs, plan, tokens)
+    return await list(request, reply, query, MAX_FILTER_QUERY)
+  })
+
+  // The same parameters in a JSON body: long filters, and `fields` as an array.
+  app.post(`${collectionPath.replace(/:/g, '::')}::search`, async (request, reply) => {
+    checkKnownParameters(request.query as Query, [])
+    const body = request.body ?? {}
+    if (typeof body !== 'object' || Array.isArray(body)) {
+      throw problem('invalid-parameter', 'The body of :search is a JSON object of list parameters.', { errors: [{ parameter: 'body', message: 'must be a JSON object' }] })
+    }
+    checkKnownParameters(body as Query, LIST_PARAMETERS)
+    return await list(request, reply, body as ListInput, MAX_FILTER_BODY)
   })
 
   app.get(`${collectionPath}/:key`, async (request, reply) => {

@@ -17,6 +17,8 @@ import { introspectModels } from '../../lib/model/introspect.js'
 import { applyMigrations } from '../../lib/db/migrations.js'
 import { WriteHooks } from '../../hooks/registry.js'
 import type { ResourceModel } from '../../lib/model/types.js'
+import type { ListGuard } from '../../lib/read/execute.js'
+import { ensureTrigram } from '../../lib/db/extensions.js'
 
 async function tablegate (app: FastifyInstance, options: Config): Promise<void> {
   const config = resolveConfig(options)
@@ -28,12 +30,14 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     ? createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl, timeoutMs: config.statementTimeoutMs })
     : undefined
   let models: Map<string, ResourceModel>
+  let trigram: boolean
   try {
     if (users !== undefined && config.migrateOnStart) await users.migrate()
     if (config.migrations !== undefined && config.migrateOnStart) await applyMigrations(db.app, config.migrations)
     // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
     if (users !== undefined) await users.keys.current()
     models = await introspectModels(db.app, declared)
+    trigram = await ensureTrigram(db.app, config.migrateOnStart, (message) => { app.log.warn(message) })
   } catch (err) {
     await db.close()
     throw err
@@ -43,6 +47,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     : createVerifier({ ...config.verifier, tenant: config.verifier?.tenant ?? config.config.tenant })
 
   const hooks = new WriteHooks()
+  const listGuards: ListGuard[] = []
   const decorator: TablegateDecorator = {
     config,
     db,
@@ -51,6 +56,12 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     models,
     hooks,
     addWriteHook: (hook) => { hooks.add(hook) },
+    listGuards,
+    addListGuard: (guard) => {
+      if (typeof guard !== 'function') throw new TypeError('addListGuard expects a function (plan, tx) => Promise<string | undefined>')
+      listGuards.push(guard)
+    },
+    capabilities: { trigram },
     metaVersion: createMetaVersion({ resources: config.resources, roles: config.roles.list, views: config.config.views, pages: config.config.pages, userMenu: config.config.userMenu }),
   }
   app.decorate('tablegate', decorator)

@@ -1,0 +1,33 @@
+// A checked filter: fields resolved against the caller's model, values typed. This is what the SQL
+// compiler takes; nothing in it is raw text from the request except bound values.
+import type { FieldModel } from '../../model/types.js'
+
+export type SqlComparator = '=' | '<>' | '<' | '<=' | '>' | '>='
+
+export type TypedValue =
+  | { readonly kind: 'value', readonly value: string | number | boolean }
+  | { readonly kind: 'now', readonly offsetMs: number }
+
+export type CheckedFilter =
+  | { readonly kind: 'and' | 'or', readonly children: readonly CheckedFilter[] }
+  | { readonly kind: 'not', readonly child: CheckedFilter }
+  | { readonly kind: 'compare', readonly field: FieldModel, readonly op: SqlComparator, readonly value: TypedValue }
+  | { readonly kind: 'null', readonly field: FieldModel, readonly negated: boolean }
+  /** LIKE/ILIKE with an escaped pattern: wildcards (`tea*`) and `:` (contains). */
+  | { readonly kind: 'like', readonly field: FieldModel, readonly pattern: string, readonly caseInsensitive: boolean, readonly negated: boolean }
+  | { readonly kind: 'in', readonly field: FieldModel, readonly values: readonly TypedValue[] }
+  /** Any of the fields contains the text, case-insensitively. */
+  | { readonly kind: 'search', readonly fields: readonly FieldModel[], readonly pattern: string }
+  | { readonly kind: 'similar', readonly field: FieldModel, readonly text: string }
+  | { readonly kind: 'regex', readonly field: FieldModel, readonly pattern: string }
+  | { readonly kind: 'has-key', readonly field: FieldModel, readonly key: string }
+
+/** What a caller may filter, sort and search: the restricted model the checkers are given. */
+export interface QueryModel {
+  readonly resource: string
+  readonly filterable: ReadonlyMap<string, FieldModel>
+  readonly sortable: ReadonlyMap<string, FieldModel>
+  readonly searchable: readonly FieldModel[]
+  /** pg_trgm is installed, so similar() can run. */
+  readonly trigram: boolean
+}

@@ -1,0 +1,271 @@
+// Filter syntax tree × the caller's QueryModel → CheckedFilter, or every issue found. The checker
+// is given only what the caller may filter: a hidden, unknown or non-filterable field is simply
+// not declared, so all three get the same issue, word for word. Messages never quote a value.
+import { nearest } from '../../text.js'
+import type { FieldModel } from '../../model/types.js'
+import type { QueryIssue, Span } from '../span.js'
+import type { Call, FilterNode, LiteralValue, Value } from './ast.js'
+import type { CheckedFilter, QueryModel, SqlComparator, TypedValue } from './checked.js'
+
+export const FUNCTIONS = ['in', 'search', 'similar', 'regex', 'isNull', 'now']
+
+const DURATION = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d|w)$/
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
+const INTEGER = /^-?[0-9]+$/
+const NUMBER = /^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/
+const DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/
+const TIMESTAMP = /^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:[Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)?)?$/
+const UUID = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/
+const MAX_PATTERN = 1000
+
+const TYPE_HINTS: Record<FieldModel['type'], string> = {
+  string: 'Quote text: "some text".',
+  uuid: 'Use a UUID such as "123e4567-e89b-12d3-a456-426614174000".',
+  integer: 'Use a whole number such as 42.',
+  bigint: 'Use a whole number such as 42.',
+  number: 'Use a number such as 4.5.',
+  decimal: 'Use a number such as 4.50.',
+  boolean: 'Use true or false.',
+  date: 'Quote a date as "2026-01-31".',
+  timestamp: 'Quote an ISO 8601 timestamp such as "2026-01-31T12:00:00Z", or use now() - 7d.',
+  json: 'A json field can only be tested with field:key or isNull(field).',
+}
+
+interface LiteralPart { readonly char: string, readonly wildcard: boolean }
+
+/** The characters of a literal; in quoted strings `\\` and `\*` are escapes, `*` a wildcard. */
+function parts (value: LiteralValue): LiteralPart[] {
+  const out: LiteralPart[] = []
+  const text = value.text
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (value.quoted && c === '\\' && i + 1 < text.length) {
+      out.push({ char: text[++i]!, wildcard: false })
+    } else {
+      out.push({ char: c, wildcard: c === '*' })
+    }
+  }
+  return out
+}
+
+function literalText (value: LiteralValue): string {
+  return parts(value).map((p) => p.char).join('')
+}
+
+function hasWildcard (value: LiteralValue): boolean {
+  return parts(value).some((p) => p.wildcard)
+}
+
+/** A LIKE pattern: wildcards become `%`, and `%`, `_` and `\` are escaped. */
+function likePattern (value: LiteralValue, surround: boolean): string {
+  const body = parts(value).map((p) => p.wildcard ? '%' : p.char.replace(/[\\%_]/g, (m) => '\\' + m)).join('')
+  return surround ? `%${body}%` : body
+}
+
+function validDate (text: string): boolean {
+  const m = DATE.exec(text)
+  if (m === null) return false
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])))
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])
+}
+
+function validTimestamp (text: string): boolean {
+  return TIMESTAMP.test(text) && validDate(text.slice(0, 10)) && Number.isFinite(Date.parse(text.length === 10 ? text : text.replace(' ', 'T')))
+}
+
+function inIntRange (text: string, type: 'integer' | 'bigint'): boolean {
+  const n = BigInt(text)
+  return type === 'integer' ? n >= -2147483648n && n <= 2147483647n : n >= -(2n ** 63n) && n < 2n ** 63n
+}
+
+class Checker {
+  readonly issues: QueryIssue[] = []
+  constructor (private readonly model: QueryModel) {}
+
+  #issue (code: string, message: string, at: Span, hint?: string): undefined {
+    this.issues.push({ code, message, hint, span: at })
+    return undefined
+  }
+
+  #field (name: string, at: Span): FieldModel | undefined {
+    const field = this.model.filterable.get(name)
+    if (field !== undefined) return field
+    const suggestion = nearest(name, this.model.filterable.keys())
+    return this.#issue('unknown-field', `There is no field '${name}' to filter on.`, at,
+      suggestion !== undefined ? `Did you mean '${suggestion}'?` : `Fields you can filter on: ${[...this.model.filterable.keys()].join(', ') || 'none'}.`)
+  }
+
+  /** A function argument that names a field: bare text only. */
+  #fieldArg (call: Call, index: number): FieldModel | undefined {
+    const arg = call.args[index]
+    if (arg === undefined) return this.#issue('wrong-arguments', `${call.name.text}() needs a field as argument ${index + 1}.`, call.span)
+    if (arg.kind !== 'literal' || arg.quoted) return this.#issue('wrong-arguments', `Argument ${index + 1} of ${call.name.text}() must be a field name, unquoted.`, arg.span)
+    return this.#field(arg.text, arg.span)
+  }
+
+  #duration (offset: NonNullable<Extract<Value, { kind: 'now' }>['offset']>): number | undefined {
+    const m = DURATION.exec(offset.text)
+    if (m === null) return this.#issue('invalid-duration', 'Not a duration.', offset.span, 'Use a number and a unit: 90s, 15m, 12h, 7d or 2w.')
+    return offset.sign * Number(m[1]) * UNIT_MS[m[2]!]!
+  }
+
+  #value (field: FieldModel, value: Value): TypedValue | undefined {
+    if (value.kind === 'now') {
+      if (field.type !== 'timestamp' && field.type !== 'date') {
+        return this.#issue('type-mismatch', `now() compares only with a timestamp or date field, and '${field.name}' is a ${field.type}.`, value.span, TYPE_HINTS[field.type])
+      }
+      const offsetMs = value.offset === undefined ? 0 : this.#duration(value.offset)
+      return offsetMs === undefined ? undefined : { kind: 'now', offsetMs }
+    }
+    const text = literalText(value)
+    const mismatch = (): undefined => this.#issue('type-mismatch', `The value is not a valid ${field.type} for field '${field.name}'.`, value.span,
+      DURATION.test(text) ? 'A duration goes with now(): placed_at > now() - 7d.' : TYPE_HINTS[field.type])
+    switch (field.type) {
+      case 'string': return { kind: 'value', value: text }
+      case 'uuid': return UUID.test(text) ? { kind: 'value', value: text } : mismatch()
+      case 'integer':
+      case 'bigint': return INTEGER.test(text) && inIntRange(text, field.type) ? { kind: 'value', value: text } : mismatch()
+      case 'number':
+      case 'decimal': return NUMBER.test(text) && text.length <= 100 ? { kind: 'value', value: text } : mismatch()
+      case 'boolean': return text === 'true' || text === 'false' ? { kind: 'value', value: text === 'true' } : mismatch()
+      case 'date': return validDate(text) ? { kind: 'value', value: text } : mismatch()
+      case 'timestamp': return validTimestamp(text) ? { kind: 'value', value: text } : mismatch()
+      case 'json': return mismatch()
+    }
+  }
+
+  #compare (node: Extract<FilterNode, { kind: 'compare' }>): CheckedFilter | undefined {
+    const field = this.#field(node.field.text, node.field.span)
+    if (field === undefined) return undefined
+    const { value, op } = node
+    if (value.kind === 'literal' && !value.quoted && value.text === 'null') {
+      if (op === '=' || op === '!=') return { kind: 'null', field, negated: op === '!=' }
+      return this.#issue('invalid-null', 'Only = and != compare with null.', node.span, `Write ${field.name} = null or ${field.name} != null.`)
+    }
+    if (op === ':') return this.#has(field, value, node.span)
+    if (field.type === 'json') return this.#issue('unsupported-operator', `Field '${field.name}' is json: it cannot be compared.`, node.span, TYPE_HINTS.json)
+    if (field.type === 'boolean' && op !== '=' && op !== '!=') {
+      return this.#issue('unsupported-operator', `Field '${field.name}' is a boolean: use = or !=.`, node.span)
+    }
+    if (value.kind === 'literal' && (field.type === 'string') && hasWildcard(value)) {
+      if (op !== '=' && op !== '!=') return this.#issue('unsupported-operator', 'A * wildcard works with = and != only.', node.span, 'Escape a literal star as \\* inside quotes.')
+      return { kind: 'like', field, pattern: likePattern(value, false), caseInsensitive: false, negated: op === '!=' }
+    }
+    const typed = this.#value(field, value)
+    return typed === undefined ? undefined : { kind: 'compare', field, op: (op === '!=' ? '<>' : op) as SqlComparator, value: typed }
+  }
+
+  /** `:` — presence with `*`, contains for text, key existence for json, equality otherwise. */
+  #has (field: FieldModel, value: Value, at: Span): CheckedFilter | undefined {
+    if (value.kind === 'literal' && !value.quoted && value.text === '*') return { kind: 'null', field, negated: true }
+    if (value.kind === 'literal' && field.type === 'string') {
+      return { kind: 'like', field, pattern: likePattern(value, true), caseInsensitive: true, negated: false }
+    }
+    if (field.type === 'json') {
+      if (value.kind !== 'literal') return this.#issue('type-mismatch', 'field:key needs a key name.', value.span)
+      return { kind: 'has-key', field, key: literalText(value) }
+    }
+    const typed = this.#value(field, value)
+    return typed === undefined ? undefined : { kind: 'compare', field, op: '=', value: typed }
+  }
+
+  #search (value: Value, at: Span): CheckedFilter | undefined {
+    if (value.kind !== 'literal') return this.#issue('wrong-arguments', 'search() takes text.', value.span)
+    if (this.model.searchable.length === 0) {
+      return this.#issue('not-searchable', `${this.model.resource} has no fields you can search.`, at, 'Filter on a field instead: field = value.')
+    }
+    if (literalText(value).length > MAX_PATTERN) return this.#issue('too-long', `Search text is limited to ${MAX_PATTERN} characters.`, value.span)
+    return { kind: 'search', fields: this.model.searchable, pattern: likePattern(value, true) }
+  }
+
+  #call (call: Call): CheckedFilter | undefined {
+    const name = call.name.text
+    const arity = (min: number, max: number): boolean => {
+      if (call.args.length >= min && call.args.length <= max) return true
+      this.#issue('wrong-arguments', `${name}() takes ${min === max ? min : `${min} or more`} argument${max === 1 ? '' : 's'}.`, call.span)
+      return false
+    }
+    const textArg = (index: number): string | undefined => {
+      const arg = call.args[index]
+      if (arg?.kind !== 'literal') return this.#issue('wrong-arguments', `Argument ${index + 1} of ${name}() must be text.`, arg?.span ?? call.span)
+      return literalText(arg)
+    }
+    const stringField = (field: FieldModel | undefined): FieldModel | undefined => {
+      if (field === undefined || field.type === 'string') return field
+      return this.#issue('type-mismatch', `${name}() works on text fields, and '${field.name}' is a ${field.type}.`, call.args[0]!.span)
+    }
+    switch (name) {
+      case 'search':
+        return arity(1, 1) ? this.#search(call.args[0]!, call.span) : undefined
+      case 'isNull': {
+        if (!arity(1, 1)) return undefined
+        const field = this.#fieldArg(call, 0)
+        return field === undefined ? undefined : { kind: 'null', field, negated: false }
+      }
+      case 'in': {
+        if (!arity(2, 1000)) return undefined
+        const field = this.#fieldArg(call, 0)
+        if (field === undefined) return undefined
+        if (field.type === 'json') return this.#issue('unsupported-operator', `Field '${field.name}' is json: it cannot be compared.`, call.span, TYPE_HINTS.json)
+        const values = call.args.slice(1).map((arg) => this.#value(field, arg))
+        return values.every((v) => v !== undefined) ? { kind: 'in', field, values: values as TypedValue[] } : undefined
+      }
+      case 'similar': {
+        if (!arity(2, 2)) return undefined
+        const field = stringField(this.#fieldArg(call, 0))
+        const text = textArg(1)
+        if (field === undefined || text === undefined) return undefined
+        if (!this.model.trigram) return this.#issue('unavailable', 'similar() needs the pg_trgm extension, which this database does not have.', call.name.span, 'An administrator can run: CREATE EXTENSION pg_trgm')
+        return { kind: 'similar', field, text }
+      }
+      case 'regex': {
+        if (!arity(2, 2)) return undefined
+        const field = stringField(this.#fieldArg(call, 0))
+        const pattern = textArg(1)
+        if (field === undefined || pattern === undefined) return undefined
+        if (pattern.length > MAX_PATTERN) return this.#issue('too-long', `A pattern is limited to ${MAX_PATTERN} characters.`, call.args[1]!.span)
+        try {
+          // PostgreSQL's regular expressions are close to JavaScript's; a pattern JavaScript cannot
+          // compile is refused here, and one PostgreSQL refuses still maps to invalid-filter.
+          void new RegExp(pattern)
+        } catch {
+          return this.#issue('invalid-regex', 'The regular expression is not valid.', call.args[1]!.span)
+        }
+        return { kind: 'regex', field, pattern }
+      }
+      case 'now':
+        return this.#issue('misplaced-function', 'now() is a value: compare a field with it.', call.span, 'placed_at > now() - 7d')
+      default: {
+        const suggestion = nearest(name, FUNCTIONS)
+        return this.#issue('unknown-function', `There is no function '${name}'.`, call.name.span,
+          suggestion !== undefined ? `Did you mean ${suggestion}()?` : `Functions: ${FUNCTIONS.map((f) => f + '()').join(', ')}.`)
+      }
+    }
+  }
+
+  check (node: FilterNode): CheckedFilter | undefined {
+    switch (node.kind) {
+      case 'and':
+      case 'or': {
+        const children = node.children.map((c) => this.check(c))
+        return children.every((c) => c !== undefined) ? { kind: node.kind, children: children as CheckedFilter[] } : undefined
+      }
+      case 'not': {
+        const child = this.check(node.child)
+        return child === undefined ? undefined : { kind: 'not', child }
+      }
+      case 'compare': return this.#compare(node)
+      case 'call': return this.#call(node)
+      case 'term': return this.#search(node.value, node.span)
+    }
+  }
+}
+
+export type CheckResult = { readonly ok: true, readonly filter: CheckedFilter | undefined } | { readonly ok: false, readonly issues: readonly QueryIssue[] }
+
+export function checkFilter (node: FilterNode | undefined, model: QueryModel): CheckResult {
+  if (node === undefined) return { ok: true, filter: undefined }
+  const checker = new Checker(model)
+  const filter = checker.check(node)
+  return checker.issues.length > 0 || filter === undefined ? { ok: false, issues: checker.issues } : { ok: true, filter }
+}

@@ -1,0 +1,45 @@
+// CheckedFilter → SQL condition. Every value is a bound parameter; every column is quoted and
+// qualified by its table. The text depends only on the filter's shape, never on its values.
+import { sql, type Sql } from './sql.js'
+import { qualifiedColumnOf } from './record.js'
+import type { CheckedFilter, TypedValue } from '../query/filter/checked.js'
+import type { FieldModel, ResourceModel } from '../model/types.js'
+
+function valueOf (field: FieldModel, value: TypedValue): Sql {
+  if (value.kind === 'value') return sql`${value.value}`
+  // now() is STABLE (clock_timestamp() is VOLATILE), so an index can serve placed_at > now() - 7d.
+  const instant = sql`(now() + ${`${value.offsetMs} milliseconds`}::interval)`
+  return field.type === 'date' ? sql`${instant}::date` : instant
+}
+
+export function compileFilter (model: ResourceModel, filter: CheckedFilter): Sql {
+  const column = (field: FieldModel): Sql => qualifiedColumnOf(model, field)
+  const walk = (node: CheckedFilter): Sql => {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        return sql`(${sql.join(node.children.map(walk), node.kind === 'and' ? sql` AND ` : sql` OR `)})`
+      case 'not':
+        return sql`NOT ${walk(node.child)}`
+      case 'compare':
+        return sql`${column(node.field)} ${sql.keyword(node.op)} ${valueOf(node.field, node.value)}`
+      case 'null':
+        return sql`${column(node.field)} ${sql.keyword(node.negated ? 'IS NOT NULL' : 'IS NULL')}`
+      case 'like': {
+        const like = sql`${column(node.field)} ${sql.keyword(node.caseInsensitive ? 'ILIKE' : 'LIKE')} ${node.pattern}`
+        return node.negated ? sql`NOT (${like})` : like
+      }
+      case 'in':
+        return sql`${column(node.field)} IN (${sql.join(node.values.map((v) => valueOf(node.field, v)))})`
+      case 'search':
+        return sql`(${sql.join(node.fields.map((f) => sql`${column(f)} ILIKE ${node.pattern}`), sql` OR `)})`
+      case 'similar':
+        return sql`${column(node.field)} % ${node.text}`
+      case 'regex':
+        return sql`${column(node.field)} ${sql.keyword('~')} ${node.pattern}`
+      case 'has-key':
+        return sql`${column(node.field)}::jsonb ? ${node.key}`
+    }
+  }
+  return walk(filter)
+}
