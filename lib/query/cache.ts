@@ -9,6 +9,10 @@ export class BoundedCache<V> {
     return this.#entries.size
   }
 
+  delete (key: string): void {
+    this.#entries.delete(key)
+  }
+
   getOrCreate (key: string, create: () => V): V {
     const found = this.#entries.get(key)
     if (found !== undefined) {

@@ -12,6 +12,7 @@ import type { Config } from '../../lib/config/schema.js'
 import { problemHandling } from './problems.js'
 import auth from '../auth/index.js'
 import resources from '../resources/index.js'
+import scanGuard from '../scan-guard/index.js'
 import { buildModels } from '../../lib/model/build.js'
 import { introspectModels } from '../../lib/model/introspect.js'
 import { applyMigrations } from '../../lib/db/migrations.js'
@@ -74,6 +75,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     reply.header('x-meta-version', decorator.metaVersion(request.ctx?.user?.roles ?? []))
   })
   await app.register(auth)
+  await app.register(scanGuard, config.config.scanGuard ?? {})
   await app.register(resources)
 }
 

@@ -1,0 +1,37 @@
+// The scan guard: before a list shape first runs, EXPLAIN its queries; a sequential scan of a
+// table above `seqScanRows` is refused (400 expensive-query with an index to create), or answered
+// with an X-Service-Warning (`warn`). The verdict is cached per shape for the process lifetime.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { problem } from '../../lib/problems.js'
+import { BoundedCache } from '../../lib/query/cache.js'
+import { judge, shapeKey, type Verdict } from './verdict.js'
+
+export interface ScanGuardOptions {
+  readonly mode?: 'reject' | 'warn' | 'off'
+  readonly seqScanRows?: number
+}
+
+async function scanGuard (app: FastifyInstance, options: ScanGuardOptions): Promise<void> {
+  const mode = options.mode ?? 'reject'
+  if (mode === 'off') return
+  const seqScanRows = options.seqScanRows ?? 10_000
+  const verdicts = new BoundedCache<Promise<Verdict>>(10_000)
+  app.tablegate.addListGuard(async (plan, tx) => {
+    let pending = false
+    const verdict = await verdicts.getOrCreate(shapeKey(plan), () => {
+      pending = true
+      return judge(tx, plan, seqScanRows)
+    }).catch((err: unknown) => {
+      // A failed EXPLAIN (a timeout, say) must not stick as this shape's verdict.
+      if (pending) verdicts.delete(shapeKey(plan))
+      throw err
+    })
+    if (verdict.ok) return undefined
+    const detail = `This list would read all of ${verdict.table} (about ${Math.round(verdict.rows)} rows) row by row, because no index serves its filter or order. An index would: ${verdict.suggestion}`
+    if (mode === 'reject') throw problem('expensive-query', detail, { suggestion: verdict.suggestion })
+    return `expensive query: reads all of ${verdict.table} row by row; suggested index: ${verdict.suggestion}`
+  })
+}
+
+export default fp(scanGuard, { name: 'tablegate-scan-guard', fastify: '5.x', dependencies: ['tablegate'] })

@@ -1,0 +1,123 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { freshDatabase, runSql } from '../helpers/db.js'
+import { buildApp, createUser, bearer, caller, TEST_SECRET } from '../helpers/app.js'
+import { compile } from '../../lib/sql/sql.js'
+import { compileList } from '../../lib/sql/read.js'
+import { planList, MAX_FILTER_QUERY } from '../../lib/plan/list.js'
+import { pageTokens } from '../../lib/query/page-token.js'
+import { deriveKey } from '../../lib/auth/secret.js'
+import { BoundedCache } from '../../lib/query/cache.js'
+import { callerFields, queryModel } from '../../lib/model/fields.js'
+import type { Config } from '../../lib/config/schema.js'
+
+const ROWS = 200_000
+const databaseUrl = await freshDatabase()
+await runSql(databaseUrl, `
+  CREATE TABLE big (id bigserial PRIMARY KEY, status text NOT NULL, code integer NOT NULL, title text NOT NULL);
+  INSERT INTO big (status, code, title) SELECT (ARRAY['draft', 'open', 'locked'])[1 + n % 3], n % 5000, 'Item ' || n FROM generate_series(1, ${ROWS}) AS n;
+  CREATE INDEX big_code_idx ON big (code);
+  ANALYZE big;
+  CREATE TABLE unanalyzed (id serial PRIMARY KEY, label text NOT NULL);
+  INSERT INTO unanalyzed (label) SELECT 'x' || n FROM generate_series(1, 20000) AS n;
+`)
+const resources: Config['resources'] = {
+  big: { fields: { id: { type: 'bigint', readOnly: true }, status: { type: 'string' }, code: { type: 'integer' }, title: { type: 'string', searchable: true } } },
+  unanalyzed: { fields: { id: { type: 'integer', readOnly: true }, label: { type: 'string' } } },
+}
+
+async function appWith (scanGuard: Config['scanGuard']) {
+  const app = await buildApp({ databaseUrl, resources, scanGuard })
+  if (!(await app.tablegate.users!.hasUsers())) await createUser(app, 'admin@example.com')
+  return { app, call: caller(app, await bearer(app, 'admin@example.com')) }
+}
+
+const { app, call } = await appWith(undefined)
+const list = async (query: string) => await call('GET', `/api/v1/big?${query}`)
+
+test('an unindexed filter on a large table is refused with the index to create', async () => {
+  const refused = await list(`filter=${encodeURIComponent('status = open')}`)
+  assert.equal(refused.status, 400)
+  assert.equal(refused.body.type, 'urn:service:problem:expensive-query')
+  assert.equal(refused.body.suggestion, 'CREATE INDEX ON "big" ("status", "id")')
+  assert.match(refused.body.detail, /CREATE INDEX ON "big" \("status", "id"\)/)
+  assert.match(refused.body.detail, /about 200000 rows/)
+})
+
+test('an indexed filter, and the plain list in key order, pass', async () => {
+  const indexed = await list(`filter=${encodeURIComponent('code = 42')}`)
+  assert.equal(indexed.status, 200)
+  assert.equal(indexed.body.items.length, 40)
+  assert.equal(indexed.headers['x-service-warning'], undefined)
+  assert.equal((await list('page_size=10')).status, 200)
+})
+
+test('an order by an unindexed column is refused; text search suggests a trigram index', async () => {
+  const ordered = await list('order_by=title')
+  assert.equal(ordered.status, 400)
+  assert.equal(ordered.body.suggestion, 'CREATE INDEX ON "big" ("title", "id")')
+  const searched = await list(`filter=${encodeURIComponent('search("Item 12")')}`)
+  assert.equal(searched.status, 400)
+  assert.equal(searched.body.suggestion, 'CREATE INDEX ON "big" USING gin ("title" gin_trgm_ops)')
+})
+
+test('a table never analyzed is measured by a bounded count', async () => {
+  const refused = await call('GET', `/api/v1/unanalyzed?filter=${encodeURIComponent('label = x5')}`)
+  assert.equal(refused.status, 400)
+  assert.equal(refused.body.type, 'urn:service:problem:expensive-query')
+})
+
+test('the verdict is kept per shape for the process lifetime, whatever the values', async () => {
+  await runSql(databaseUrl, 'CREATE INDEX big_status_idx ON big (status, id)')
+  try {
+    const again = await list(`filter=${encodeURIComponent('status = locked')}`)
+    assert.equal(again.status, 400, 'same shape, other value: the cached verdict stands')
+    const { call: fresh } = await appWith(undefined)
+    assert.equal((await fresh('GET', `/api/v1/big?filter=${encodeURIComponent('status = locked')}`)).status, 200, 'a new process judges again')
+  } finally {
+    await runSql(databaseUrl, 'DROP INDEX big_status_idx')
+  }
+})
+
+test('warn mode answers with X-Service-Warning; off mode says nothing', async () => {
+  const { call: warned } = await appWith({ mode: 'warn' })
+  const response = await warned('GET', `/api/v1/big?page_size=5&filter=${encodeURIComponent('status = open')}`)
+  assert.equal(response.status, 200)
+  assert.equal(response.body.items.length, 5)
+  assert.match(String(response.headers['x-service-warning']), /CREATE INDEX ON "big" \("status", "id"\)/)
+  const { call: silent } = await appWith({ mode: 'off' })
+  const quiet = await silent('GET', `/api/v1/big?page_size=5&filter=${encodeURIComponent('status = open')}`)
+  assert.equal(quiet.status, 200)
+  assert.equal(quiet.headers['x-service-warning'], undefined)
+})
+
+test('the 100th page is read by keyset: an index range scan, not an offset', async () => {
+  let token = ''
+  let tokenOfPage100 = ''
+  let ids: string[] = []
+  for (let page = 1; page <= 100; page++) {
+    tokenOfPage100 = token
+    const response = await list(`page_size=50&fields=id${token === '' ? '' : `&page_token=${encodeURIComponent(token)}`}`)
+    assert.equal(response.status, 200)
+    ids = response.body.items.map((r: { id: string }) => r.id)
+    token = response.body.next_page_token
+  }
+  assert.deepEqual([ids[0], ids.at(-1)], ['4951', '5000'])
+
+  // Plan the 100th page exactly as the route does, and ask PostgreSQL how it would run it.
+  const model = app.tablegate.models.get('big')!
+  const fields = callerFields(model)
+  const context = {
+    model, fields, query: queryModel(model, fields, true), tenant: undefined, tokens: pageTokens(deriveKey(TEST_SECRET, 'page-token')),
+    filters: new BoundedCache<never>(10), orders: new BoundedCache<never>(10), maxFilterLength: MAX_FILTER_QUERY,
+  }
+  const plan = planList({ page_size: '50', fields: 'id', page_token: tokenOfPage100 }, context)
+  const { text, values } = compile(compileList(plan))
+  const explained = (await app.tablegate.db.app.query(`EXPLAIN (FORMAT JSON) ${text}`, values)).rows[0]['QUERY PLAN'][0].Plan
+  assert.equal(explained['Node Type'], 'Limit')
+  const scan = explained.Plans[0]
+  assert.equal(scan['Node Type'], 'Index Scan')
+  assert.equal(scan['Index Name'], 'big_pkey')
+  assert.match(scan['Index Cond'], /id > /)
+  assert.ok(scan['Plan Rows'] <= ROWS)
+})
