@@ -13,7 +13,7 @@ import { checkFilter, type CheckResult } from '../lib/query/filter/checker.js'
 import { compileFilter } from '../lib/sql/filter.js'
 import { compile } from '../lib/sql/sql.js'
 import { BoundedCache } from '../lib/query/cache.js'
-import { callerFields, queryModel } from '../lib/model/fields.js'
+import { queryModel } from '../lib/model/fields.js'
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '300' } } })
 const rows = Number(values.rows)
@@ -84,7 +84,7 @@ try {
   console.log(`list, indexed filter + sort (tablegate)       ${summary(await time(runs, async () => await get(filtered)))}`)
 
   const model = app.tablegate.models.get('bench_items')!
-  const query = queryModel(model, callerFields(model), true)
+  const query = queryModel(model.name, [...model.fields.values()], true)
   const text = 'status = open AND total > 10 AND placed_at > now() - 7d'
   const cold = await time(2000, () => compile(compileFilter(model, (checkFilter(parseFilter(text), query) as Extract<CheckResult, { ok: true }>).filter!)))
   const cache = new BoundedCache<CheckResult>(2000)

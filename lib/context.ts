@@ -6,6 +6,7 @@ import type { UserStore } from './auth/users.js'
 import type { Verifier } from './auth/verifier.js'
 import type { ResourceModel } from './model/types.js'
 import type { ListGuard } from './read/execute.js'
+import type { AccessPlan } from './access/types.js'
 import type { WriteHook } from '../hooks/types.js'
 import type { WriteHooks } from '../hooks/registry.js'
 
@@ -18,6 +19,8 @@ export interface TablegateContext {
   /** The verified caller; null only on public routes (`/api/auth/*`). */
   user: CallerUser | null
   tenant: string | undefined
+  /** The caller's access to a resource, resolved once per request and resource. */
+  access (resource: string): AccessPlan
 }
 
 export interface TablegateDecorator {

@@ -29,6 +29,9 @@ export type ProblemSlug = keyof typeof PROBLEMS
 export const PROBLEM_TYPE_PREFIX = 'urn:service:problem:'
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8'
 
+/** The detail of an unknown route, also given for a resource the caller cannot see at all. */
+export const NO_ROUTE_DETAIL = 'No route matches this method and path.'
+
 /** The fixed detail of every 500: nothing about the failure reaches the caller. */
 export const INTERNAL_ERROR_DETAIL = 'The server met an unexpected condition. The error has been reported.'
 

@@ -2,8 +2,8 @@
 // filter and order_by checks, the field mask, and the page token bound to the list's shape.
 import { problem } from '../problems.js'
 import type { ResourceModel } from '../model/types.js'
-import type { CallerFields } from '../write/pipeline.js'
 import type { QueryModel } from '../query/filter/checked.js'
+import type { AccessPlan } from '../access/types.js'
 import { checkFilter, type CheckResult } from '../query/filter/checker.js'
 import { parseFilter } from '../query/filter/parser.js'
 import { parseOrderBy, type OrderResult } from '../query/order-by.js'
@@ -11,7 +11,8 @@ import { QuerySyntaxError, type QueryIssue } from '../query/span.js'
 import { parseFieldMask, parsePageSize, parseShowDeleted } from '../query/params.js'
 import type { PageTokens } from '../query/page-token.js'
 import type { BoundedCache } from '../query/cache.js'
-import type { ListPlan } from './types.js'
+import type { ListPlan, PermissionPlan } from './types.js'
+import type { CheckedFilter } from '../query/filter/checked.js'
 
 export const MAX_FILTER_QUERY = 10_000
 export const MAX_FILTER_BODY = 200_000
@@ -28,9 +29,11 @@ export interface ListInput {
 
 export interface ListContext {
   readonly model: ResourceModel
-  readonly fields: CallerFields
+  readonly access: AccessPlan
+  /** The caller's restricted model: what they may filter, sort and search. */
   readonly query: QueryModel
-  readonly tenant: string | undefined
+  /** Whether records carry `permissions` (config `rowPermissions`). */
+  readonly rowPermissions: boolean
   readonly tokens: PageTokens
   readonly filters: BoundedCache<CheckResult>
   readonly orders: BoundedCache<OrderResult>
@@ -42,6 +45,16 @@ function text (parameter: string, value: unknown): string {
   if (value === undefined) return ''
   if (typeof value === 'string') return value
   throw problem('invalid-parameter', `${parameter} must be text.`, { errors: [{ parameter, message: `${parameter} must be text.` }] })
+}
+
+/** The read rule's row filter: rows outside it do not exist for the caller. */
+export function readRows (access: AccessPlan): CheckedFilter | undefined {
+  const read = access.operations.read
+  return read.allowed ? read.rows : undefined
+}
+
+export function listPermissions (access: AccessPlan): PermissionPlan {
+  return { update: access.operations.update, delete: access.operations.delete, writable: undefined, readable: access.readable, context: access.context }
 }
 
 function parseCount (value: unknown): boolean {
@@ -56,13 +69,14 @@ function queryProblem (slug: 'invalid-filter' | 'invalid-order-by', parameter: s
 }
 
 export function planList (input: ListInput, context: ListContext): ListPlan {
-  const { model, fields, query } = context
+  const { model, access, query } = context
   const filterText = text('filter', input.filter)
   if (filterText.length > context.maxFilterLength) {
     queryProblem('invalid-filter', 'filter', [{ code: 'too-long', message: `The filter is longer than ${context.maxFilterLength} characters.`, hint: context.maxFilterLength === MAX_FILTER_QUERY ? `POST /${model.name}:search takes filters up to ${MAX_FILTER_BODY} characters.` : undefined, span: { start: context.maxFilterLength, end: filterText.length } }])
   }
   const orderText = text('order_by', input.order_by)
-  const scopeKey = `${model.name}\0${[...query.filterable.keys()].join(',')}\0`
+  // The caller's model is part of the key: callers who see other fields get other checks.
+  const scopeKey = `${model.name}\0${[...query.filterable.keys()].join(',')}\0${[...query.sortable.keys()].join(',')}\0${query.searchable.map((f) => f.name).join(',')}\0`
   const checked = context.filters.getOrCreate(scopeKey + filterText, () => {
     try {
       return checkFilter(parseFilter(filterText), query)
@@ -81,14 +95,15 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
   return {
     kind: 'list',
     model,
-    readable: fields.readable,
-    select: parseFieldMask(fields.readable, input.fields),
-    scope: { tenant: context.tenant, showDeleted },
+    readable: access.readable,
+    select: parseFieldMask(access.readable, input.fields),
+    scope: { tenant: access.context.tenant, rows: readRows(access), showDeleted },
     filter: checked.filter,
     order: ordered.order,
     after: token === '' ? undefined : context.tokens.decode(shape, token),
     pageSize: parsePageSize(input.page_size),
     count: parseCount(input.count),
     shape,
+    permissions: context.rowPermissions ? listPermissions(access) : undefined,
   }
 }

@@ -1,11 +1,23 @@
 // Plans are data: what a request will read or write, decided before any I/O.
 import type { FieldModel, ResourceModel } from '../model/types.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
+import type { OperationAccess, RuleContext } from '../access/types.js'
 
-/** Rows a caller may see: the tenant, and whether soft-deleted rows count. */
+/** Rows a caller may see: the tenant, the read rule's row filter, and whether soft-deleted rows count. */
 export interface ReadScope {
   readonly tenant: string | undefined
+  readonly rows: CheckedFilter | undefined
   readonly showDeleted: boolean
+}
+
+/** `permissions` of each record: decided in the page's own query, record checks after it. */
+export interface PermissionPlan {
+  readonly update: OperationAccess
+  readonly delete: OperationAccess
+  /** Per-field `edit`/`read` (get only): the fields the caller may write. */
+  readonly writable: readonly FieldModel[] | undefined
+  readonly readable: readonly FieldModel[]
+  readonly context: Omit<RuleContext, 'operation'>
 }
 
 export interface OrderTerm {
@@ -20,6 +32,7 @@ export interface GetPlan {
   readonly readable: readonly FieldModel[]
   readonly scope: ReadScope
   readonly key: readonly string[]
+  readonly permissions: PermissionPlan | undefined
 }
 
 export interface ListPlan {
@@ -38,4 +51,5 @@ export interface ListPlan {
   readonly count: boolean
   /** What a page token is bound to: resource, filter text, order and show_deleted. */
   readonly shape: string
+  readonly permissions: PermissionPlan | undefined
 }

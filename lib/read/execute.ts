@@ -8,6 +8,7 @@ import { withTransaction, type Tx } from '../db/transaction.js'
 import { compileCount, compileEstimate, compileGet, compileList } from '../sql/read.js'
 import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageTokens } from '../query/page-token.js'
+import { attachPermissions, needsWholeRecord } from './permissions.js'
 
 export type RecordRow = Record<string, unknown> & { etag: string }
 
@@ -30,12 +31,18 @@ export interface ListResult {
 }
 
 export async function readOne (pool: Pool, timeoutMs: number, plan: GetPlan): Promise<RecordRow> {
-  const [row] = await withTransaction(pool, { readOnly: true, timeoutMs }, async (tx) => await rows<RecordRow>(tx, compileGet(plan)))
+  // Record checks decide permissions from the whole readable record; the field mask applies after.
+  const whole = needsWholeRecord(plan.permissions)
+  const query = whole ? { ...plan, select: plan.readable } : plan
+  const [row] = await withTransaction(pool, { readOnly: true, timeoutMs }, async (tx) => await rows<RecordRow>(tx, compileGet(query)))
   if (row === undefined) throw problem('not-found', `No ${plan.model.name} has this key.`)
+  await attachPermissions([row], plan.permissions, whole ? plan.select : undefined)
   return row
 }
 
-export async function readList (pool: Pool, timeoutMs: number, plan: ListPlan, tokens: PageTokens, guards: readonly ListGuard[]): Promise<ListResult> {
+export async function readList (pool: Pool, timeoutMs: number, listPlan: ListPlan, tokens: PageTokens, guards: readonly ListGuard[]): Promise<ListResult> {
+  const whole = needsWholeRecord(listPlan.permissions)
+  const plan = whole ? { ...listPlan, select: listPlan.readable } : listPlan
   return await withTransaction(pool, { readOnly: true, timeoutMs }, async (tx) => {
     const warnings: string[] = []
     for (const guard of guards) {
@@ -51,6 +58,7 @@ export async function readList (pool: Pool, timeoutMs: number, plan: ListPlan, t
     for (const row of page) {
       for (const k of orderKeys) delete row[k]
     }
+    await attachPermissions(page, plan.permissions, whole ? listPlan.select : undefined)
     let estimate = page.length
     if (hasMore || plan.after !== undefined) {
       const [explained] = await rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(tx, compileEstimate(plan))

@@ -3,14 +3,27 @@
 import { sql, type Sql } from './sql.js'
 import { keyCondition, qualifiedColumnOf, readOf, recordSelect } from './record.js'
 import { compileFilter } from './filter.js'
-import type { GetPlan, ListPlan, OrderTerm, ReadScope } from '../plan/types.js'
+import type { GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope } from '../plan/types.js'
 import type { ResourceModel } from '../model/types.js'
+import type { OperationAccess } from '../access/types.js'
 
 export function scopeConditions (model: ResourceModel, scope: ReadScope): Sql[] {
   const conditions: Sql[] = []
   if (model.tenant !== undefined) conditions.push(sql`${sql.ident(model.tenant)} = ${scope.tenant ?? null}`)
   if (model.softDelete !== undefined && !scope.showDeleted) conditions.push(sql`${sql.ident(model.softDelete)} IS NULL`)
+  if (scope.rows !== undefined) conditions.push(compileFilter(model, scope.rows))
   return conditions
+}
+
+/** An operation's row condition as a boolean column: the database decides it for every row at once. */
+function allowedFor (model: ResourceModel, access: OperationAccess): Sql {
+  if (!access.allowed) return sql`false`
+  return access.rows === undefined ? sql`true` : sql`(${compileFilter(model, access.rows)})`
+}
+
+function permissionColumns (model: ResourceModel, permissions: PermissionPlan | undefined): Sql {
+  if (permissions === undefined) return sql.empty
+  return sql`, ${allowedFor(model, permissions.update)} AS "__can_update", ${allowedFor(model, permissions.delete)} AS "__can_delete"`
 }
 
 function where (conditions: readonly Sql[]): Sql {
@@ -18,7 +31,7 @@ function where (conditions: readonly Sql[]): Sql {
 }
 
 export function compileGet (plan: GetPlan): Sql {
-  return sql`SELECT ${recordSelect(plan.model, plan.select, plan.readable)} FROM ${plan.model.table}${where([keyCondition(plan.model, plan.key), ...scopeConditions(plan.model, plan.scope)])}`
+  return sql`SELECT ${recordSelect(plan.model, plan.select, plan.readable)}${permissionColumns(plan.model, plan.permissions)} FROM ${plan.model.table}${where([keyCondition(plan.model, plan.key), ...scopeConditions(plan.model, plan.scope)])}`
 }
 
 /**
@@ -63,7 +76,7 @@ export function compileList (plan: ListPlan): Sql {
   if (plan.after !== undefined) conditions.push(afterCondition(plan.model, plan.order, plan.after))
   const orderValues = plan.order.map((term, i) => sql`${readOf(term.field)} AS ${sql.ident(`__order_${i}`)}`)
   const orderBy = sql.join(plan.order.map((term) => sql`${qualifiedColumnOf(plan.model, term.field)} ${sql.keyword(term.direction)}`))
-  return sql`SELECT ${recordSelect(plan.model, plan.select, plan.readable)}, ${sql.join(orderValues)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy} LIMIT ${plan.pageSize + 1}`
+  return sql`SELECT ${recordSelect(plan.model, plan.select, plan.readable)}${permissionColumns(plan.model, plan.permissions)}, ${sql.join(orderValues)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy} LIMIT ${plan.pageSize + 1}`
 }
 
 /** The filtered rows without page or order: what the scan guard and the estimate look at. */

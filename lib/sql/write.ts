@@ -4,6 +4,8 @@ import { sql, type Sql } from './sql.js'
 import { columnOf, keyCondition, recordSelect } from './record.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 import type { ColumnValues } from '../write/validate-body.js'
+import type { CheckedFilter } from '../query/filter/checked.js'
+import { compileFilter } from './filter.js'
 
 export interface RecordShape {
   readonly model: ResourceModel
@@ -29,11 +31,14 @@ function versionBump (model: ResourceModel): Sql[] {
     : sql`${column} = GREATEST(clock_timestamp(), ${column} + interval '1 microsecond')`]
 }
 
-/** The stored row, locked for the rest of the transaction; soft-deleted rows included. */
-export function compileLock (shape: RecordShape, key: readonly string[], tenant: string | undefined): Sql {
+/**
+ * The stored row, locked for the rest of the transaction; soft-deleted rows included. `rows` is the
+ * caller's read filter and the operation's own: a row outside them does not exist for the write.
+ */
+export function compileLock (shape: RecordShape, key: readonly string[], tenant: string | undefined, rows: CheckedFilter | undefined): Sql {
   const { model } = shape
   const deleted = model.softDelete === undefined ? sql`false` : sql`${sql.ident(model.softDelete)} IS NOT NULL`
-  const conditions = [keyCondition(model, key), ...tenantCondition(model, tenant)]
+  const conditions = [keyCondition(model, key), ...tenantCondition(model, tenant), ...(rows === undefined ? [] : [compileFilter(model, rows)])]
   return sql`SELECT ${recordSelect(model, shape.select, shape.readable)}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${sql.join(conditions, sql` AND `)} FOR UPDATE`
 }
 
@@ -73,4 +78,9 @@ export function compileSoftDelete (shape: RecordShape, key: readonly string[], t
 export function compileDelete (shape: RecordShape, key: readonly string[], tenant: string | undefined): Sql {
   const { model } = shape
   return sql`DELETE FROM ${model.table} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape)}`
+}
+
+/** Whether the row with this key, as it now stands in the transaction, matches a filter. */
+export function compileVerify (model: ResourceModel, key: readonly string[], tenant: string | undefined, filter: CheckedFilter): Sql {
+  return sql`SELECT 1 FROM ${model.table} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant), compileFilter(model, filter)], sql` AND `)}`
 }

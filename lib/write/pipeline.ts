@@ -5,12 +5,15 @@ import { problem } from '../problems.js'
 import { rows } from '../db/query.js'
 import type { Tx } from '../db/transaction.js'
 import type { TablegateContext } from '../context.js'
-import type { FieldModel, ResourceModel } from '../model/types.js'
+import type { ResourceModel } from '../model/types.js'
 import { keyText } from '../model/keys.js'
-import { compileDelete, compileInsert, compileLock, compileSoftDelete, compileUpdate, type RecordShape } from '../sql/write.js'
+import { compileDelete, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify, type RecordShape } from '../sql/write.js'
 import { invalidRecord, validateBody, type ColumnValues, type FieldIssue } from './validate-body.js'
 import type { WriteHooks } from '../../hooks/registry.js'
 import type { RecordValues, WriteOperation } from '../../hooks/types.js'
+import type { AccessPlan, OperationAccess, RuleContext } from '../access/types.js'
+import { both, compileRowFilter } from '../access/row-filter.js'
+import type { CheckedFilter } from '../query/filter/checked.js'
 
 export interface WriteRequest {
   readonly operation: WriteOperation
@@ -21,18 +24,11 @@ export interface WriteRequest {
   readonly ifMatch?: '*' | readonly string[] | undefined
 }
 
-/** What the caller may see and set; the access feature narrows these per caller. */
-export interface CallerFields {
-  readonly readable: readonly FieldModel[]
-  readonly writable: readonly FieldModel[]
-}
-
 export interface WriteContext {
   readonly ctx: TablegateContext
-  readonly fields: CallerFields
+  /** The caller's access to this resource: required, so no write can skip it. */
+  readonly access: AccessPlan
   readonly hooks: WriteHooks
-  /** The access rule for this operation, run with the stored record (step 4). */
-  readonly authorize?: ((operation: WriteOperation, stored: RecordValues | undefined) => Promise<void>) | undefined
 }
 
 export interface WriteOutcome {
@@ -49,6 +45,10 @@ function notFound (model: ResourceModel): never {
   throw problem('not-found', `No ${model.name} has this key.`)
 }
 
+function denied (detail: string): never {
+  throw problem('access-denied', detail)
+}
+
 function checkPrecondition (operation: WriteOperation, ifMatch: WriteRequest['ifMatch'], current: string): void {
   if (ifMatch === undefined) {
     if (operation === 'update') throw problem('precondition-required', 'An update needs If-Match: send the record\'s etag (or * to overwrite any version).')
@@ -58,24 +58,41 @@ function checkPrecondition (operation: WriteOperation, ifMatch: WriteRequest['if
   throw problem('precondition-failed', 'The record has changed since that etag was read: fetch it again and retry with its current etag.')
 }
 
-async function validateWithResource (model: ResourceModel, values: ColumnValues, body: unknown, ctx: TablegateContext, operation: WriteOperation): Promise<void> {
+/** The record a write sends, as the caller sent it (JSON values, not bound parameters). */
+function recordOf (values: ColumnValues, body: unknown, filled: ReadonlyMap<string, unknown>): RecordValues {
+  const sent = (body ?? {}) as Record<string, unknown>
+  return Object.fromEntries([...values.keys()].map((f) => [f.name, f.name in sent ? sent[f.name] : filled.get(f.name) ?? f.default]))
+}
+
+async function validateWithResource (model: ResourceModel, record: RecordValues, ctx: TablegateContext, operation: WriteOperation): Promise<void> {
   if (model.validate === undefined) return
-  const record = Object.fromEntries([...values.keys()].map((f) => [f.name, (body as Record<string, unknown>)[f.name] ?? (f.hasDefault ? f.default : undefined)]))
   const issues = await model.validate(record, { user: ctx.user, tenant: ctx.tenant, operation }) as FieldIssue[] | undefined
   if (Array.isArray(issues) && issues.length > 0) {
     invalidRecord(issues.map((i) => ({ field: String(i.field), code: String(i.code ?? 'invalid'), message: String(i.message) })))
   }
 }
 
-function withoutLockColumns (row: StoredRow): RecordValues {
-  const { __deleted: _deleted, ...record } = row
-  return record
+/** Runs the operation's record-level check; a filter it returns is settled later against the row as written. */
+async function recordCheck (model: ResourceModel, access: OperationAccess & { allowed: true }, record: RecordValues, context: RuleContext): Promise<CheckedFilter | undefined> {
+  if (access.check === undefined) return undefined
+  const verdict = await access.check(record, context)
+  if (verdict === false) denied(`You may not ${context.operation} this ${model.name} record.`)
+  return verdict === true ? undefined : compileRowFilter(model, verdict.filter)
+}
+
+async function verify (tx: Tx, model: ResourceModel, key: readonly string[], tenant: string | undefined, filter: CheckedFilter | undefined): Promise<void> {
+  if (filter === undefined) return
+  const [match] = await rows(tx, compileVerify(model, key, tenant, filter))
+  if (match === undefined) denied(`The ${model.name} record as written would be outside what you may write.`)
 }
 
 export async function runWrite (request: WriteRequest, context: WriteContext, tx: Tx): Promise<WriteOutcome> {
   const { model, operation } = request
-  const { ctx, fields } = context
-  const shape: RecordShape = { model, select: fields.readable, readable: fields.readable }
+  const { ctx, access } = context
+  const allowed = access.operations[operation]
+  if (!allowed.allowed) denied(`You may not ${operation} ${model.name} records.`)
+  const ruleContext: RuleContext = { ...access.context, operation }
+  const shape: RecordShape = { model, select: access.readable, readable: access.readable }
   // 1. A tenant-scoped resource needs a caller with a tenant.
   if (model.tenant !== undefined && ctx.tenant === undefined) {
     throw problem('tenant-required', `${model.name} is kept per tenant, and this caller has no tenant.`)
@@ -87,45 +104,57 @@ export async function runWrite (request: WriteRequest, context: WriteContext, tx
   }
   // 2. The body: unknown, hidden, read-only and tenant fields refused; values checked; resource rules.
   let values: ColumnValues = new Map()
+  let sent: RecordValues = {}
   if (operation === 'create' || operation === 'update') {
-    values = validateBody(model, fields.readable, fields.writable, request.body, operation)
-    await validateWithResource(model, values, request.body, ctx, operation)
+    const checked = validateBody(model, access.readable, access.writable, request.body, operation)
+    // `.own` on create: the owner is the caller unless the body names one (which the rule then checks).
+    const owner = operation === 'create' && access.ownerField !== undefined && !checked.has(access.ownerField) ? access.ownerField : undefined
+    values = owner === undefined ? checked : new Map([...checked, [owner, ctx.user?.id ?? null]])
+    sent = recordOf(values, request.body, new Map(owner === undefined ? [] : [[owner.name, ctx.user?.id ?? null]]))
+    await validateWithResource(model, sent, ctx, operation)
   }
 
   if (operation === 'create') {
-    await context.authorize?.(operation, undefined)
+    const returned = await recordCheck(model, allowed, sent, ruleContext)
     const [created] = await rows<Record<string, unknown> & { etag: string }>(tx, compileInsert(shape, values, ctx.tenant))
     const record = created!
+    const keyParts = model.key.map((f) => String(record[f.name]))
+    await verify(tx, model, keyParts, ctx.tenant, both(allowed.rows, returned))
     const key = keyText(model, record)
     await context.hooks.run({ resource: model.name, operation, key, before: undefined, after: record, ctx }, tx)
     return { record, etag: record.etag, key }
   }
 
-  // 3. The stored row, locked; another tenant's row does not exist for this caller.
+  // 3. The stored row, locked; a row of another tenant, or outside the caller's filters, does not exist.
   const keyParts = request.key!
-  const [locked] = await rows<StoredRow>(tx, compileLock(shape, keyParts, ctx.tenant))
+  const read = access.operations.read
+  const [locked] = await rows<StoredRow>(tx, compileLock(shape, keyParts, ctx.tenant, both(read.allowed ? read.rows : undefined, allowed.rows)))
   if (locked === undefined) notFound(model)
   if (locked.__deleted && operation !== 'undelete') notFound(model)
   if (!locked.__deleted && operation === 'undelete') {
     throw problem('conflict', `This ${model.name} is not deleted, so there is nothing to undelete.`)
   }
-  const before = withoutLockColumns(locked)
-  // 4. The access rule with the stored record, then the precondition.
-  await context.authorize?.(operation, before)
+  const { __deleted: _deleted, ...before } = locked
+  // 4. The record-level rule with the stored record, then the precondition.
+  const returned = await recordCheck(model, allowed, before, ruleContext)
   checkPrecondition(operation, request.ifMatch, locked.etag)
 
-  // 5. The write, then the hooks in the same transaction.
+  // 5. The write, checked against the row as written, then the hooks in the same transaction.
   let after: RecordValues | undefined
   let record: RecordValues
   if (operation === 'update') {
     record = values.size === 0 ? before : (await rows(tx, compileUpdate(shape, keyParts, values, ctx.tenant)))[0]!
     after = record
+    await verify(tx, model, keyParts, ctx.tenant, both(allowed.rows, returned))
   } else if (operation === 'delete' && model.softDelete === undefined) {
+    // The row will be gone: a filter the check returned is settled against it before the delete.
+    await verify(tx, model, keyParts, ctx.tenant, returned)
     record = (await rows(tx, compileDelete(shape, keyParts, ctx.tenant)))[0]!
     after = undefined
   } else {
     record = (await rows(tx, compileSoftDelete(shape, keyParts, ctx.tenant, operation === 'delete')))[0]!
     after = record
+    await verify(tx, model, keyParts, ctx.tenant, returned)
   }
   const key = keyText(model, before)
   if (operation !== 'update' || values.size > 0) {

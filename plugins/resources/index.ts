@@ -3,21 +3,29 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { deriveKey } from '../../lib/auth/secret.js'
 import { pageTokens } from '../../lib/query/page-token.js'
-import { callerFields, queryModel } from '../../lib/model/fields.js'
+import { queryModel } from '../../lib/model/fields.js'
+import type { QueryModel } from '../../lib/query/filter/checked.js'
 import { BoundedCache } from '../../lib/query/cache.js'
 import type { CheckResult } from '../../lib/query/filter/checker.js'
 import type { OrderResult } from '../../lib/query/order-by.js'
 import { resourceRoutes } from './routes.js'
 
 async function resources (app: FastifyInstance): Promise<void> {
-  const { db, models, capabilities } = app.tablegate
+  const { db, models, capabilities, config } = app.tablegate
   const tokens = pageTokens(deriveKey(db.authSecret, 'page-token'))
   const filters = new BoundedCache<CheckResult>(2000)
   const orders = new BoundedCache<OrderResult>(2000)
+  const queryModels = new BoundedCache<QueryModel>(1000)
+  const rowPermissions = config.config.rowPermissions ?? true
   for (const model of models.values()) {
-    const fields = callerFields(model)
-    await app.register(resourceRoutes, { model, fields, list: { model, fields, query: queryModel(model, fields, capabilities.trigram), tokens, filters, orders } })
+    const withPermissions = rowPermissions === true || (typeof rowPermissions === 'object' && !rowPermissions.except.includes(model.name))
+    await app.register(resourceRoutes, {
+      model,
+      list: { model, tokens, filters, orders, rowPermissions: withPermissions },
+      queryModel: (access) => queryModels.getOrCreate(`${model.name}\0${access.readable.map((f) => f.name).join(',')}`,
+        () => queryModel(model.name, access.readable, capabilities.trigram)),
+    })
   }
 }
 
-export default fp(resources, { name: 'tablegate-resources', fastify: '5.x', dependencies: ['tablegate', 'tablegate-auth'] })
+export default fp(resources, { name: 'tablegate-resources', fastify: '5.x', dependencies: ['tablegate', 'tablegate-auth', 'tablegate-access'] })

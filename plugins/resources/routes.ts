@@ -5,18 +5,22 @@ import type { ResourceModel } from '../../lib/model/types.js'
 import { parseKey } from '../../lib/model/keys.js'
 import { checkKnownParameters, parseFieldMask, parseIfMatch, parsePrefer, parseShowDeleted } from '../../lib/query/params.js'
 import { readList, readOne } from '../../lib/read/execute.js'
-import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, type ListContext, type ListInput } from '../../lib/plan/list.js'
+import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, readRows, type ListContext, type ListInput } from '../../lib/plan/list.js'
+import type { AccessPlan, Operation } from '../../lib/access/types.js'
+import type { QueryModel } from '../../lib/query/filter/checked.js'
+import { NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { withTransaction } from '../../lib/db/transaction.js'
-import { runWrite, type CallerFields, type WriteRequest } from '../../lib/write/pipeline.js'
+import { runWrite, type WriteRequest } from '../../lib/write/pipeline.js'
 import { problem } from '../../lib/problems.js'
 
 type Query = Record<string, unknown>
 
 export interface ResourceRouteOptions {
   readonly model: ResourceModel
-  readonly fields: CallerFields
-  /** The list context without the per-request parts (tenant, filter length limit). */
-  readonly list: Omit<ListContext, 'tenant' | 'maxFilterLength'>
+  /** The list context without the per-caller and per-route parts. */
+  readonly list: Omit<ListContext, 'access' | 'query' | 'maxFilterLength'>
+  /** The caller's restricted query model, cached per set of readable fields. */
+  readonly queryModel: (access: AccessPlan) => QueryModel
 }
 
 const LIST_PARAMETERS = ['filter', 'order_by', 'page_size', 'page_token', 'fields', 'show_deleted', 'count']
@@ -24,7 +28,7 @@ const GET_PARAMETERS = ['fields', 'show_deleted']
 const UNDELETE_SUFFIX = ':undelete'
 
 export async function resourceRoutes (app: FastifyInstance, options: ResourceRouteOptions): Promise<void> {
-  const { model, fields } = options
+  const { model } = options
   const { config, db, hooks, listGuards } = app.tablegate
   const timeoutMs = config.statementTimeoutMs
   const collectionPath = `${config.basePath}/${model.name}`
@@ -36,8 +40,20 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     return suffix === '' ? raw : raw.slice(0, -suffix.length)
   }
 
-  const write = async (request: FastifyRequest, write: WriteRequest) =>
-    await withTransaction(db.app, { timeoutMs }, async (tx) => await runWrite(write, { ctx: request.ctx, fields, hooks }, tx))
+  // A resource the caller can do nothing with does not exist for them: the unknown-route 404.
+  const accessFor = (request: FastifyRequest, operation?: Operation): AccessPlan => {
+    const access = request.ctx.access(model.name)
+    if (!access.visible) throw problem('not-found', NO_ROUTE_DETAIL)
+    if (operation !== undefined && !access.operations[operation].allowed) {
+      throw problem('access-denied', `You may not ${operation} ${model.name} records.`)
+    }
+    return access
+  }
+
+  const write = async (request: FastifyRequest, write: WriteRequest) => {
+    const access = accessFor(request)
+    return await withTransaction(db.app, { timeoutMs }, async (tx) => await runWrite(write, { ctx: request.ctx, access, hooks }, tx))
+  }
 
   const respond = (reply: FastifyReply, status: number, outcome: { record: object, etag: string }, prefer: ReturnType<typeof parsePrefer>) => {
     reply.header('etag', outcome.etag)
@@ -46,8 +62,9 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   }
 
   const list = async (request: FastifyRequest, reply: FastifyReply, input: ListInput, maxFilterLength: number) => {
+    const access = accessFor(request, 'read')
     if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
-    const plan = planList(input, { ...options.list, tenant: request.ctx.tenant, maxFilterLength })
+    const plan = planList(input, { ...options.list, access, query: options.queryModel(access), maxFilterLength })
     const { envelope, warnings } = await readList(db.app, timeoutMs, plan, options.list.tokens, listGuards)
     if (warnings.length > 0) reply.header('x-service-warning', warnings.join(' '))
     return envelope
@@ -73,14 +90,18 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   app.get(`${collectionPath}/:key`, async (request, reply) => {
     const query = request.query as Query
     checkKnownParameters(query, GET_PARAMETERS)
+    const access = accessFor(request, 'read')
     if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
     const record = await readOne(db.app, timeoutMs, {
       kind: 'get',
       model,
-      readable: fields.readable,
-      select: parseFieldMask(fields.readable, query.fields),
-      scope: { tenant: request.ctx.tenant, showDeleted: parseShowDeleted(model, query.show_deleted) },
+      readable: access.readable,
+      select: parseFieldMask(access.readable, query.fields),
+      scope: { tenant: request.ctx.tenant, rows: readRows(access), showDeleted: parseShowDeleted(model, query.show_deleted) },
       key: parseKey(model, rawKey(request)),
+      permissions: options.list.rowPermissions
+        ? { update: access.operations.update, delete: access.operations.delete, writable: access.writable, readable: access.readable, context: access.context }
+        : undefined,
     })
     reply.header('etag', record.etag)
     return record

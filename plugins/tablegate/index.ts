@@ -11,6 +11,7 @@ import type { TablegateDecorator } from '../../lib/context.js'
 import type { Config } from '../../lib/config/schema.js'
 import { problemHandling } from './problems.js'
 import auth from '../auth/index.js'
+import access from '../access/index.js'
 import resources from '../resources/index.js'
 import scanGuard from '../scan-guard/index.js'
 import { buildModels } from '../../lib/model/build.js'
@@ -20,6 +21,11 @@ import { WriteHooks } from '../../hooks/registry.js'
 import type { ResourceModel } from '../../lib/model/types.js'
 import type { ListGuard } from '../../lib/read/execute.js'
 import { ensureTrigram } from '../../lib/db/extensions.js'
+
+// Until the access plugin fills it in (after authentication), asking for access is a bug.
+function noAccess (): never {
+  throw new Error('request.ctx.access() called before authentication')
+}
 
 async function tablegate (app: FastifyInstance, options: Config): Promise<void> {
   const config = resolveConfig(options)
@@ -68,13 +74,14 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   app.decorate('tablegate', decorator)
   app.decorateRequest('ctx', null as never)
   app.addHook('onRequest', async (request) => {
-    request.ctx = { user: null, tenant: undefined }
+    request.ctx = { user: null, tenant: undefined, access: noAccess }
   })
   problemHandling(app, config.onUnhandledError)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-meta-version', decorator.metaVersion(request.ctx?.user?.roles ?? []))
   })
   await app.register(auth)
+  await app.register(access)
   await app.register(scanGuard, config.config.scanGuard ?? {})
   await app.register(resources)
 }

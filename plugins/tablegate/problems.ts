@@ -1,7 +1,7 @@
 // problem+json for every error and for unknown routes. Unexpected errors are logged, reported to
 // `onUnhandledError`, and answered with a fixed 500 detail.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { PROBLEM_CONTENT_TYPE, problem, toProblemBody, type Problem } from '../../lib/problems.js'
+import { NO_ROUTE_DETAIL, PROBLEM_CONTENT_TYPE, problem, toProblemBody, type Problem } from '../../lib/problems.js'
 import { mapError } from '../../lib/http/error-mapping.js'
 
 export function sendProblem (request: FastifyRequest, reply: FastifyReply, p: Problem): FastifyReply {
@@ -23,5 +23,5 @@ export function problemHandling (app: FastifyInstance, onUnhandledError: ((err: 
     }
     return sendProblem(request, reply, p)
   })
-  app.setNotFoundHandler(async (request, reply) => sendProblem(request, reply, problem('not-found', 'No route matches this method and path.')))
+  app.setNotFoundHandler(async (request, reply) => sendProblem(request, reply, problem('not-found', NO_ROUTE_DETAIL)))
 }

@@ -8,7 +8,8 @@ import { planList, MAX_FILTER_QUERY } from '../../lib/plan/list.js'
 import { pageTokens } from '../../lib/query/page-token.js'
 import { deriveKey } from '../../lib/auth/secret.js'
 import { BoundedCache } from '../../lib/query/cache.js'
-import { callerFields, queryModel } from '../../lib/model/fields.js'
+import { queryModel } from '../../lib/model/fields.js'
+import { resolveAccess } from '../../lib/access/resolve.js'
 import type { Config } from '../../lib/config/schema.js'
 
 const ROWS = 200_000
@@ -106,9 +107,9 @@ test('the 100th page is read by keyset: an index range scan, not an offset', asy
 
   // Plan the 100th page exactly as the route does, and ask PostgreSQL how it would run it.
   const model = app.tablegate.models.get('big')!
-  const fields = callerFields(model)
+  const access = resolveAccess({ user: { id: 'x', roles: ['admin'] }, tenant: undefined }, model, { bundles: undefined, defaultAccess: undefined })
   const context = {
-    model, fields, query: queryModel(model, fields, true), tenant: undefined, tokens: pageTokens(deriveKey(TEST_SECRET, 'page-token')),
+    model, access, query: queryModel(model.name, access.readable, true), rowPermissions: false, tokens: pageTokens(deriveKey(TEST_SECRET, 'page-token')),
     filters: new BoundedCache<never>(10), orders: new BoundedCache<never>(10), maxFilterLength: MAX_FILTER_QUERY,
   }
   const plan = planList({ page_size: '50', fields: 'id', page_token: tokenOfPage100 }, context)

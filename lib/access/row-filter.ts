@@ -1,0 +1,63 @@
+// Row filters of access rules → CheckedFilter, the same value the query language produces, so one
+// SQL compiler serves both. A rule's filter may name any field of the resource, readable or not.
+import type { ResourceModel } from '../model/types.js'
+import type { CheckedFilter, QueryModel } from '../query/filter/checked.js'
+import { checkFilter } from '../query/filter/checker.js'
+import { parseFilter } from '../query/filter/parser.js'
+import { QuerySyntaxError } from '../query/span.js'
+import { BoundedCache } from '../query/cache.js'
+import type { FilterSpec } from './types.js'
+
+export class AccessRuleError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'AccessRuleError'
+  }
+}
+
+function fullModel (model: ResourceModel): QueryModel {
+  const fields = new Map([...model.fields.values()].map((f) => [f.name, f]))
+  return { resource: model.name, filterable: fields, sortable: fields, searchable: [], trigram: false }
+}
+
+const textFilters = new BoundedCache<CheckedFilter>(1000)
+
+function fromText (model: ResourceModel, text: string): CheckedFilter {
+  return textFilters.getOrCreate(`${model.name}\0${text}`, () => {
+    let result
+    try {
+      result = checkFilter(parseFilter(text), fullModel(model))
+    } catch (err) {
+      if (err instanceof QuerySyntaxError) throw new AccessRuleError(`access filter of ${model.name} '${text}': ${err.issue.message}`)
+      throw err
+    }
+    if (!result.ok) throw new AccessRuleError(`access filter of ${model.name} '${text}': ${result.issues.map((i) => i.message).join(' ')}`)
+    if (result.filter === undefined) throw new AccessRuleError(`access filter of ${model.name} is empty`)
+    return result.filter
+  })
+}
+
+function fromMap (model: ResourceModel, map: Readonly<Record<string, unknown>>): CheckedFilter {
+  const children: CheckedFilter[] = Object.entries(map).map(([name, value]) => {
+    const field = model.fields.get(name)
+    if (field === undefined) throw new AccessRuleError(`access filter of ${model.name} names '${name}', which is not a field`)
+    if (value === null || value === undefined) return { kind: 'null', field, negated: false }
+    if (Array.isArray(value)) return { kind: 'in', field, values: value.map((v) => ({ kind: 'value' as const, value: v as string })) }
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw new AccessRuleError(`access filter of ${model.name}: '${name}' must be a string, number, boolean, null or a list`)
+    }
+    return { kind: 'compare', field, op: '=', value: { kind: 'value', value } }
+  })
+  if (children.length === 0) throw new AccessRuleError(`access filter of ${model.name} is empty`)
+  return children.length === 1 ? children[0]! : { kind: 'and', children }
+}
+
+export function compileRowFilter (model: ResourceModel, spec: FilterSpec): CheckedFilter {
+  return typeof spec === 'string' ? fromText(model, spec) : fromMap(model, spec)
+}
+
+export function both (a: CheckedFilter | undefined, b: CheckedFilter | undefined): CheckedFilter | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  return { kind: 'and', children: [a, b] }
+}

@@ -1,0 +1,42 @@
+// Access values: rules as configured, and the AccessPlan one resolution turns them into.
+import type { FieldModel } from '../model/types.js'
+import type { CheckedFilter } from '../query/filter/checked.js'
+
+export type Operation = 'read' | 'create' | 'update' | 'delete' | 'undelete'
+export const OPERATIONS: readonly Operation[] = ['read', 'create', 'update', 'delete', 'undelete']
+
+/** What rules see of the caller. */
+export interface RuleContext {
+  readonly user: { readonly id: string, readonly roles: readonly string[] }
+  readonly tenant: string | undefined
+  readonly resource: string
+  readonly operation: Operation
+}
+
+/** An equality map (`{ owner_id: ctx.user.id }`, values bound as parameters) or AIP-160 text. */
+export type FilterSpec = Readonly<Record<string, unknown>> | string
+
+export type RecordCheck = (record: Readonly<Record<string, unknown>>, ctx: RuleContext) => boolean | { filter: FilterSpec } | Promise<boolean | { filter: FilterSpec }>
+
+export type RuleOutcome = boolean | { readonly filter: FilterSpec } | { readonly check: RecordCheck }
+
+export type Rule = boolean | readonly string[] | ((ctx: RuleContext) => RuleOutcome) | { readonly filter: FilterSpec } | { readonly check: RecordCheck }
+
+export type FieldRule = boolean | readonly string[] | ((ctx: RuleContext) => boolean)
+
+/** One operation for one caller: denied, or allowed for rows matching `rows` and records passing `check`. */
+export type OperationAccess =
+  | { readonly allowed: false }
+  | { readonly allowed: true, readonly rows: CheckedFilter | undefined, readonly check: RecordCheck | undefined }
+
+export interface AccessPlan {
+  readonly resource: string
+  /** False when the caller can do nothing with the resource: it does not exist for them. */
+  readonly visible: boolean
+  readonly operations: Readonly<Record<Operation, OperationAccess>>
+  readonly readable: readonly FieldModel[]
+  readonly writable: readonly FieldModel[]
+  /** `.own` on create: the owner field to fill with the caller's id when the body leaves it out. */
+  readonly ownerField: FieldModel | undefined
+  readonly context: Omit<RuleContext, 'operation'>
+}
