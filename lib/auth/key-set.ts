@@ -22,6 +22,8 @@ export class KeySetUnavailableError extends Error {
 export interface KeySet {
   /** The key for a token header, or undefined when no key of the set matches. */
   keyFor (header: JWTHeaderParameters): Promise<VerificationKey | undefined>
+  /** Whether a key with this `kid` is in the current set (refreshed on schedule): cached tokens ask this. */
+  holds (kid: string | undefined): Promise<boolean>
   /** How many times the key source was read (for tests and metrics). */
   readonly loads: number
 }
@@ -59,19 +61,26 @@ export function createKeySet (load: () => Promise<JWK[]>, options: KeySetOptions
     return usable.length === 1 ? usable[0] : undefined
   }
 
+  // A failed refresh is retried no sooner than `minReloadMs` later: a source that is down must
+  // not be read (and waited for) on every lookup while the last good set still verifies.
+  const refreshIfDue = async (): Promise<void> => {
+    if (jwks !== undefined && (now() - loadedAt < refreshMs || now() - attemptedAt < minReloadMs)) return
+    try {
+      await reload()
+    } catch (err) {
+      // A failed refresh keeps the last good set until the next attempt; with none, fail closed.
+      if (jwks === undefined) throw new KeySetUnavailableError(err)
+    }
+  }
+
   return {
     get loads () { return loads },
+    holds: async (kid) => {
+      await refreshIfDue()
+      return (jwks ?? []).some((k) => k.kid === kid)
+    },
     keyFor: async (header) => {
-      // A failed refresh is retried no sooner than `minReloadMs` later: a source that is down must
-      // not be read (and waited for) on every lookup while the last good set still verifies.
-      if (jwks === undefined || (now() - loadedAt >= refreshMs && now() - attemptedAt >= minReloadMs)) {
-        try {
-          await reload()
-        } catch (err) {
-          // A failed refresh keeps the last good set until the next attempt; with none, fail closed.
-          if (jwks === undefined) throw new KeySetUnavailableError(err)
-        }
-      }
+      await refreshIfDue()
       let jwk = match(header)
       if (jwk === undefined && now() - attemptedAt >= minReloadMs) {
         try {

@@ -5,6 +5,7 @@ import { errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from 'jose
 import { problem, type Problem } from '../problems.js'
 import { createKeySet, KeySetUnavailableError, type KeySet, type KeySetOptions } from './key-set.js'
 import { rolesOf } from './roles.js'
+import { BoundedCache } from '../query/cache.js'
 
 export const ASYMMETRIC_ALGORITHMS = ['EdDSA', 'Ed25519', 'ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']
 
@@ -21,6 +22,14 @@ export interface VerifierOptions {
   readonly algorithms?: readonly string[] | undefined
   readonly cache?: KeySetOptions | undefined
   readonly now?: (() => number) | undefined
+  /** How many verified tokens to remember (default 10,000; 0 turns the cache off). */
+  readonly verifiedTokens?: number | undefined
+}
+
+interface Verified {
+  readonly principal: Principal
+  readonly expiresAt: number
+  readonly kid: string | undefined
 }
 
 export interface Principal {
@@ -65,10 +74,22 @@ export function createVerifier (options: VerifierOptions): Verifier {
   const algorithms = [...(options.algorithms ?? ASYMMETRIC_ALGORITHMS)]
   const rolesClaim = options.rolesClaim ?? 'role'
 
+  // Tokens already verified, keyed by the whole token: a tampered token is another key, so it can
+  // never match. An entry lives until the token's exp and while its signing key is in the set.
+  const verified = new BoundedCache<Verified>(options.verifiedTokens ?? 10_000)
+  const remember = options.verifiedTokens !== 0
+
   const verify = async (token: string): Promise<Principal> => {
+    const hit = remember ? verified.get(token) : undefined
+    if (hit !== undefined) {
+      if (now() < hit.expiresAt && await keySet.holds(hit.kid)) return hit.principal
+      verified.delete(token)
+    }
     let payload: JWTPayload
+    let kid: string | undefined
     try {
       ({ payload } = await jwtVerify(token, async (header) => {
+        kid = header.kid
         const key = await keySet.keyFor(header)
         if (key === undefined) throw new joseErrors.JWKSNoMatchingKey()
         return key
@@ -88,10 +109,12 @@ export function createVerifier (options: VerifierOptions): Verifier {
     if (typeof payload.iat === 'number' && payload.iat * 1000 > now()) throw unauthenticated(INVALID, 'invalid_token')
     if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated(INVALID, 'invalid_token')
     const claimedTenant = options.tenantClaim === undefined ? undefined : payload[options.tenantClaim]
-    return {
+    const principal: Principal = {
       user: { id: payload.sub, roles: rolesFrom(payload[rolesClaim]) },
       tenant: options.tenant ?? (typeof claimedTenant === 'string' && claimedTenant !== '' ? claimedTenant : undefined),
     }
+    if (remember) verified.set(token, { principal, expiresAt: (payload.exp as number) * 1000, kid })
+    return principal
   }
 
   return {

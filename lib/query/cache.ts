@@ -9,6 +9,16 @@ export class BoundedCache<V> {
     return this.#entries.size
   }
 
+  get (key: string): V | undefined {
+    return this.#entries.get(key)
+  }
+
+  set (key: string, value: V): void {
+    this.#entries.delete(key)
+    this.#entries.set(key, value)
+    if (this.#entries.size > this.max) this.#entries.delete(this.#entries.keys().next().value!)
+  }
+
   delete (key: string): void {
     this.#entries.delete(key)
   }

@@ -1,0 +1,179 @@
+// `npm run bench [-- --rows 1000000 --seconds 5 --repeat 2]`: tablegate beside a hand-written
+// Fastify + pg floor, same database, same scenarios, alternating, after a warm-up. Servers run in
+// their own processes pinned to core 0, PostgreSQL to core 1; server CPU comes from /proc.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
+import { tmpdir, cpus } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import autocannon from 'autocannon'
+import pg from 'pg'
+import { startEmbedded } from '../lib/db/embedded.js'
+import { createUserStore } from '../lib/auth/users.js'
+import { roleSetup } from '../lib/auth/roles.js'
+
+const { values: args } = parseArgs({ options: {
+  rows: { type: 'string', default: '100000' },
+  seconds: { type: 'string', default: '5' },
+  connections: { type: 'string', default: '20' },
+  repeat: { type: 'string', default: '1' },
+} })
+const ROWS = Number(args.rows)
+const SECONDS = Number(args.seconds)
+const CONNECTIONS = Number(args.connections)
+const REPEAT = Number(args.repeat)
+const AUTH_SECRET = 'bench-secret-0123456789abcdef'
+const here = fileURLToPath(new URL('.', import.meta.url))
+const pinned = existsSync('/usr/bin/taskset') && cpus().length >= 2
+
+function cpuTicks (pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return Number(fields[11]) + Number(fields[12])
+}
+
+function rssMb (pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
+  return Number(line?.split(/\s+/)[1] ?? 0) / 1024
+}
+
+async function startServer (file: string, env: Record<string, string>): Promise<{ child: ChildProcess, port: number }> {
+  const command = pinned ? 'taskset' : process.execPath
+  const argv = pinned ? ['-c', '0', process.execPath, join(here, 'servers', file)] : [join(here, 'servers', file)]
+  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const match = /ready (\d+)/.exec(chunk.toString())
+      if (match !== null) resolve(Number(match[1]))
+    })
+    child.on('exit', (code) => { reject(new Error(`${file} exited with ${code}`)) })
+  })
+  return { child, port }
+}
+
+// --- database, user, token, seed ---------------------------------------------------------------
+const dataDir = mkdtempSync(join(tmpdir(), 'tablegate-bench-'))
+const embedded = process.env.BENCH_DATABASE_URL === undefined ? await startEmbedded(dataDir) : undefined
+const databaseUrl = process.env.BENCH_DATABASE_URL ?? embedded!.url
+if (embedded !== undefined && pinned) {
+  const postmaster = Number(readFileSync(join(dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0])
+  // Backends fork from the postmaster and inherit its core.
+  execFileSync('taskset', ['-a', '-p', '-c', '1', String(postmaster)], { stdio: 'ignore' })
+}
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 })
+const users = createUserStore({ pool, schema: undefined, roles: roleSetup(['admin', 'user'], 'user'), authSecret: AUTH_SECRET, issuer: 'http://localhost:5173' })
+await users.migrate()
+await users.create({ email: 'admin@example.com', password: 'correct-horse-battery' })
+const benchUser = await users.create({ email: 'bench@example.com', password: 'correct-horse-battery', role: 'user' })
+const { token } = await users.issueToken('bench@example.com', { ttlSeconds: 3600 })
+await pool.query(`CREATE TABLE bench_orders (id bigserial PRIMARY KEY, title text NOT NULL, status text NOT NULL DEFAULT 'draft',
+  total numeric(12, 2), placed_at timestamptz, owner_id text, cost numeric(12, 2), version integer NOT NULL DEFAULT 1)`)
+await pool.query(`INSERT INTO bench_orders (title, status, total, placed_at, owner_id, cost)
+  SELECT 'Order ' || n, (ARRAY['draft', 'open', 'locked'])[1 + n % 3], (n % 1000) * 1.25, timestamptz '2026-01-01' + n * interval '1 minute', $2, n % 97
+  FROM generate_series(1, $1::int) AS n`, [ROWS, benchUser.id])
+await pool.query('CREATE INDEX bench_orders_status_placed ON bench_orders (status, placed_at DESC, id DESC)')
+await pool.query('CREATE INDEX bench_orders_owner ON bench_orders (owner_id, id)')
+await pool.query('ANALYZE bench_orders')
+
+const env = { BENCH_DATABASE_URL: databaseUrl, BENCH_AUTH_SECRET: AUTH_SECRET, BENCH_OWNER: benchUser.id }
+const tablegate = await startServer('tablegate.js', env)
+const floor = await startServer('floor.js', env)
+const auth = { authorization: `Bearer ${token}` }
+
+// --- scenario inputs: the token of page 1,000, and (id, etag) pairs for patches ------------------
+async function getJson (path: string): Promise<any> {
+  const response = await fetch(`http://127.0.0.1:${tablegate.port}${path}`, { headers: auth })
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`)
+  return await response.json()
+}
+let page1000 = ''
+for (let page = 1; page < 1000; page++) page1000 = (await getJson(`/api/v1/bench_orders?page_size=50&fields=id${page1000 === '' ? '' : `&page_token=${encodeURIComponent(page1000)}`}`)).next_page_token
+// tablegate patches the first half of the rows with their etags, the floor the second half with version 1.
+const half = Math.floor(ROWS / 2)
+const etags: Array<[string, string]> = []
+let cursor = ''
+while (etags.length < half) {
+  const body = await getJson(`/api/v1/bench_orders?page_size=500&fields=id${cursor === '' ? '' : `&page_token=${encodeURIComponent(cursor)}`}`)
+  for (const item of body.items) if (etags.length < half) etags.push([item.id, item.etag])
+  cursor = body.next_page_token
+}
+let nextTablegatePatch = 0
+let nextFloorPatch = half + 1
+
+interface Side { method: 'GET' | 'POST' | 'PATCH', path: () => string, body?: string, headers?: () => Record<string, string> }
+interface Scenario { name: string, tablegate: Side, floor: Side }
+const json = { 'content-type': 'application/json' }
+const randomId = (): number => 1 + Math.floor(Math.random() * ROWS)
+const createBody = JSON.stringify({ title: 'new order', status: 'open', total: '9.99' })
+const scenarios: Scenario[] = [
+  { name: 'get by key', tablegate: { method: 'GET', path: () => `/api/v1/bench_orders/${randomId()}` }, floor: { method: 'GET', path: () => `/orders/${randomId()}` } },
+  { name: 'list page 50 by key', tablegate: { method: 'GET', path: () => '/api/v1/bench_orders?page_size=50' }, floor: { method: 'GET', path: () => '/orders' } },
+  {
+    name: 'list filter + sort',
+    tablegate: { method: 'GET', path: () => `/api/v1/bench_orders?page_size=50&filter=${encodeURIComponent('status = open')}&order_by=${encodeURIComponent('placed_at desc')}` },
+    floor: { method: 'GET', path: () => '/orders?status=open' },
+  },
+  { name: 'page 1,000 (keyset)', tablegate: { method: 'GET', path: () => `/api/v1/bench_orders?page_size=50&page_token=${encodeURIComponent(page1000)}` }, floor: { method: 'GET', path: () => '/orders?after=49950' } },
+  { name: 'create', tablegate: { method: 'POST', path: () => '/api/v1/bench_orders', body: createBody, headers: () => json }, floor: { method: 'POST', path: () => '/orders', body: createBody, headers: () => json } },
+  {
+    name: 'patch with If-Match',
+    tablegate: { method: 'PATCH', path: () => `/api/v1/bench_orders/${etags[nextTablegatePatch % etags.length]![0]}`, body: JSON.stringify({ status: 'locked' }), headers: () => ({ ...json, 'if-match': etags[nextTablegatePatch++ % etags.length]![1] }) },
+    floor: { method: 'PATCH', path: () => `/orders/${nextFloorPatch}`, body: JSON.stringify({ status: 'locked' }), headers: () => ({ ...json, 'if-match': '1', 'x-row': String(nextFloorPatch++) }) },
+  },
+]
+
+interface Measured { rps: number, p50: number, p99: number, cpuUs: number, errors: number }
+
+async function measure (server: { child: ChildProcess, port: number }, side: Side, extraHeaders: Record<string, string>, seconds: number): Promise<Measured> {
+  const before = cpuTicks(server.child.pid!)
+  const result = await autocannon({
+    url: `http://127.0.0.1:${server.port}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [{
+      method: side.method,
+      setupRequest: (request) => ({ ...request, path: side.path(), headers: { ...extraHeaders, ...side.headers?.() }, body: side.body }),
+    }],
+  })
+  const ticks = cpuTicks(server.child.pid!) - before
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUs: result.requests.total === 0 ? 0 : (ticks * 10_000) / result.requests.total,
+    errors: result.errors + result.non2xx,
+  }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
+const rows: string[] = []
+let peakRss = 0
+try {
+  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; node ${process.version}; ${ROWS} rows; ${CONNECTIONS} connections; ${SECONDS} s per run; ${REPEAT} run(s), median; ${pinned ? 'servers on core 0, PostgreSQL on core 1' : 'not pinned'}`)
+  const header = `${'scenario'.padEnd(22)}${'floor r/s'.padStart(10)}${'tg r/s'.padStart(9)}${'ratio'.padStart(7)}${'floor p50/p99'.padStart(15)}${'tg p50/p99'.padStart(13)}${'floor µs'.padStart(10)}${'tg µs'.padStart(8)}${'err'.padStart(5)}`
+  console.log(header)
+  for (const scenario of scenarios) {
+    const runs: Array<{ floor: Measured, tablegate: Measured }> = []
+    for (let r = 0; r < REPEAT; r++) {
+      await measure(floor, scenario.floor, {}, 1)
+      const f = await measure(floor, scenario.floor, {}, SECONDS)
+      await measure(tablegate, scenario.tablegate, auth, 1)
+      const t = await measure(tablegate, scenario.tablegate, auth, SECONDS)
+      peakRss = Math.max(peakRss, rssMb(tablegate.child.pid!))
+      runs.push({ floor: f, tablegate: t })
+    }
+    const pick = (side: 'floor' | 'tablegate', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
+    const line = `${scenario.name.padEnd(22)}${pick('floor', 'rps').toFixed(0).padStart(10)}${pick('tablegate', 'rps').toFixed(0).padStart(9)}${(pick('tablegate', 'rps') / pick('floor', 'rps')).toFixed(2).padStart(7)}` +
+      `${`${pick('floor', 'p50')}/${pick('floor', 'p99')} ms`.padStart(15)}${`${pick('tablegate', 'p50')}/${pick('tablegate', 'p99')} ms`.padStart(13)}` +
+      `${pick('floor', 'cpuUs').toFixed(0).padStart(10)}${pick('tablegate', 'cpuUs').toFixed(0).padStart(8)}${String(pick('floor', 'errors') + pick('tablegate', 'errors')).padStart(5)}`
+    rows.push(line)
+    console.log(line)
+  }
+  console.log(`tablegate resident memory under load: ${peakRss.toFixed(0)} MB`)
+} finally {
+  tablegate.child.kill('SIGTERM')
+  floor.child.kill('SIGTERM')
+  await pool.end()
+  await embedded?.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+}

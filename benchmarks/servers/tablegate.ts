@@ -1,0 +1,33 @@
+// tablegate as the benchmark runs it: a real bearer token, a row filter (owner = caller), a field
+// hidden from the caller, and row permissions on.
+import { createServer } from '../../lib/server.js'
+
+const app = await createServer({
+  databaseUrl: process.env.BENCH_DATABASE_URL,
+  authSecret: process.env.BENCH_AUTH_SECRET,
+  resources: {
+    bench_orders: {
+      owner: 'owner_id',
+      version: 'version',
+      fields: {
+        id: { type: 'bigint', readOnly: true, dbDefault: true },
+        title: { type: 'string', required: true },
+        status: { type: 'string' },
+        total: { type: 'decimal' },
+        placed_at: { type: 'timestamp' },
+        owner_id: { type: 'string' },
+        cost: { type: 'decimal' },
+      },
+      access: {
+        read: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
+        update: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
+        delete: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
+        fields: { cost: { read: ['admin'], write: ['admin'] } },
+      },
+    },
+  },
+})
+await app.listen({ port: 0, host: '127.0.0.1' })
+const address = app.server.address()
+process.stdout.write(`ready ${typeof address === 'object' && address !== null ? address.port : 0}\n`)
+process.on('SIGTERM', () => { void app.close().then(() => process.exit(0)) })
