@@ -171,8 +171,10 @@ try {
   }
   console.log(`tablegate resident memory under load: ${peakRss.toFixed(0)} MB`)
 } finally {
-  tablegate.child.kill('SIGTERM')
-  floor.child.kill('SIGTERM')
+  await Promise.all([tablegate.child, floor.child].map(async (child) => await new Promise((resolve) => {
+    child.once('exit', resolve)
+    child.kill('SIGTERM')
+  })))
   await pool.end()
   await embedded?.stop()
   rmSync(dataDir, { recursive: true, force: true })

@@ -4,6 +4,7 @@ import Fastify from 'fastify'
 import pg from 'pg'
 
 const pool = new pg.Pool({ connectionString: process.env.BENCH_DATABASE_URL, max: 20 })
+pool.on('error', () => {})
 const app = Fastify()
 const COLUMNS = 'id, title, status, total, placed_at, owner_id, version'
 

@@ -10,7 +10,10 @@ import { createPool, type Pool } from './pool.js'
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js'
 
 export interface Databases {
+  /** Writes: transactions with the configured statement timeout. */
   readonly app: Pool
+  /** Reads: the same database, connections read-only, so one statement is one read-only transaction. */
+  readonly read: Pool
   /** The auth store's pool: ADMIN_DATABASE_URL when given, else the app pool. */
   readonly admin: Pool
   readonly authSecret: string
@@ -46,15 +49,19 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
   } else if (authSecret === undefined) {
     throw new ConfigError('AUTH_SECRET is required when DATABASE_URL is set (it signs cookies and encrypts the signing keys)')
   }
-  const app = createPool(url, { max: options.poolMax })
-  const admin = config.adminDatabaseUrl === undefined ? app : createPool(config.adminDatabaseUrl, { max: 5, applicationName: 'tablegate-auth' })
+  const timeout = { statementTimeoutMs: config.statementTimeoutMs }
+  const app = createPool(url, { max: options.poolMax, ...timeout })
+  const read = createPool(url, { max: options.poolMax, ...timeout, readOnly: true, applicationName: 'tablegate-read' })
+  const admin = config.adminDatabaseUrl === undefined ? app : createPool(config.adminDatabaseUrl, { max: 5, applicationName: 'tablegate-auth', ...timeout })
   return {
     app,
+    read,
     admin,
     authSecret,
     embedded,
     close: async () => {
       await app.end()
+      await read.end()
       if (admin !== app) await admin.end()
       await embedded?.stop()
     },

@@ -1,4 +1,6 @@
 // pg pools. int8 and numeric stay strings (pg's default), which is also their JSON representation.
+// Settings every statement needs travel in the connection's startup packet, not per request:
+// the statement timeout always, and read-only for the pool that serves reads.
 import pg from 'pg'
 
 export type Pool = pg.Pool
@@ -7,6 +9,10 @@ export type PoolClient = pg.PoolClient
 export interface PoolOptions {
   readonly max?: number
   readonly applicationName?: string
+  /** statement_timeout of every statement on these connections. */
+  readonly statementTimeoutMs?: number
+  /** default_transaction_read_only: a single statement here is a read-only transaction. */
+  readonly readOnly?: boolean
 }
 
 export function createPool (connectionString: string, options: PoolOptions = {}): Pool {
@@ -14,6 +20,8 @@ export function createPool (connectionString: string, options: PoolOptions = {})
     connectionString,
     max: options.max ?? 20,
     application_name: options.applicationName ?? 'tablegate',
+    ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: options.statementTimeoutMs }),
+    ...(options.readOnly === true ? { options: '-c default_transaction_read_only=on' } : {}),
   })
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
   pool.on('error', () => {})

@@ -1,9 +1,11 @@
-// One transaction per unit of work: a statement timeout always, read-only for reads.
+// One transaction per unit of work. The pool's connections carry the statement timeout; a unit of
+// work that needs another one (a migration) sets its own for the transaction.
 import type { Pool, PoolClient } from './pool.js'
 
 export interface TxOptions {
   readonly readOnly?: boolean
-  readonly timeoutMs: number
+  /** A statement timeout for this transaction only, instead of the connection's. */
+  readonly timeoutMs?: number
 }
 
 export type Tx = PoolClient
@@ -13,7 +15,9 @@ export async function withTransaction<T> (pool: Pool, options: TxOptions, work: 
   let broken = false
   try {
     await client.query(options.readOnly === true ? 'BEGIN READ ONLY' : 'BEGIN')
-    await client.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.trunc(options.timeoutMs))])
+    if (options.timeoutMs !== undefined) {
+      await client.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.trunc(options.timeoutMs))])
+    }
     const result = await work(client)
     await client.query('COMMIT')
     return result

@@ -53,8 +53,11 @@ export function parseOrderBy (text: string, model: ResourceModel, query: QueryMo
     order.push({ field, direction: dir === 'desc' ? 'DESC' : 'ASC' })
   }
   if (issues.length > 0) return { ok: false, issues }
+  // The key follows the last term's direction: `placed_at desc` ends `id desc`, which the common
+  // (placed_at DESC, id DESC) index serves without a sort, and keyset pages stay one row comparison.
+  const direction = order.at(-1)?.direction ?? 'ASC'
   for (const keyField of model.key) {
-    if (!seen.has(keyField.name)) order.push({ field: keyField, direction: 'ASC' })
+    if (!seen.has(keyField.name)) order.push({ field: keyField, direction })
   }
   return { ok: true, order }
 }

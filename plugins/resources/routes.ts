@@ -30,7 +30,6 @@ const UNDELETE_SUFFIX = ':undelete'
 export async function resourceRoutes (app: FastifyInstance, options: ResourceRouteOptions): Promise<void> {
   const { model } = options
   const { config, db, hooks, listGuards } = app.tablegate
-  const timeoutMs = config.statementTimeoutMs
   const collectionPath = `${config.basePath}/${model.name}`
 
   // The key's raw URL text: the router would decode `%2C` into a `,` and break composite keys.
@@ -52,7 +51,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
 
   const write = async (request: FastifyRequest, write: WriteRequest) => {
     const access = accessFor(request)
-    return await withTransaction(db.app, { timeoutMs }, async (tx) => await runWrite(write, { ctx: request.ctx, access, hooks }, tx))
+    return await withTransaction(db.app, {}, async (tx) => await runWrite(write, { ctx: request.ctx, access, hooks }, tx))
   }
 
   const respond = (reply: FastifyReply, status: number, outcome: { record: object, etag: string }, prefer: ReturnType<typeof parsePrefer>) => {
@@ -65,7 +64,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     const access = accessFor(request, 'read')
     if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
     const plan = planList(input, { ...options.list, access, query: options.queryModel(access), maxFilterLength })
-    const { envelope, warnings } = await readList(db.app, timeoutMs, plan, options.list.tokens, listGuards)
+    const { envelope, warnings } = await readList(db.read, plan, options.list.tokens, listGuards)
     if (warnings.length > 0) reply.header('x-service-warning', warnings.join(' '))
     return envelope
   }
@@ -92,7 +91,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     checkKnownParameters(query, GET_PARAMETERS)
     const access = accessFor(request, 'read')
     if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
-    const record = await readOne(db.app, timeoutMs, {
+    const record = await readOne(db.read, {
       kind: 'get',
       model,
       readable: access.readable,

@@ -17,11 +17,11 @@ async function scanGuard (app: FastifyInstance, options: ScanGuardOptions): Prom
   if (mode === 'off') return
   const seqScanRows = options.seqScanRows ?? 10_000
   const verdicts = new BoundedCache<Promise<Verdict>>(10_000)
-  app.tablegate.addListGuard(async (plan, tx) => {
+  app.tablegate.addListGuard(async (plan, db) => {
     let pending = false
     const verdict = await verdicts.getOrCreate(shapeKey(plan), () => {
       pending = true
-      return judge(tx, plan, seqScanRows)
+      return judge(db, plan, seqScanRows)
     }).catch((err: unknown) => {
       // A failed EXPLAIN (a timeout, say) must not stick as this shape's verdict.
       if (pending) verdicts.delete(shapeKey(plan))
