@@ -18,6 +18,8 @@ const { values: args } = parseArgs({ options: {
   seconds: { type: 'string', default: '5' },
   connections: { type: 'string', default: '20' },
   repeat: { type: 'string', default: '1' },
+  only: { type: 'string' },
+  profile: { type: 'boolean', default: false },
 } })
 const ROWS = Number(args.rows)
 const SECONDS = Number(args.seconds)
@@ -37,9 +39,10 @@ function rssMb (pid: number): number {
   return Number(line?.split(/\s+/)[1] ?? 0) / 1024
 }
 
-async function startServer (file: string, env: Record<string, string>): Promise<{ child: ChildProcess, port: number }> {
+async function startServer (file: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<{ child: ChildProcess, port: number }> {
   const command = pinned ? 'taskset' : process.execPath
-  const argv = pinned ? ['-c', '0', process.execPath, join(here, 'servers', file)] : [join(here, 'servers', file)]
+  const script = [...nodeFlags, join(here, 'servers', file)]
+  const argv = pinned ? ['-c', '0', process.execPath, ...script] : script
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -76,7 +79,8 @@ await pool.query('CREATE INDEX bench_orders_owner ON bench_orders (owner_id, id)
 await pool.query('ANALYZE bench_orders')
 
 const env = { BENCH_DATABASE_URL: databaseUrl, BENCH_AUTH_SECRET: AUTH_SECRET, BENCH_OWNER: benchUser.id }
-const tablegate = await startServer('tablegate.js', env)
+// --profile: a V8 CPU profile of the tablegate server, written when it exits (open it in Chrome's DevTools).
+const tablegate = await startServer('tablegate.js', env, args.profile === true ? ['--cpu-prof', `--cpu-prof-dir=${process.cwd()}`] : [])
 const floor = await startServer('floor.js', env)
 const auth = { authorization: `Bearer ${token}` }
 
@@ -152,7 +156,7 @@ try {
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; node ${process.version}; ${ROWS} rows; ${CONNECTIONS} connections; ${SECONDS} s per run; ${REPEAT} run(s), median; ${pinned ? 'servers on core 0, PostgreSQL on core 1' : 'not pinned'}`)
   const header = `${'scenario'.padEnd(22)}${'floor r/s'.padStart(10)}${'tg r/s'.padStart(9)}${'ratio'.padStart(7)}${'floor p50/p99'.padStart(15)}${'tg p50/p99'.padStart(13)}${'floor µs'.padStart(10)}${'tg µs'.padStart(8)}${'err'.padStart(5)}`
   console.log(header)
-  for (const scenario of scenarios) {
+  for (const scenario of scenarios.filter((s) => args.only === undefined || s.name.startsWith(args.only))) {
     const runs: Array<{ floor: Measured, tablegate: Measured }> = []
     for (let r = 0; r < REPEAT; r++) {
       await measure(floor, scenario.floor, {}, 1)

@@ -14,7 +14,7 @@ export interface Databases {
   readonly app: Pool
   /** Reads: the same database, connections read-only, so one statement is one read-only transaction. */
   readonly read: Pool
-  /** The auth store's pool: ADMIN_DATABASE_URL when given, else the app pool. */
+  /** The auth store's pool: ADMIN_DATABASE_URL when given, else the application database. */
   readonly admin: Pool
   readonly authSecret: string
   readonly embedded: EmbeddedDatabase | undefined
@@ -50,9 +50,10 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
     throw new ConfigError('AUTH_SECRET is required when DATABASE_URL is set (it signs cookies and encrypts the signing keys)')
   }
   const timeout = { statementTimeoutMs: config.statementTimeoutMs }
-  const app = createPool(url, { max: options.poolMax, ...timeout })
-  const read = createPool(url, { max: options.poolMax, ...timeout, readOnly: true, applicationName: 'tablegate-read' })
-  const admin = config.adminDatabaseUrl === undefined ? app : createPool(config.adminDatabaseUrl, { max: 5, applicationName: 'tablegate-auth', ...timeout })
+  const app = createPool(url, { max: options.poolMax, ...timeout, records: true })
+  const read = createPool(url, { max: options.poolMax, ...timeout, records: true, readOnly: true, applicationName: 'tablegate-read' })
+  // The auth store has pools of its own, with pg's default parsing (its timestamps are Dates).
+  const admin = createPool(config.adminDatabaseUrl ?? url, { max: 5, applicationName: 'tablegate-auth', ...timeout })
   return {
     app,
     read,
@@ -62,7 +63,7 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
     close: async () => {
       await app.end()
       await read.end()
-      if (admin !== app) await admin.end()
+      await admin.end()
       await embedded?.stop()
     },
   }

@@ -2,6 +2,7 @@
 // Settings every statement needs travel in the connection's startup packet, not per request:
 // the statement timeout always, and read-only for the pool that serves reads.
 import pg from 'pg'
+import { recordTypes } from './types.js'
 
 export type Pool = pg.Pool
 export type PoolClient = pg.PoolClient
@@ -13,6 +14,8 @@ export interface PoolOptions {
   readonly statementTimeoutMs?: number
   /** default_transaction_read_only: a single statement here is a read-only transaction. */
   readonly readOnly?: boolean
+  /** Record connections: UTC, and values parsed as their JSON text (see types.ts). */
+  readonly records?: boolean
 }
 
 export function createPool (connectionString: string, options: PoolOptions = {}): Pool {
@@ -21,7 +24,7 @@ export function createPool (connectionString: string, options: PoolOptions = {})
     max: options.max ?? 20,
     application_name: options.applicationName ?? 'tablegate',
     ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: options.statementTimeoutMs }),
-    ...(options.readOnly === true ? { options: '-c default_transaction_read_only=on' } : {}),
+    ...(options.records === true ? { types: recordTypes, options: `-c TimeZone=UTC${options.readOnly === true ? ' -c default_transaction_read_only=on' : ''}` } : {}),
   })
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
   pool.on('error', () => {})

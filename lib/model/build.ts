@@ -27,6 +27,7 @@ function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | u
     searchable: config.searchable ?? false,
     managed,
     notNull: false,
+    columnType: undefined,
     schema: valueSchema(config),
   })
 }

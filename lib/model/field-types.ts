@@ -1,7 +1,6 @@
-// Field type → TypeBox value schema, PostgreSQL types it may sit on, and the SQL that reads a
-// column as its JSON representation (PostgreSQL's own text: no Date or float round trip).
+// Field type → TypeBox value schema, and the PostgreSQL types it may sit on. How values are read
+// (their JSON text) is the record connections' business: lib/db/types.ts.
 import { Type, type TSchema } from '@sinclair/typebox'
-import { sql, type Sql } from '../sql/sql.js'
 import type { FieldConfig } from '../config/schema.js'
 import type { FieldType } from './types.js'
 
@@ -40,19 +39,5 @@ export function valueSchema (field: FieldConfig): TSchema {
     case 'timestamp': return Type.String({ pattern: TIMESTAMP })
     case 'uuid': return Type.String({ pattern: UUID })
     case 'json': return Type.Unknown()
-  }
-}
-
-/**
- * The select expression giving a column's JSON representation: timestamps as UTC ISO 8601 with
- * all six microsecond digits, dates as YYYY-MM-DD, int8 and numeric as exact text.
- */
-export function readExpression (type: FieldType, column: Sql): Sql {
-  switch (type) {
-    case 'timestamp': return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
-    case 'date': return sql`to_char(${column}, 'YYYY-MM-DD')`
-    case 'bigint':
-    case 'decimal': return sql`${column}::text`
-    default: return column
   }
 }

@@ -58,9 +58,13 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
     }
     // Managed fields take their type from the column, so a version of either kind reads right.
     const fields = new Map([...model.fields].map(([fieldName, field]) => {
-      const notNull = columns.get(field.column)?.not_null === true
-      const type = field.managed === 'version' && version !== undefined ? (version.kind === 'integer' ? 'bigint' : 'timestamp') : field.type
-      return [fieldName, Object.freeze({ ...field, type, notNull } satisfies FieldModel)]
+      const column = columns.get(field.column)
+      const notNull = column?.not_null === true
+      // A managed version takes its column's type: an int8 version is a JSON string, an int4 one a number.
+      const type = field.managed === 'version' && version !== undefined
+        ? (version.kind === 'timestamp' ? 'timestamp' : column?.type === 'int8' ? 'bigint' : 'integer')
+        : field.type
+      return [fieldName, Object.freeze({ ...field, type, notNull, columnType: column?.type } satisfies FieldModel)]
     }))
     const key = model.key.map((k) => fields.get(k.name)!)
     checked.set(name, Object.freeze({ ...model, fields, key, version }))

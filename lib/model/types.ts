@@ -24,6 +24,8 @@ export interface FieldModel {
   readonly managed: ManagedRole | undefined
   /** The column is NOT NULL in the database (from introspection); keyset pages rely on it. */
   readonly notNull: boolean
+  /** The column's base type name (pg_type.typname, `enum` for enums), from introspection. */
+  readonly columnType: string | undefined
   /** Schema of one value of this field (body validation, and OpenAPI later). */
   readonly schema: TSchema
 }

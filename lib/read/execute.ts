@@ -9,9 +9,10 @@ import { compileCount, compileEstimate, compileGet, compileList } from '../sql/r
 import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageTokens } from '../query/page-token.js'
 import { BoundedCache } from '../query/cache.js'
-import { attachPermissions, needsWholeRecord } from './permissions.js'
+import { needsWholeRecord, permissionsOf } from './permissions.js'
+import { fetchedFields, present, type RecordValues, type Row } from '../serialize/record.js'
 
-export type RecordRow = Record<string, unknown> & { etag: string }
+export type RecordRow = RecordValues
 
 export interface ListEnvelope {
   items: RecordRow[]
@@ -47,37 +48,36 @@ async function estimate (db: Queryable, plan: ListPlan): Promise<number> {
   return found
 }
 
-export async function readOne (db: Queryable, plan: GetPlan): Promise<RecordRow> {
-  // Record checks decide permissions from the whole readable record; the field mask applies after.
-  const whole = needsWholeRecord(plan.permissions)
-  const [row] = await rows<RecordRow>(db, compileGet(whole ? { ...plan, select: plan.readable } : plan))
-  if (row === undefined) throw problem('not-found', `No ${plan.model.name} has this key.`)
-  await attachPermissions([row], plan.permissions, whole ? plan.select : undefined)
-  return row
+/** The response record: selected fields, etag, then permissions when the plan asks for them. */
+async function finish (plan: GetPlan | ListPlan, row: Row): Promise<RecordRow> {
+  const record = present(plan, row)
+  if (plan.permissions !== undefined) (record as Row).permissions = await permissionsOf(row, plan.permissions)
+  return record
 }
 
-export async function readList (db: Queryable, listPlan: ListPlan, tokens: PageTokens, guards: readonly ListGuard[]): Promise<ListResult> {
-  const whole = needsWholeRecord(listPlan.permissions)
-  const plan = whole ? { ...listPlan, select: listPlan.readable } : listPlan
+export async function readOne (db: Queryable, plan: GetPlan): Promise<RecordRow> {
+  const [row] = await rows<Row>(db, compileGet(plan, fetchedFields(plan, needsWholeRecord(plan.permissions))))
+  if (row === undefined) throw problem('not-found', `No ${plan.model.name} has this key.`)
+  return await finish(plan, row)
+}
+
+export async function readList (db: Queryable, plan: ListPlan, tokens: PageTokens, guards: readonly ListGuard[]): Promise<ListResult> {
   const warnings: string[] = []
   for (const guard of guards) {
     const warning = await guard(plan, db)
     if (warning !== undefined) warnings.push(warning)
   }
-  const found = await rows<RecordRow>(db, compileList(plan))
+  const found = await rows<Row>(db, compileList(plan, fetchedFields(plan, needsWholeRecord(plan.permissions))))
   const hasMore = found.length > plan.pageSize
   const page = hasMore ? found.slice(0, plan.pageSize) : found
-  const orderKeys = plan.order.map((_, i) => `__order_${i}`)
   const last = page[page.length - 1]
-  const nextAfter = hasMore && last !== undefined ? orderKeys.map((k) => last[k] === null ? null : String(last[k])) : undefined
-  for (const row of page) {
-    for (const k of orderKeys) delete row[k]
-  }
-  await attachPermissions(page, plan.permissions, whole ? listPlan.select : undefined)
+  const nextAfter = hasMore && last !== undefined ? plan.order.map((_, i) => { const v = last[`__order_${i}`]; return v === null ? null : String(v) }) : undefined
+  const items: RecordRow[] = []
+  for (const row of page) items.push(await finish(plan, row))
   const envelope: ListEnvelope = {
-    items: page,
+    items,
     next_page_token: nextAfter === undefined ? '' : tokens.encode(plan.shape, nextAfter),
-    total_size_estimate: hasMore || plan.after !== undefined ? Math.max(await estimate(db, plan), page.length) : page.length,
+    total_size_estimate: hasMore || plan.after !== undefined ? Math.max(await estimate(db, plan), items.length) : items.length,
   }
   if (plan.count) {
     const [counted] = await rows<{ total: number }>(db, compileCount(plan))

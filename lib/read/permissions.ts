@@ -1,11 +1,15 @@
 // `permissions` on records: the row conditions came back as `__can_update` / `__can_delete` from
-// the page's own query; record-level checks (functions) run here on the record as read.
+// the page's own query; record-level checks (functions) run here on the readable record.
 // Informational only: every write is checked again.
 import type { PermissionPlan } from '../plan/types.js'
 import type { OperationAccess } from '../access/types.js'
-import type { FieldModel } from '../model/types.js'
+import type { Row } from '../serialize/record.js'
 
-type Row = Record<string, unknown>
+/** Whether deciding permissions needs the whole readable record (a record check reads it). */
+export function needsWholeRecord (plan: PermissionPlan | undefined): boolean {
+  if (plan === undefined) return false
+  return [plan.update, plan.delete].some((access) => access.allowed && access.check !== undefined)
+}
 
 async function decide (access: OperationAccess, byRows: unknown, record: Row, plan: PermissionPlan, operation: 'update' | 'delete'): Promise<boolean> {
   if (!access.allowed || byRows !== true) return false
@@ -15,30 +19,17 @@ async function decide (access: OperationAccess, byRows: unknown, record: Row, pl
   return verdict !== false
 }
 
-/** Whether deciding permissions needs the whole readable record (a record check reads it). */
-export function needsWholeRecord (plan: PermissionPlan | undefined): boolean {
-  if (plan === undefined) return false
-  return [plan.update, plan.delete].some((access) => access.allowed && access.check !== undefined)
-}
-
-/**
- * Adds `permissions` to each row. When record checks ran on the whole readable record, `select`
- * is the caller's `fields` mask, applied afterwards.
- */
-export async function attachPermissions (rows: Row[], plan: PermissionPlan | undefined, select?: readonly FieldModel[]): Promise<void> {
-  if (plan === undefined) return
-  const masked = select === undefined ? [] : plan.readable.filter((f) => !select.includes(f)).map((f) => f.name)
-  for (const row of rows) {
-    const { __can_update: byUpdate, __can_delete: byDelete } = row
-    delete row.__can_update
-    delete row.__can_delete
-    const update = await decide(plan.update, byUpdate, row, plan, 'update')
-    const permissions: Row = { update, delete: await decide(plan.delete, byDelete, row, plan, 'delete') }
-    if (plan.writable !== undefined) {
-      const writable = new Set(plan.writable)
-      permissions.fields = Object.fromEntries(plan.readable.map((f) => [f.name, update && writable.has(f) ? 'edit' : 'read']))
-    }
-    for (const name of masked) delete row[name]
-    row.permissions = permissions
+export async function permissionsOf (row: Row, plan: PermissionPlan): Promise<Row> {
+  let readable: Row = row
+  if (needsWholeRecord(plan)) {
+    readable = {}
+    for (const f of plan.readable) readable[f.name] = row[f.name]
   }
+  const update = await decide(plan.update, row.__can_update, readable, plan, 'update')
+  const permissions: Row = { update, delete: await decide(plan.delete, row.__can_delete, readable, plan, 'delete') }
+  if (plan.writable !== undefined) {
+    const writable = new Set(plan.writable)
+    permissions.fields = Object.fromEntries(plan.readable.map((f) => [f.name, update && writable.has(f) ? 'edit' : 'read']))
+  }
+  return permissions
 }

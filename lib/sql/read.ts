@@ -1,11 +1,13 @@
 // Read plans → SQL. Pages are keyset pages: the WHERE clause starts after the previous page's last
 // row, so page N costs what page 1 costs.
 import { sql, type Sql } from './sql.js'
-import { keyCondition, qualifiedColumnOf, readOf, recordSelect } from './record.js'
+import { keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
 import { compileFilter } from './filter.js'
 import type { GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope } from '../plan/types.js'
 import type { ResourceModel } from '../model/types.js'
 import type { OperationAccess } from '../access/types.js'
+import type { FieldModel } from '../model/types.js'
+import { fetchedFields } from '../serialize/record.js'
 
 export function scopeConditions (model: ResourceModel, scope: ReadScope): Sql[] {
   const conditions: Sql[] = []
@@ -30,8 +32,9 @@ function where (conditions: readonly Sql[]): Sql {
   return conditions.length === 0 ? sql.empty : sql` WHERE ${sql.join(conditions, sql` AND `)}`
 }
 
-export function compileGet (plan: GetPlan): Sql {
-  return sql`SELECT ${recordSelect(plan.model, plan.select, plan.readable)}${permissionColumns(plan.model, plan.permissions)} FROM ${plan.model.table}${where([keyCondition(plan.model, plan.key), ...scopeConditions(plan.model, plan.scope)])}`
+/** `fetch`: the fields to read (the selected ones and what ETags and permissions need). */
+export function compileGet (plan: GetPlan, fetch: readonly FieldModel[] = fetchedFields(plan)): Sql {
+  return sql`SELECT ${recordColumns(plan.model, fetch)}${permissionColumns(plan.model, plan.permissions)} FROM ${plan.model.table}${where([keyCondition(plan.model, plan.key), ...scopeConditions(plan.model, plan.scope)])}`
 }
 
 /**
@@ -71,12 +74,12 @@ export function listConditions (plan: ListPlan): Sql[] {
 }
 
 /** The page query; it reads one row more than the page to learn whether another page follows. */
-export function compileList (plan: ListPlan): Sql {
+export function compileList (plan: ListPlan, fetch: readonly FieldModel[] = fetchedFields(plan)): Sql {
   const conditions = listConditions(plan)
   if (plan.after !== undefined) conditions.push(afterCondition(plan.model, plan.order, plan.after))
-  const orderValues = plan.order.map((term, i) => sql`${readOf(term.field)} AS ${sql.ident(`__order_${i}`)}`)
+  const orderValues = plan.order.map((term, i) => sql`${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`)
   const orderBy = sql.join(plan.order.map((term) => sql`${qualifiedColumnOf(plan.model, term.field)} ${sql.keyword(term.direction)}`))
-  return sql`SELECT ${recordSelect(plan.model, plan.select, plan.readable)}${permissionColumns(plan.model, plan.permissions)}, ${sql.join(orderValues)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy} LIMIT ${plan.pageSize + 1}`
+  return sql`SELECT ${recordColumns(plan.model, fetch)}${permissionColumns(plan.model, plan.permissions)}, ${sql.join(orderValues)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy} LIMIT ${plan.pageSize + 1}`
 }
 
 /** The filtered rows without page or order: what the scan guard and the estimate look at. */

@@ -1,20 +1,17 @@
 // Write SQL: lock, insert, update, soft delete/undelete and delete, each returning the record as
 // the caller sees it. Version columns are bumped here, so no trigger is needed.
 import { sql, type Sql } from './sql.js'
-import { columnOf, keyCondition, recordSelect } from './record.js'
-import type { FieldModel, ResourceModel } from '../model/types.js'
+import { columnOf, keyCondition, recordColumns } from './record.js'
+import type { ResourceModel } from '../model/types.js'
+import { fetchedFields, type RecordShape } from '../serialize/record.js'
 import type { ColumnValues } from '../write/validate-body.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import { compileFilter } from './filter.js'
 
-export interface RecordShape {
-  readonly model: ResourceModel
-  readonly select: readonly FieldModel[]
-  readonly readable: readonly FieldModel[]
-}
+export type { RecordShape }
 
 function returning (shape: RecordShape): Sql {
-  return sql` RETURNING ${recordSelect(shape.model, shape.select, shape.readable)}`
+  return sql` RETURNING ${recordColumns(shape.model, fetchedFields(shape))}`
 }
 
 function tenantCondition (model: ResourceModel, tenant: string | undefined): Sql[] {
@@ -39,7 +36,7 @@ export function compileLock (shape: RecordShape, key: readonly string[], tenant:
   const { model } = shape
   const deleted = model.softDelete === undefined ? sql`false` : sql`${sql.ident(model.softDelete)} IS NOT NULL`
   const conditions = [keyCondition(model, key), ...tenantCondition(model, tenant), ...(rows === undefined ? [] : [compileFilter(model, rows)])]
-  return sql`SELECT ${recordSelect(model, shape.select, shape.readable)}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${sql.join(conditions, sql` AND `)} FOR UPDATE`
+  return sql`SELECT ${recordColumns(model, fetchedFields(shape))}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${sql.join(conditions, sql` AND `)} FOR UPDATE`
 }
 
 export function compileInsert (shape: RecordShape, values: ColumnValues, tenant: string | undefined): Sql {

@@ -7,7 +7,8 @@ import type { Tx } from '../db/transaction.js'
 import type { TablegateContext } from '../context.js'
 import type { ResourceModel } from '../model/types.js'
 import { keyText } from '../model/keys.js'
-import { compileDelete, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify, type RecordShape } from '../sql/write.js'
+import { compileDelete, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
+import { etagOf, present, type RecordShape, type Row } from '../serialize/record.js'
 import { invalidRecord, validateBody, type ColumnValues, type FieldIssue } from './validate-body.js'
 import type { WriteHooks } from '../../hooks/registry.js'
 import type { RecordValues, WriteOperation } from '../../hooks/types.js'
@@ -39,7 +40,7 @@ export interface WriteOutcome {
   readonly key: string
 }
 
-type StoredRow = Record<string, unknown> & { etag: string, __deleted: boolean }
+type StoredRow = Row & { __deleted: boolean }
 
 function notFound (model: ResourceModel): never {
   throw problem('not-found', `No ${model.name} has this key.`)
@@ -116,11 +117,11 @@ export async function runWrite (request: WriteRequest, context: WriteContext, tx
 
   if (operation === 'create') {
     const returned = await recordCheck(model, allowed, sent, ruleContext)
-    const [created] = await rows<Record<string, unknown> & { etag: string }>(tx, compileInsert(shape, values, ctx.tenant))
-    const record = created!
-    const keyParts = model.key.map((f) => String(record[f.name]))
+    const [created] = await rows<Row>(tx, compileInsert(shape, values, ctx.tenant))
+    const keyParts = model.key.map((f) => String(created![f.name]))
+    const record = present(shape, created!)
     await verify(tx, model, keyParts, ctx.tenant, both(allowed.rows, returned))
-    const key = keyText(model, record)
+    const key = keyText(model, created!)
     await context.hooks.run({ resource: model.name, operation, key, before: undefined, after: record, ctx }, tx)
     return { record, etag: record.etag, key }
   }
@@ -134,29 +135,29 @@ export async function runWrite (request: WriteRequest, context: WriteContext, tx
   if (!locked.__deleted && operation === 'undelete') {
     throw problem('conflict', `This ${model.name} is not deleted, so there is nothing to undelete.`)
   }
-  const { __deleted: _deleted, ...before } = locked
+  const before = present(shape, locked)
   // 4. The record-level rule with the stored record, then the precondition.
   const returned = await recordCheck(model, allowed, before, ruleContext)
-  checkPrecondition(operation, request.ifMatch, locked.etag)
+  checkPrecondition(operation, request.ifMatch, etagOf(shape, locked))
 
   // 5. The write, checked against the row as written, then the hooks in the same transaction.
   let after: RecordValues | undefined
   let record: RecordValues
   if (operation === 'update') {
-    record = values.size === 0 ? before : (await rows(tx, compileUpdate(shape, keyParts, values, ctx.tenant)))[0]!
+    record = values.size === 0 ? before : present(shape, (await rows<Row>(tx, compileUpdate(shape, keyParts, values, ctx.tenant)))[0]!)
     after = record
     await verify(tx, model, keyParts, ctx.tenant, both(allowed.rows, returned))
   } else if (operation === 'delete' && model.softDelete === undefined) {
     // The row will be gone: a filter the check returned is settled against it before the delete.
     await verify(tx, model, keyParts, ctx.tenant, returned)
-    record = (await rows(tx, compileDelete(shape, keyParts, ctx.tenant)))[0]!
+    record = present(shape, (await rows<Row>(tx, compileDelete(shape, keyParts, ctx.tenant)))[0]!)
     after = undefined
   } else {
-    record = (await rows(tx, compileSoftDelete(shape, keyParts, ctx.tenant, operation === 'delete')))[0]!
+    record = present(shape, (await rows<Row>(tx, compileSoftDelete(shape, keyParts, ctx.tenant, operation === 'delete')))[0]!)
     after = record
     await verify(tx, model, keyParts, ctx.tenant, returned)
   }
-  const key = keyText(model, before)
+  const key = keyText(model, locked)
   if (operation !== 'update' || values.size > 0) {
     await context.hooks.run({ resource: model.name, operation, key, before, after, ctx }, tx)
   }

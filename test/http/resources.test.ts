@@ -20,7 +20,7 @@ test('create answers 201 with Location, ETag and the record in its JSON represen
   assert.match(created.body.etag, /^"[0-9a-f]{32}"$/)
   assert.deepEqual({ ...created.body, id: 'ID', etag: 'ETAG' }, {
     id: 'ID', title: 'First', status: 'draft', total: '12.50', position: 3, placed_at: '2026-01-02T03:04:05.123456Z',
-    due_on: '2026-02-01', meta: { a: [1, 2] }, code: null, deleted_at: null, version: '1', etag: 'ETAG',
+    due_on: '2026-02-01', meta: { a: [1, 2] }, code: null, deleted_at: null, version: 1, etag: 'ETAG',
   })
   assert.equal(typeof created.body.id, 'string')
 })
@@ -71,7 +71,7 @@ test('update needs If-Match: 428 without, 412 stale, * matches any; the ETag cha
   const updated = await call('PATCH', url, { payload: { title: 'Patched' }, headers: { 'if-match': created.body.etag } })
   assert.equal(updated.status, 200)
   assert.equal(updated.body.title, 'Patched')
-  assert.equal(updated.body.version, '2')
+  assert.equal(updated.body.version, 2)
   assert.notEqual(updated.body.etag, created.body.etag)
   assert.equal(updated.headers.etag, updated.body.etag)
   const stale = await call('PATCH', url, { payload: { title: 'Again' }, headers: { 'if-match': created.body.etag } })
@@ -79,7 +79,7 @@ test('update needs If-Match: 428 without, 412 stale, * matches any; the ETag cha
   assert.equal(stale.body.type, 'urn:service:problem:precondition-failed')
   const any = await call('PATCH', url, { payload: { title: 'Star' }, headers: { 'if-match': '*' } })
   assert.equal(any.status, 200)
-  assert.equal(any.body.version, '3')
+  assert.equal(any.body.version, 3)
   const minimal = await call('PATCH', url, { payload: { title: 'Quiet' }, headers: { 'if-match': any.body.etag, prefer: 'return=minimal' } })
   assert.equal(minimal.status, 204)
   assert.equal(minimal.body, undefined)

@@ -1,0 +1,59 @@
+// Rows → records as the caller sees them: the selected fields in model order, then `etag`.
+// ETags are computed here, from values as read, so lists need no extra query and PostgreSQL spends
+// nothing on them:
+// - with a version column: a hash of the resource, the key and the version's exact text;
+// - without one: a hash of the resource, the key and every field the caller may read.
+import { hash } from 'node:crypto'
+import type { FieldModel, ResourceModel } from '../model/types.js'
+
+export interface RecordShape {
+  readonly model: ResourceModel
+  /** The fields the response carries (the `fields` mask). */
+  readonly select: readonly FieldModel[]
+  /** Every field the caller may read. */
+  readonly readable: readonly FieldModel[]
+}
+
+export type Row = Record<string, unknown>
+export type RecordValues = Record<string, unknown> & { etag: string }
+
+const versionFields = new WeakMap<ResourceModel, FieldModel | null>()
+
+export function versionField (model: ResourceModel): FieldModel | undefined {
+  let field = versionFields.get(model)
+  if (field === undefined) {
+    field = [...model.fields.values()].find((f) => f.managed === 'version') ?? null
+    versionFields.set(model, field)
+  }
+  return field ?? undefined
+}
+
+/**
+ * The fields a query fetches: the selected ones, and what the ETag needs (key and version, or all
+ * readable fields); `whole` adds every readable field (record checks read them).
+ */
+export function fetchedFields (shape: RecordShape, whole = false): FieldModel[] {
+  const version = versionField(shape.model)
+  const needed = new Set<FieldModel>([...shape.select, ...shape.model.key])
+  for (const f of version !== undefined ? [version] : shape.readable) needed.add(f)
+  if (whole) for (const f of shape.readable) needed.add(f)
+  return [...shape.model.fields.values()].filter((f) => needed.has(f))
+}
+
+export function etagOf (shape: RecordShape, row: Row): string {
+  const { model } = shape
+  const version = versionField(model)
+  const parts: unknown[] = [model.name]
+  for (const f of model.key) parts.push(row[f.name])
+  if (version !== undefined) parts.push(row[version.name])
+  else for (const f of shape.readable) parts.push(row[f.name] ?? null)
+  return '"' + hash('sha256', JSON.stringify(parts), 'hex').slice(0, 32) + '"'
+}
+
+/** The record for the response: selected fields, then its etag (computed from the fetched row). */
+export function present (shape: RecordShape, row: Row): RecordValues {
+  const record: Row = {}
+  for (const f of shape.select) record[f.name] = row[f.name]
+  record.etag = etagOf(shape, row)
+  return record as RecordValues
+}
