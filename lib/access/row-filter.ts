@@ -41,7 +41,12 @@ function fromMap (model: ResourceModel, map: Readonly<Record<string, unknown>>):
   const children: CheckedFilter[] = Object.entries(map).map(([name, value]) => {
     const field = model.fields.get(name)
     if (field === undefined) throw new AccessRuleError(`access filter of ${model.name} names '${name}', which is not a field`)
-    if (value === null || value === undefined) return { kind: 'null', field, negated: false }
+    // An empty list (a caller in no team) matches no row, and so does undefined: a misspelt claim
+    // (`ctx.user.org`) must fail closed, never match every row whose column is NULL.
+    if (value === undefined || (Array.isArray(value) && value.length === 0)) {
+      return { kind: 'and', children: [{ kind: 'null', field, negated: false }, { kind: 'null', field, negated: true }] }
+    }
+    if (value === null) return { kind: 'null', field, negated: false }
     if (Array.isArray(value)) return { kind: 'in', field, values: value.map((v) => ({ kind: 'value' as const, value: v as string })) }
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
       throw new AccessRuleError(`access filter of ${model.name}: '${name}' must be a string, number, boolean, null or a list`)

@@ -5,6 +5,8 @@ import { Type, type Static } from '@sinclair/typebox'
 const Fn = Type.Function([Type.Any(), Type.Any()], Type.Any())
 const RoleList = Type.Array(Type.String())
 const Rule = Type.Union([Type.Boolean(), RoleList, Fn, Type.Object({ filter: Type.Any() }), Type.Object({ check: Fn })])
+/** Field rules decide read or write for the whole field: no row filters, no record checks. */
+const FieldRule = Type.Union([Type.Boolean(), RoleList, Fn])
 
 const FieldType = Type.Union([
   Type.Literal('string'), Type.Literal('integer'), Type.Literal('bigint'), Type.Literal('number'), Type.Literal('decimal'),
@@ -46,8 +48,8 @@ export const ResourceSchema = Type.Object({
     delete: Type.Optional(Rule),
     undelete: Type.Optional(Rule),
     fields: Type.Optional(Type.Record(Type.String(), Type.Object({
-      read: Type.Optional(Rule),
-      write: Type.Optional(Rule),
+      read: Type.Optional(FieldRule),
+      write: Type.Optional(FieldRule),
     }, { additionalProperties: false }))),
   }, { additionalProperties: false })),
 }, { additionalProperties: false })

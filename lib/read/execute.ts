@@ -51,7 +51,7 @@ async function estimate (db: Queryable, plan: ListPlan): Promise<number> {
 /** The response record: selected fields, etag, then permissions when the plan asks for them. */
 async function finish (plan: GetPlan | ListPlan, row: Row): Promise<RecordRow> {
   const record = present(plan, row)
-  if (plan.permissions !== undefined) (record as Row).permissions = await permissionsOf(row, plan.permissions)
+  if (plan.permissions !== undefined) (record as Row).permissions = await permissionsOf(plan.model, row, plan.permissions)
   return record
 }
 

@@ -3,9 +3,10 @@
 // Informational only: every write is checked again.
 import type { PermissionPlan } from '../plan/types.js'
 import type { OperationAccess } from '../access/types.js'
-import type { Row } from '../serialize/record.js'
+import { storedRecord, type Row } from '../serialize/record.js'
+import type { ResourceModel } from '../model/types.js'
 
-/** Whether deciding permissions needs the whole readable record (a record check reads it). */
+/** Whether deciding permissions needs the whole stored record (a record check reads it). */
 export function needsWholeRecord (plan: PermissionPlan | undefined): boolean {
   if (plan === undefined) return false
   return [plan.update, plan.delete].some((access) => access.allowed && access.check !== undefined)
@@ -19,14 +20,10 @@ async function decide (access: OperationAccess, byRows: unknown, record: Row, pl
   return verdict !== false
 }
 
-export async function permissionsOf (row: Row, plan: PermissionPlan): Promise<Row> {
-  let readable: Row = row
-  if (needsWholeRecord(plan)) {
-    readable = {}
-    for (const f of plan.readable) readable[f.name] = row[f.name]
-  }
-  const update = await decide(plan.update, row.__can_update, readable, plan, 'update')
-  const permissions: Row = { update, delete: await decide(plan.delete, row.__can_delete, readable, plan, 'delete') }
+export async function permissionsOf (model: ResourceModel, row: Row, plan: PermissionPlan): Promise<Row> {
+  const stored = needsWholeRecord(plan) ? storedRecord(model, row) : row
+  const update = await decide(plan.update, row.__can_update, stored, plan, 'update')
+  const permissions: Row = { update, delete: await decide(plan.delete, row.__can_delete, stored, plan, 'delete') }
   if (plan.writable !== undefined) {
     const writable = new Set(plan.writable)
     permissions.fields = Object.fromEntries(plan.readable.map((f) => [f.name, update && writable.has(f) ? 'edit' : 'read']))

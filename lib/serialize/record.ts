@@ -30,14 +30,22 @@ export function versionField (model: ResourceModel): FieldModel | undefined {
 
 /**
  * The fields a query fetches: the selected ones, and what the ETag needs (key and version, or all
- * readable fields); `whole` adds every readable field (record checks read them).
+ * readable fields). `stored` fetches every field: record checks judge the stored record, hidden
+ * fields included, though only the readable projection ever leaves the server.
  */
-export function fetchedFields (shape: RecordShape, whole = false): FieldModel[] {
+export function fetchedFields (shape: RecordShape, stored = false): FieldModel[] {
+  if (stored) return [...shape.model.fields.values()]
   const version = versionField(shape.model)
   const needed = new Set<FieldModel>([...shape.select, ...shape.model.key])
   for (const f of version !== undefined ? [version] : shape.readable) needed.add(f)
-  if (whole) for (const f of shape.readable) needed.add(f)
   return [...shape.model.fields.values()].filter((f) => needed.has(f))
+}
+
+/** The stored record a record check judges: every fetched field, none of the query's helper columns. */
+export function storedRecord (model: ResourceModel, row: Row): Row {
+  const record: Row = {}
+  for (const f of model.fields.values()) if (f.name in row) record[f.name] = row[f.name]
+  return record
 }
 
 export function etagOf (shape: RecordShape, row: Row): string {

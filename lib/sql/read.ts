@@ -25,7 +25,9 @@ function allowedFor (model: ResourceModel, access: OperationAccess): Sql {
 
 function permissionColumns (model: ResourceModel, permissions: PermissionPlan | undefined): Sql {
   if (permissions === undefined) return sql.empty
-  return sql`, ${allowedFor(model, permissions.update)} AS "__can_update", ${allowedFor(model, permissions.delete)} AS "__can_delete"`
+  // A soft-deleted record can be neither updated nor deleted (both are 404), only undeleted.
+  const live = model.softDelete === undefined ? sql.empty : sql` AND ${sql.ident(model.softDelete)} IS NULL`
+  return sql`, (${allowedFor(model, permissions.update)}${live}) AS "__can_update", (${allowedFor(model, permissions.delete)}${live}) AS "__can_delete"`
 }
 
 function where (conditions: readonly Sql[]): Sql {

@@ -31,12 +31,13 @@ function versionBump (model: ResourceModel): Sql[] {
 /**
  * The stored row, locked for the rest of the transaction; soft-deleted rows included. `rows` is the
  * caller's read filter and the operation's own: a row outside them does not exist for the write.
+ * `stored` fetches every field, for a record check.
  */
-export function compileLock (shape: RecordShape, key: readonly string[], tenant: string | undefined, rows: CheckedFilter | undefined): Sql {
+export function compileLock (shape: RecordShape, key: readonly string[], tenant: string | undefined, rows: CheckedFilter | undefined, stored: boolean): Sql {
   const { model } = shape
   const deleted = model.softDelete === undefined ? sql`false` : sql`${sql.ident(model.softDelete)} IS NOT NULL`
   const conditions = [keyCondition(model, key), ...tenantCondition(model, tenant), ...(rows === undefined ? [] : [compileFilter(model, rows)])]
-  return sql`SELECT ${recordColumns(model, fetchedFields(shape))}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${sql.join(conditions, sql` AND `)} FOR UPDATE`
+  return sql`SELECT ${recordColumns(model, fetchedFields(shape, stored))}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${sql.join(conditions, sql` AND `)} FOR UPDATE`
 }
 
 export function compileInsert (shape: RecordShape, values: ColumnValues, tenant: string | undefined): Sql {

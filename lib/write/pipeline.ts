@@ -8,7 +8,7 @@ import type { TablegateContext } from '../context.js'
 import type { ResourceModel } from '../model/types.js'
 import { keyText } from '../model/keys.js'
 import { compileDelete, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
-import { etagOf, present, type RecordShape, type Row } from '../serialize/record.js'
+import { etagOf, present, storedRecord, type RecordShape, type Row } from '../serialize/record.js'
 import { invalidRecord, validateBody, type ColumnValues, type FieldIssue } from './validate-body.js'
 import type { WriteHooks } from '../../hooks/registry.js'
 import type { RecordValues, WriteOperation } from '../../hooks/types.js'
@@ -129,15 +129,15 @@ export async function runWrite (request: WriteRequest, context: WriteContext, tx
   // 3. The stored row, locked; a row of another tenant, or outside the caller's filters, does not exist.
   const keyParts = request.key!
   const read = access.operations.read
-  const [locked] = await rows<StoredRow>(tx, compileLock(shape, keyParts, ctx.tenant, both(read.allowed ? read.rows : undefined, allowed.rows)))
+  const [locked] = await rows<StoredRow>(tx, compileLock(shape, keyParts, ctx.tenant, both(read.allowed ? read.rows : undefined, allowed.rows), allowed.check !== undefined))
   if (locked === undefined) notFound(model)
   if (locked.__deleted && operation !== 'undelete') notFound(model)
   if (!locked.__deleted && operation === 'undelete') {
     throw problem('conflict', `This ${model.name} is not deleted, so there is nothing to undelete.`)
   }
   const before = present(shape, locked)
-  // 4. The record-level rule with the stored record, then the precondition.
-  const returned = await recordCheck(model, allowed, before, ruleContext)
+  // 4. The record-level rule with the stored record (hidden fields included), then the precondition.
+  const returned = await recordCheck(model, allowed, storedRecord(model, locked), ruleContext)
   checkPrecondition(operation, request.ifMatch, etagOf(shape, locked))
 
   // 5. The write, checked against the row as written, then the hooks in the same transaction.

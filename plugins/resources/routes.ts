@@ -49,8 +49,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     return access
   }
 
-  const write = async (request: FastifyRequest, write: WriteRequest) => {
-    const access = accessFor(request)
+  const write = async (request: FastifyRequest, access: AccessPlan, write: WriteRequest) => {
     return await withTransaction(db.app, {}, async (tx) => await runWrite(write, { ctx: request.ctx, access, hooks }, tx))
   }
 
@@ -60,8 +59,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     return reply.code(status).send(outcome.record)
   }
 
-  const list = async (request: FastifyRequest, reply: FastifyReply, input: ListInput, maxFilterLength: number) => {
-    const access = accessFor(request, 'read')
+  const list = async (request: FastifyRequest, reply: FastifyReply, access: AccessPlan, input: ListInput, maxFilterLength: number) => {
     if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
     const plan = planList(input, { ...options.list, access, query: options.queryModel(access), maxFilterLength })
     const { envelope, warnings } = await readList(db.read, plan, options.list.tokens, listGuards)
@@ -70,26 +68,28 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   }
 
   app.get(collectionPath, async (request, reply) => {
+    const access = accessFor(request, 'read')
     const query = request.query as Query
     checkKnownParameters(query, LIST_PARAMETERS)
-    return await list(request, reply, query, MAX_FILTER_QUERY)
+    return await list(request, reply, access, query, MAX_FILTER_QUERY)
   })
 
   // The same parameters in a JSON body: long filters, and `fields` as an array.
   app.post(`${collectionPath.replace(/:/g, '::')}::search`, async (request, reply) => {
+    const access = accessFor(request, 'read')
     checkKnownParameters(request.query as Query, [])
     const body = request.body ?? {}
     if (typeof body !== 'object' || Array.isArray(body)) {
       throw problem('invalid-parameter', 'The body of :search is a JSON object of list parameters.', { errors: [{ parameter: 'body', message: 'must be a JSON object' }] })
     }
     checkKnownParameters(body as Query, LIST_PARAMETERS)
-    return await list(request, reply, body as ListInput, MAX_FILTER_BODY)
+    return await list(request, reply, access, body as ListInput, MAX_FILTER_BODY)
   })
 
   app.get(`${collectionPath}/:key`, async (request, reply) => {
+    const access = accessFor(request, 'read')
     const query = request.query as Query
     checkKnownParameters(query, GET_PARAMETERS)
-    const access = accessFor(request, 'read')
     if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
     const record = await readOne(db.read, {
       kind: 'get',
@@ -107,29 +107,33 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   })
 
   app.post(collectionPath, async (request, reply) => {
+    const access = accessFor(request)
     checkKnownParameters(request.query as Query, [])
-    const outcome = await write(request, { operation: 'create', model, body: request.body })
+    const outcome = await write(request, access, { operation: 'create', model, body: request.body })
     reply.header('location', `${collectionPath}/${outcome.key}`)
     return respond(reply, 201, outcome, parsePrefer(request.headers.prefer))
   })
 
   app.patch(`${collectionPath}/:key`, async (request, reply) => {
+    const access = accessFor(request)
     checkKnownParameters(request.query as Query, [])
-    const outcome = await write(request, { operation: 'update', model, key: parseKey(model, rawKey(request)), body: request.body, ifMatch: parseIfMatch(request.headers['if-match']) })
+    const outcome = await write(request, access, { operation: 'update', model, key: parseKey(model, rawKey(request)), body: request.body, ifMatch: parseIfMatch(request.headers['if-match']) })
     return respond(reply, 200, outcome, parsePrefer(request.headers.prefer))
   })
 
   app.delete(`${collectionPath}/:key`, async (request, reply) => {
+    const access = accessFor(request)
     checkKnownParameters(request.query as Query, [])
-    const outcome = await write(request, { operation: 'delete', model, key: parseKey(model, rawKey(request)), ifMatch: parseIfMatch(request.headers['if-match']) })
+    const outcome = await write(request, access, { operation: 'delete', model, key: parseKey(model, rawKey(request)), ifMatch: parseIfMatch(request.headers['if-match']) })
     if (parsePrefer(request.headers.prefer) !== 'representation') return reply.code(204).send()
     return reply.code(200).send(outcome.record)
   })
 
   app.post(`${collectionPath}/:key`, async (request, reply) => {
+    if (!rawKey(request).endsWith(UNDELETE_SUFFIX)) throw problem('not-found', NO_ROUTE_DETAIL)
+    const access = accessFor(request)
     checkKnownParameters(request.query as Query, [])
-    if (!rawKey(request).endsWith(UNDELETE_SUFFIX)) throw problem('not-found', 'No route matches this method and path.')
-    const outcome = await write(request, { operation: 'undelete', model, key: parseKey(model, rawKey(request, UNDELETE_SUFFIX)), ifMatch: parseIfMatch(request.headers['if-match']) })
+    const outcome = await write(request, access, { operation: 'undelete', model, key: parseKey(model, rawKey(request, UNDELETE_SUFFIX)), ifMatch: parseIfMatch(request.headers['if-match']) })
     reply.header('etag', outcome.etag)
     return outcome.record
   })
