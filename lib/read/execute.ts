@@ -9,7 +9,7 @@ import { compileCount, compileEstimate, compileGet, compileList } from '../sql/r
 import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageTokens } from '../query/page-token.js'
 import { BoundedCache } from '../query/cache.js'
-import { needsWholeRecord, permissionsOf } from './permissions.js'
+import { needsWholeRecord, permissionsByRows, permissionsOf } from './permissions.js'
 import { fetchedFields, present, type RecordValues, type Row } from '../serialize/record.js'
 
 export type RecordRow = RecordValues
@@ -73,7 +73,15 @@ export async function readList (db: Queryable, plan: ListPlan, tokens: PageToken
   const last = page[page.length - 1]
   const nextAfter = hasMore && last !== undefined ? plan.order.map((_, i) => { const v = last[`__order_${i}`]; return v === null ? null : String(v) }) : undefined
   const items: RecordRow[] = []
-  for (const row of page) items.push(await finish(plan, row))
+  if (plan.permissions !== undefined && !needsWholeRecord(plan.permissions)) {
+    for (const row of page) {
+      const record = present(plan, row)
+      ;(record as Row).permissions = permissionsByRows(row, plan.permissions)
+      items.push(record)
+    }
+  } else {
+    for (const row of page) items.push(await finish(plan, row))
+  }
   const envelope: ListEnvelope = {
     items,
     next_page_token: nextAfter === undefined ? '' : tokens.encode(plan.shape, nextAfter),

@@ -20,13 +20,23 @@ async function decide (access: OperationAccess, byRows: unknown, record: Row, pl
   return verdict !== false
 }
 
-export async function permissionsOf (model: ResourceModel, row: Row, plan: PermissionPlan): Promise<Row> {
-  const stored = needsWholeRecord(plan) ? storedRecord(model, row) : row
-  const update = await decide(plan.update, row.__can_update, stored, plan, 'update')
-  const permissions: Row = { update, delete: await decide(plan.delete, row.__can_delete, stored, plan, 'delete') }
+function withFields (plan: PermissionPlan, update: boolean, remove: boolean): Row {
+  const permissions: Row = { update, delete: remove }
   if (plan.writable !== undefined) {
     const writable = new Set(plan.writable)
     permissions.fields = Object.fromEntries(plan.readable.map((f) => [f.name, update && writable.has(f) ? 'edit' : 'read']))
   }
   return permissions
+}
+
+/** Permissions decided by the row conditions alone (no record check): no await per row. */
+export function permissionsByRows (row: Row, plan: PermissionPlan): Row {
+  return withFields(plan, plan.update.allowed && row.__can_update === true, plan.delete.allowed && row.__can_delete === true)
+}
+
+export async function permissionsOf (model: ResourceModel, row: Row, plan: PermissionPlan): Promise<Row> {
+  if (!needsWholeRecord(plan)) return permissionsByRows(row, plan)
+  const stored = storedRecord(model, row)
+  const update = await decide(plan.update, row.__can_update, stored, plan, 'update')
+  return withFields(plan, update, await decide(plan.delete, row.__can_delete, stored, plan, 'delete'))
 }
