@@ -17,7 +17,7 @@ export class AccessRuleError extends Error {
 
 function fullModel (model: ResourceModel): QueryModel {
   const fields = new Map([...model.fields.values()].map((f) => [f.name, f]))
-  return { resource: model.name, filterable: fields, sortable: fields, searchable: [], trigram: false }
+  return { resource: model.name, filterable: fields, sortable: fields, searchable: [], trigram: false, cacheKey: `${model.name}\0*` }
 }
 
 const textFilters = new BoundedCache<CheckedFilter>(1000)

@@ -4,11 +4,16 @@ import type { QueryModel } from '../query/filter/checked.js'
 import type { FieldModel } from './types.js'
 
 export function queryModel (resource: string, readable: readonly FieldModel[], trigram: boolean): QueryModel {
+  const filterable = readable.filter((f) => f.filterable)
+  const sortable = readable.filter((f) => f.sortable && f.type !== 'json')
+  const searchable = readable.filter((f) => f.searchable && f.type === 'string')
+  const names = (fields: readonly FieldModel[]): string => fields.map((f) => f.name).join(',')
   return {
     resource,
-    filterable: new Map(readable.filter((f) => f.filterable).map((f) => [f.name, f])),
-    sortable: new Map(readable.filter((f) => f.sortable && f.type !== 'json').map((f) => [f.name, f])),
-    searchable: readable.filter((f) => f.searchable && f.type === 'string'),
+    filterable: new Map(filterable.map((f) => [f.name, f])),
+    sortable: new Map(sortable.map((f) => [f.name, f])),
+    searchable,
     trigram,
+    cacheKey: `${resource}\0${names(filterable)}\0${names(sortable)}\0${names(searchable)}\0`,
   }
 }

@@ -76,7 +76,7 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
   }
   const orderText = text('order_by', input.order_by)
   // The caller's model is part of the key: callers who see other fields get other checks.
-  const scopeKey = `${model.name}\0${[...query.filterable.keys()].join(',')}\0${[...query.sortable.keys()].join(',')}\0${query.searchable.map((f) => f.name).join(',')}\0`
+  const scopeKey = query.cacheKey
   const checked = context.filters.getOrCreate(scopeKey + filterText, () => {
     try {
       return checkFilter(parseFilter(filterText), query)

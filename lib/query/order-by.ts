@@ -14,6 +14,8 @@ export function parseOrderBy (text: string, model: ResourceModel, query: QueryMo
   const seen = new Set<string>()
   let offset = 0
   for (const piece of text.split(',')) {
+    // Word indexes count from the piece's own start, leading spaces included.
+    const pieceStart = offset
     const start = offset + (piece.length - piece.trimStart().length)
     offset += piece.length + 1
     const words = [...piece.matchAll(/\S+/g)]
@@ -24,7 +26,7 @@ export function parseOrderBy (text: string, model: ResourceModel, query: QueryMo
     const [name, direction, extra] = words
     const nameSpan = span(start, start + name![0].length)
     if (extra !== undefined) {
-      const at = start + extra.index!
+      const at = pieceStart + extra.index!
       issues.push({ code: 'syntax', message: 'A term of order_by is a field and an optional direction.', hint: 'Separate terms with commas: a desc, b.', span: span(at, at + extra[0].length) })
       continue
     }
@@ -41,7 +43,7 @@ export function parseOrderBy (text: string, model: ResourceModel, query: QueryMo
     }
     const dir = direction?.[0].toLowerCase()
     if (dir !== undefined && dir !== 'asc' && dir !== 'desc') {
-      const at = start + direction!.index!
+      const at = pieceStart + direction!.index!
       issues.push({ code: 'syntax', message: 'A direction is asc or desc.', span: span(at, at + direction![0].length) })
       continue
     }

@@ -5,8 +5,27 @@ import { qualifiedColumnOf } from './record.js'
 import type { CheckedFilter, TypedValue } from '../query/filter/checked.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 
+const INTEGER_COLUMNS = ['int2', 'int4', 'int8']
+
+/**
+ * The cast that types a value as its field, where the column's own type could not take every value
+ * the checker accepts: 3000000000 for a bigint field on an int4 column must match no row, not fail.
+ * Integer casts stay within one operator family, so indexes still serve; a number against an
+ * integer column compares as numeric (exact, though an index on the column cannot serve it).
+ */
+function valueCast (field: FieldModel): Sql | undefined {
+  const column = field.columnType ?? ''
+  switch (field.type) {
+    case 'integer': return column === 'int2' ? sql`::int4` : undefined
+    case 'bigint': return column === 'int8' ? undefined : sql`::int8`
+    case 'number':
+    case 'decimal': return INTEGER_COLUMNS.includes(column) ? sql`::numeric` : undefined
+    default: return undefined
+  }
+}
+
 function valueOf (field: FieldModel, value: TypedValue): Sql {
-  if (value.kind === 'value') return sql`${value.value}`
+  if (value.kind === 'value') return sql`${value.value}${valueCast(field) ?? sql.empty}`
   // now() is STABLE (clock_timestamp() is VOLATILE), so an index can serve placed_at > now() - 7d.
   const instant = sql`(now() + ${`${value.offsetMs} milliseconds`}::interval)`
   return field.type === 'date' ? sql`${instant}::date` : instant
@@ -14,6 +33,8 @@ function valueOf (field: FieldModel, value: TypedValue): Sql {
 
 export function compileFilter (model: ResourceModel, filter: CheckedFilter): Sql {
   const column = (field: FieldModel): Sql => qualifiedColumnOf(model, field)
+  // Text matching reads an enum column as text: enums have no LIKE, ~ or % operator.
+  const text = (field: FieldModel): Sql => field.columnType === 'enum' ? sql`${column(field)}::text` : column(field)
   const walk = (node: CheckedFilter): Sql => {
     switch (node.kind) {
       case 'and':
@@ -26,17 +47,17 @@ export function compileFilter (model: ResourceModel, filter: CheckedFilter): Sql
       case 'null':
         return sql`${column(node.field)} ${sql.keyword(node.negated ? 'IS NOT NULL' : 'IS NULL')}`
       case 'like': {
-        const like = sql`${column(node.field)} ${sql.keyword(node.caseInsensitive ? 'ILIKE' : 'LIKE')} ${node.pattern}`
+        const like = sql`${text(node.field)} ${sql.keyword(node.caseInsensitive ? 'ILIKE' : 'LIKE')} ${node.pattern}`
         return node.negated ? sql`NOT (${like})` : like
       }
       case 'in':
         return sql`${column(node.field)} IN (${sql.join(node.values.map((v) => valueOf(node.field, v)))})`
       case 'search':
-        return sql`(${sql.join(node.fields.map((f) => sql`${column(f)} ILIKE ${node.pattern}`), sql` OR `)})`
+        return sql`(${sql.join(node.fields.map((f) => sql`${text(f)} ILIKE ${node.pattern}`), sql` OR `)})`
       case 'similar':
-        return sql`${column(node.field)} % ${node.text}`
+        return sql`${text(node.field)} % ${node.text}`
       case 'regex':
-        return sql`${column(node.field)} ${sql.keyword('~')} ${node.pattern}`
+        return sql`${text(node.field)} ${sql.keyword('~')} ${node.pattern}`
       case 'has-key':
         return sql`${column(node.field)}::jsonb ? ${node.key}`
     }

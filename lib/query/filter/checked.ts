@@ -30,4 +30,6 @@ export interface QueryModel {
   readonly searchable: readonly FieldModel[]
   /** pg_trgm is installed, so similar() can run. */
   readonly trigram: boolean
+  /** Identifies this model among callers' models: checks of the same text under it are the same. */
+  readonly cacheKey: string
 }

@@ -6,6 +6,7 @@ import type { FieldModel } from '../../model/types.js'
 import type { QueryIssue, Span } from '../span.js'
 import type { Call, FilterNode, LiteralValue, Value } from './ast.js'
 import type { CheckedFilter, QueryModel, SqlComparator, TypedValue } from './checked.js'
+import { pgRegexValid } from './regex.js'
 
 export const FUNCTIONS = ['in', 'search', 'similar', 'regex', 'isNull', 'now']
 
@@ -17,6 +18,11 @@ const DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/
 const TIMESTAMP = /^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:[Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)?)?$/
 const UUID = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/
 const MAX_PATTERN = 1000
+const MAX_EXPONENT = 1000
+/** Bound values per filter: PostgreSQL takes at most 65,535 per statement, and planning slows long before. */
+export const MAX_VALUES = 20_000
+/** About 1,000 years: now() plus or minus it stays inside PostgreSQL's timestamps. */
+const MAX_DURATION_MS = 1000 * 365.25 * UNIT_MS.d!
 
 const TYPE_HINTS: Record<FieldModel['type'], string> = {
   string: 'Quote text: "some text".',
@@ -29,6 +35,11 @@ const TYPE_HINTS: Record<FieldModel['type'], string> = {
   date: 'Quote a date as "2026-01-31".',
   timestamp: 'Quote an ISO 8601 timestamp such as "2026-01-31T12:00:00Z", or use now() - 7d.',
   json: 'A json field can only be tested with field:key or isNull(field).',
+}
+
+/** `a string`, `an integer`. */
+function aType (type: FieldModel['type']): string {
+  return `${type === 'integer' ? 'an' : 'a'} ${type}`
 }
 
 interface LiteralPart { readonly char: string, readonly wildcard: boolean }
@@ -65,18 +76,35 @@ function likePattern (value: LiteralValue, surround: boolean): string {
 function validDate (text: string): boolean {
   const m = DATE.exec(text)
   if (m === null) return false
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])))
-  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])
+  // setUTCFullYear, as Date.UTC reads years 0-99 as 1900-1999; PostgreSQL has no year 0.
+  const d = new Date(0)
+  d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
+  return Number(m[1]) > 0 && d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])
 }
 
 function validTimestamp (text: string): boolean {
-  return TIMESTAMP.test(text) && validDate(text.slice(0, 10)) && Number.isFinite(Date.parse(text.length === 10 ? text : text.replace(' ', 'T')))
+  // PostgreSQL refuses zone offsets beyond 15:59 (JavaScript takes up to 23:59).
+  const offsetHours = /[+-]([0-9]{2}):?[0-9]{0,2}$/.exec(text.slice(10))?.[1]
+  return TIMESTAMP.test(text) && validDate(text.slice(0, 10)) && Number(offsetHours ?? 0) <= 15 &&
+    Number.isFinite(Date.parse(text.length === 10 ? text : text.replace(' ', 'T')))
+}
+
+/**
+ * Numbers PostgreSQL reads: numeric keeps its exponent in range; a float (float4 on a float4
+ * column) neither overflows nor underflows to 0.
+ */
+function validNumber (text: string, field: FieldModel): boolean {
+  if (!NUMBER.test(text) || text.length > 100) return false
+  if (Math.abs(Number(/[eE](.*)$/.exec(text)?.[1] ?? 0)) > MAX_EXPONENT) return false
+  const n = field.columnType === 'float4' ? Math.fround(Number(text)) : Number(text)
+  return field.type === 'decimal' || (Number.isFinite(n) && (n !== 0 || /^-?[0.]*(?:[eE].*)?$/.test(text)))
 }
 
 function inIntRange (text: string, type: 'integer' | 'bigint'): boolean {
   const n = BigInt(text)
   return type === 'integer' ? n >= -2147483648n && n <= 2147483647n : n >= -(2n ** 63n) && n < 2n ** 63n
 }
+
 
 class Checker {
   readonly issues: QueryIssue[] = []
@@ -106,13 +134,15 @@ class Checker {
   #duration (offset: NonNullable<Extract<Value, { kind: 'now' }>['offset']>): number | undefined {
     const m = DURATION.exec(offset.text)
     if (m === null) return this.#issue('invalid-duration', 'Not a duration.', offset.span, 'Use a number and a unit: 90s, 15m, 12h, 7d or 2w.')
-    return offset.sign * Number(m[1]) * UNIT_MS[m[2]!]!
+    const ms = Number(m[1]) * UNIT_MS[m[2]!]!
+    if (ms > MAX_DURATION_MS) return this.#issue('invalid-duration', 'A duration is limited to 1000 years.', offset.span, 'Use a number and a unit: 90s, 15m, 12h, 7d or 2w.')
+    return offset.sign * Math.round(ms * 1000) / 1000
   }
 
   #value (field: FieldModel, value: Value): TypedValue | undefined {
     if (value.kind === 'now') {
       if (field.type !== 'timestamp' && field.type !== 'date') {
-        return this.#issue('type-mismatch', `now() compares only with a timestamp or date field, and '${field.name}' is a ${field.type}.`, value.span, TYPE_HINTS[field.type])
+        return this.#issue('type-mismatch', `now() compares only with a timestamp or date field, and '${field.name}' is ${aType(field.type)}.`, value.span, TYPE_HINTS[field.type])
       }
       const offsetMs = value.offset === undefined ? 0 : this.#duration(value.offset)
       return offsetMs === undefined ? undefined : { kind: 'now', offsetMs }
@@ -126,7 +156,7 @@ class Checker {
       case 'integer':
       case 'bigint': return INTEGER.test(text) && inIntRange(text, field.type) ? { kind: 'value', value: text } : mismatch()
       case 'number':
-      case 'decimal': return NUMBER.test(text) && text.length <= 100 ? { kind: 'value', value: text } : mismatch()
+      case 'decimal': return validNumber(text, field) ? { kind: 'value', value: text } : mismatch()
       case 'boolean': return text === 'true' || text === 'false' ? { kind: 'value', value: text === 'true' } : mismatch()
       case 'date': return validDate(text) ? { kind: 'value', value: text } : mismatch()
       case 'timestamp': return validTimestamp(text) ? { kind: 'value', value: text } : mismatch()
@@ -182,7 +212,8 @@ class Checker {
     const name = call.name.text
     const arity = (min: number, max: number): boolean => {
       if (call.args.length >= min && call.args.length <= max) return true
-      this.#issue('wrong-arguments', `${name}() takes ${min === max ? min : `${min} or more`} argument${max === 1 ? '' : 's'}.`, call.span)
+      const takes = min === max ? String(min) : call.args.length > max ? `at most ${max}` : `${min} or more`
+      this.#issue('wrong-arguments', `${name}() takes ${takes} argument${max === 1 ? '' : 's'}.`, call.span)
       return false
     }
     const textArg = (index: number): string | undefined => {
@@ -192,7 +223,7 @@ class Checker {
     }
     const stringField = (field: FieldModel | undefined): FieldModel | undefined => {
       if (field === undefined || field.type === 'string') return field
-      return this.#issue('type-mismatch', `${name}() works on text fields, and '${field.name}' is a ${field.type}.`, call.args[0]!.span)
+      return this.#issue('type-mismatch', `${name}() works on text fields, and '${field.name}' is ${aType(field.type)}.`, call.args[0]!.span)
     }
     switch (name) {
       case 'search':
@@ -225,9 +256,10 @@ class Checker {
         if (field === undefined || pattern === undefined) return undefined
         if (pattern.length > MAX_PATTERN) return this.#issue('too-long', `A pattern is limited to ${MAX_PATTERN} characters.`, call.args[1]!.span)
         try {
-          // PostgreSQL's regular expressions are close to JavaScript's; a pattern JavaScript cannot
-          // compile is refused here, and one PostgreSQL refuses still maps to invalid-filter.
+          // JavaScript's parser catches most errors (unbalanced groups, nothing to repeat, bad
+          // bounds); pgRegexValid what only PostgreSQL refuses.
           void new RegExp(pattern)
+          if (!pgRegexValid(pattern)) throw new SyntaxError('PostgreSQL refuses it')
         } catch {
           return this.#issue('invalid-regex', 'The regular expression is not valid.', call.args[1]!.span)
         }
@@ -261,11 +293,28 @@ class Checker {
   }
 }
 
+/** How many values the compiled filter binds. */
+function valueCount (filter: CheckedFilter): number {
+  switch (filter.kind) {
+    case 'and':
+    case 'or': return filter.children.reduce((n, c) => n + valueCount(c), 0)
+    case 'not': return valueCount(filter.child)
+    case 'null': return 0
+    case 'in': return filter.values.length
+    case 'search': return filter.fields.length
+    default: return 1
+  }
+}
+
 export type CheckResult = { readonly ok: true, readonly filter: CheckedFilter | undefined } | { readonly ok: false, readonly issues: readonly QueryIssue[] }
 
 export function checkFilter (node: FilterNode | undefined, model: QueryModel): CheckResult {
   if (node === undefined) return { ok: true, filter: undefined }
   const checker = new Checker(model)
   const filter = checker.check(node)
-  return checker.issues.length > 0 || filter === undefined ? { ok: false, issues: checker.issues } : { ok: true, filter }
+  if (checker.issues.length > 0 || filter === undefined) return { ok: false, issues: checker.issues }
+  if (valueCount(filter) > MAX_VALUES) {
+    return { ok: false, issues: [{ code: 'too-complex', message: `The filter needs more than ${MAX_VALUES} values.`, hint: 'List values with in(field, ...), or split the request.', span: node.span }] }
+  }
+  return { ok: true, filter }
 }

@@ -13,6 +13,9 @@ function isDigit (c: string | undefined): boolean {
 }
 
 export function lex (input: string): Token[] {
+  // PostgreSQL text cannot hold NUL: refused here, it can never reach a bound value.
+  const nul = input.indexOf('\0')
+  if (nul >= 0) throw new QuerySyntaxError({ code: 'unexpected-character', message: 'Unexpected character.', hint: 'A filter cannot contain the NUL character.', span: span(nul, nul + 1) })
   const tokens: Token[] = []
   let i = 0
   const push = (kind: TokenKind, start: number, end: number, text = input.slice(start, end)): void => {

@@ -40,14 +40,12 @@ class Parser {
 
   // expression = sequence { "AND" sequence }
   expression (): FilterNode {
-    if (++this.#depth > MAX_DEPTH) this.#fail('too-deep', `The filter nests deeper than ${MAX_DEPTH} levels.`, 'Flatten the parentheses.', this.#peek.span)
     const children = [this.sequence()]
     while (this.#at('and')) {
       this.#next()
       if (this.#at('eof') || this.#at(')')) this.#fail('syntax', 'AND needs a condition after it.', undefined, this.#peek.span)
       children.push(this.sequence())
     }
-    this.#depth--
     return children.length === 1 ? children[0]! : { kind: 'and', children, span: cover(children[0]!.span, children.at(-1)!.span) }
   }
 
@@ -87,10 +85,13 @@ class Parser {
   simple (): FilterNode {
     if (this.#at('(')) {
       const open = this.#next()
+      // Depth counts parentheses: 64 nested pairs parse, the 65th is refused before recursing.
+      if (++this.#depth > MAX_DEPTH) this.#fail('too-deep', `The filter nests deeper than ${MAX_DEPTH} levels.`, 'Flatten the parentheses.', open.span)
       if (this.#at(')')) this.#fail('syntax', 'Empty parentheses.', 'Put a condition inside, or remove them.', cover(open.span, this.#peek.span))
       const inner = this.expression()
       if (!this.#at(')')) this.#fail('syntax', 'A parenthesis is not closed.', 'Add the matching ).', open.span)
       this.#next()
+      this.#depth--
       return inner
     }
     return this.restriction()
