@@ -4,7 +4,7 @@
 import type { PermissionPlan } from '../plan/types.js'
 import type { OperationAccess } from '../access/types.js'
 import { storedRecord, type Row } from '../serialize/record.js'
-import type { ResourceModel } from '../model/types.js'
+import type { FieldModel, ResourceModel } from '../model/types.js'
 
 /** Whether deciding permissions needs the whole stored record (a record check reads it). */
 export function needsWholeRecord (plan: PermissionPlan | undefined): boolean {
@@ -20,12 +20,25 @@ async function decide (access: OperationAccess, byRows: unknown, record: Row, pl
   return verdict !== false
 }
 
+// The per-field map has two forms per caller (update allowed or not), made once each.
+const fieldMaps = new WeakMap<readonly FieldModel[], { edit: Row, read: Row }>()
+
+function fieldMap (plan: PermissionPlan & { writable: readonly FieldModel[] }, update: boolean): Row {
+  let maps = fieldMaps.get(plan.writable)
+  if (maps === undefined) {
+    const writable = new Set(plan.writable)
+    maps = {
+      edit: Object.fromEntries(plan.readable.map((f) => [f.name, writable.has(f) ? 'edit' : 'read'])),
+      read: Object.fromEntries(plan.readable.map((f) => [f.name, 'read'])),
+    }
+    fieldMaps.set(plan.writable, maps)
+  }
+  return { ...(update ? maps.edit : maps.read) }
+}
+
 function withFields (plan: PermissionPlan, update: boolean, remove: boolean): Row {
   const permissions: Row = { update, delete: remove }
-  if (plan.writable !== undefined) {
-    const writable = new Set(plan.writable)
-    permissions.fields = Object.fromEntries(plan.readable.map((f) => [f.name, update && writable.has(f) ? 'edit' : 'read']))
-  }
+  if (plan.writable !== undefined) permissions.fields = fieldMap(plan as PermissionPlan & { writable: readonly FieldModel[] }, update)
   return permissions
 }
 

@@ -29,9 +29,22 @@ function castFor (field: FieldModel): Sql | undefined {
   }
 }
 
-/** `"column" AS "field", ...`, each read in its field type's JSON form. */
+const columnLists = new WeakMap<ResourceModel, Map<string, Sql>>()
+
+/** `"column" AS "field", ...`, each read in its field type's JSON form; built once per field set. */
 export function recordColumns (model: ResourceModel, fields: readonly FieldModel[]): Sql {
-  return sql.join(fields.map((f) => sql`${qualifiedColumnOf(model, f)}${castFor(f) ?? sql.empty} AS ${sql.ident(f.name)}`))
+  let lists = columnLists.get(model)
+  if (lists === undefined) {
+    lists = new Map()
+    columnLists.set(model, lists)
+  }
+  const key = fields.map((f) => f.name).join(',')
+  let list = lists.get(key)
+  if (list === undefined) {
+    list = sql.freeze(sql.join(fields.map((f) => sql`${qualifiedColumnOf(model, f)}${castFor(f) ?? sql.empty} AS ${sql.ident(f.name)}`)))
+    lists.set(key, list)
+  }
+  return list
 }
 
 /** `"k1" = $1 AND "k2" = $2` for key parts given as text (PostgreSQL casts them to the column type). */

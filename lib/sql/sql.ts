@@ -45,6 +45,17 @@ sql.keyword = (keyword: Keyword): Sql => fragment([keyword], [])
 export const empty: Sql = fragment([''], [])
 sql.empty = empty
 
+/**
+ * A value-free fragment compiled once into a single string, for pieces that repeat on every request
+ * (a model's column list). Refuses a fragment that binds values, so nothing from a request can
+ * ever be frozen into SQL text.
+ */
+sql.freeze = (part: Sql): Sql => {
+  const { text, values } = compile(part)
+  if (values.length > 0) throw new Error('sql.freeze: only value-free fragments can be frozen')
+  return fragment([text], [])
+}
+
 sql.join = (parts: readonly Sql[], separator: Sql = sql`, `): Sql => {
   if (parts.length === 0) return empty
   const strings = ['']

@@ -4,24 +4,23 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { resolveAccess, type AccessSettings } from '../../lib/access/resolve.js'
 import type { AccessPlan } from '../../lib/access/types.js'
+import { BoundedCache } from '../../lib/query/cache.js'
 
 async function access (app: FastifyInstance): Promise<void> {
   const { config, models } = app.tablegate
   const settings: AccessSettings = { bundles: config.roles.bundles, defaultAccess: config.config.defaultAccess }
+  // Rules see only the caller (id, roles, tenant), the resource and the operation, so a plan is
+  // kept per caller shape: a client's repeated requests resolve nothing again.
+  const plans = new BoundedCache<AccessPlan>(10_000)
   app.addHook('onRequest', async (request) => {
     const { user, tenant } = request.ctx
     if (user === null) return
-    const resolved = new Map<string, AccessPlan>()
-    request.ctx.access = (resource) => {
-      let plan = resolved.get(resource)
-      if (plan === undefined) {
-        const model = models.get(resource)
-        if (model === undefined) throw new Error(`no resource named ${resource}`)
-        plan = resolveAccess({ user, tenant }, model, settings)
-        resolved.set(resource, plan)
-      }
-      return plan
-    }
+    const callerKey = JSON.stringify([user.id, user.roles, tenant ?? null])
+    request.ctx.access = (resource) => plans.getOrCreate(`${resource}\0${callerKey}`, () => {
+      const model = models.get(resource)
+      if (model === undefined) throw new Error(`no resource named ${resource}`)
+      return resolveAccess({ user, tenant }, model, settings)
+    })
   })
 }
 

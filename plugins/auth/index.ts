@@ -16,9 +16,12 @@ async function auth (app: FastifyInstance): Promise<void> {
     request.ctx.tenant = principal.tenant
   })
   if (users === undefined) return
-  await app.register(cookie, { secret: deriveKey(db.authSecret, 'cookie').toString('base64url') })
-  await app.register(rateLimit, { global: false })
-  await app.register(loginRoutes, { prefix: `${config.apiRoot}/auth`, users })
+  // Cookies and the limiter live inside the login routes' own scope: no other response pays for them.
+  await app.register(async (login) => {
+    await login.register(cookie, { secret: deriveKey(db.authSecret, 'cookie').toString('base64url') })
+    await login.register(rateLimit, { global: false })
+    await login.register(loginRoutes, { users })
+  }, { prefix: `${config.apiRoot}/auth` })
 }
 
 export default fp(auth, { name: 'tablegate-auth', fastify: '5.x', dependencies: ['tablegate'] })

@@ -7,6 +7,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JW
 import { buildApp, createUser, bearer, json, PASSWORD, sessionCookie, signIn, TEST_SECRET, usersOf } from '../helpers/app.js'
 import { freshDatabase } from '../helpers/db.js'
 import { decrypt, deriveKey } from '../../lib/auth/secret.js'
+import { sign as signCookie } from '@fastify/cookie'
 
 const DEFAULT_URL = 'http://localhost:5173'
 const PROBLEM_JSON = 'application/problem+json; charset=utf-8'
@@ -270,7 +271,7 @@ test('GET /api/auth/token needs a valid session cookie: none, tampered or unknow
   const tamperedSignature = withValue(value.slice(0, dot + 1) + flip(value[dot + 1]!) + value.slice(dot + 2))
   const unsigned = withValue(value.slice(0, dot))
   // Correctly signed, but no such session.
-  const unknown = `${name}=${encodeURIComponent(app.signCookie('no-such-session-token'))}`
+  const unknown = `${name}=${encodeURIComponent(signCookie('no-such-session-token', deriveKey(TEST_SECRET, 'cookie').toString('base64url')))}`
 
   const cases: Array<[string, Record<string, string>]> = [
     ['no cookie', {}],
