@@ -1,7 +1,7 @@
 // The registry of write hooks and their runner. Errors name the hook that failed and keep the
 // original as `cause`; a Problem thrown by a hook (say a 409) reaches the caller as it is.
 import { isProblem } from '../lib/problems.js'
-import type { Tx } from '../lib/db/transaction.js'
+import type { Queryable } from '../lib/db/query.js'
 import type { WriteEvent, WriteHook } from './types.js'
 
 export class WriteHookError extends Error {
@@ -23,7 +23,7 @@ export class WriteHooks {
     return this.#hooks.length
   }
 
-  async run (event: WriteEvent, tx: Tx): Promise<void> {
+  async run (event: WriteEvent, tx: Queryable): Promise<void> {
     for (const hook of this.#hooks) {
       try {
         await hook(event, tx)

@@ -1,6 +1,6 @@
 // Write hooks run inside the write transaction after the write, one after another. A hook that
 // throws rolls the whole write back.
-import type { Tx } from '../lib/db/transaction.js'
+import type { Queryable } from '../lib/db/query.js'
 import type { TablegateContext } from '../lib/context.js'
 
 export type WriteOperation = 'create' | 'update' | 'delete' | 'undelete'
@@ -20,4 +20,5 @@ export interface WriteEvent {
   readonly ctx: TablegateContext
 }
 
-export type WriteHook = (event: WriteEvent, tx: Tx) => Promise<void> | void
+/** `tx` runs queries inside the write's transaction; it is not yours to commit, roll back or release. */
+export type WriteHook = (event: WriteEvent, tx: Queryable) => Promise<void> | void

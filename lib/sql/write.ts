@@ -10,8 +10,13 @@ import { compileFilter } from './filter.js'
 
 export type { RecordShape }
 
-function returning (shape: RecordShape): Sql {
-  return sql` RETURNING ${recordColumns(shape.model, fetchedFields(shape))}`
+/**
+ * RETURNING the record; with `check`, also whether the row as written matches it (WITH CHECK):
+ * the write and its verification are one statement.
+ */
+function returning (shape: RecordShape, check: CheckedFilter | undefined): Sql {
+  const verified = check === undefined ? sql.empty : sql`, (${compileFilter(shape.model, check)}) AS "__verified"`
+  return sql` RETURNING ${recordColumns(shape.model, fetchedFields(shape))}${verified}`
 }
 
 function tenantCondition (model: ResourceModel, tenant: string | undefined): Sql[] {
@@ -40,7 +45,7 @@ export function compileLock (shape: RecordShape, key: readonly string[], tenant:
   return sql`SELECT ${recordColumns(model, fetchedFields(shape, stored))}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${sql.join(conditions, sql` AND `)} FOR UPDATE`
 }
 
-export function compileInsert (shape: RecordShape, values: ColumnValues, tenant: string | undefined): Sql {
+export function compileInsert (shape: RecordShape, values: ColumnValues, tenant: string | undefined, check?: CheckedFilter): Sql {
   const { model } = shape
   const columns: Sql[] = []
   const params: Sql[] = []
@@ -57,25 +62,25 @@ export function compileInsert (shape: RecordShape, values: ColumnValues, tenant:
     params.push(model.version.kind === 'integer' ? sql`1` : sql`clock_timestamp()`)
   }
   const target = columns.length === 0 ? sql` DEFAULT VALUES` : sql` (${sql.join(columns)}) VALUES (${sql.join(params)})`
-  return sql`INSERT INTO ${model.table}${target}${returning(shape)}`
+  return sql`INSERT INTO ${model.table}${target}${returning(shape, check)}`
 }
 
-export function compileUpdate (shape: RecordShape, key: readonly string[], values: ColumnValues, tenant: string | undefined): Sql {
+export function compileUpdate (shape: RecordShape, key: readonly string[], values: ColumnValues, tenant: string | undefined, check?: CheckedFilter): Sql {
   const { model } = shape
   const assignments = [...values].map(([field, value]) => sql`${columnOf(field)} = ${value}`)
-  return sql`UPDATE ${model.table} SET ${sql.join([...assignments, ...versionBump(model)])} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape)}`
+  return sql`UPDATE ${model.table} SET ${sql.join([...assignments, ...versionBump(model)])} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape, check)}`
 }
 
-export function compileSoftDelete (shape: RecordShape, key: readonly string[], tenant: string | undefined, deleted: boolean): Sql {
+export function compileSoftDelete (shape: RecordShape, key: readonly string[], tenant: string | undefined, deleted: boolean, check?: CheckedFilter): Sql {
   const { model } = shape
   const marker = sql.ident(model.softDelete!)
   const assignment = deleted ? sql`${marker} = clock_timestamp()` : sql`${marker} = NULL`
-  return sql`UPDATE ${model.table} SET ${sql.join([assignment, ...versionBump(model)])} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape)}`
+  return sql`UPDATE ${model.table} SET ${sql.join([assignment, ...versionBump(model)])} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape, check)}`
 }
 
 export function compileDelete (shape: RecordShape, key: readonly string[], tenant: string | undefined): Sql {
   const { model } = shape
-  return sql`DELETE FROM ${model.table} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape)}`
+  return sql`DELETE FROM ${model.table} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape, undefined)}`
 }
 
 /** Whether the row with this key, as it now stands in the transaction, matches a filter. */

@@ -3,7 +3,7 @@
 // write → hooks. Nothing here commits or rolls back; the caller owns the transaction.
 import { problem } from '../problems.js'
 import { rows } from '../db/query.js'
-import type { Tx } from '../db/transaction.js'
+import type { Queryable } from '../db/query.js'
 import type { TablegateContext } from '../context.js'
 import type { ResourceModel } from '../model/types.js'
 import { keyText } from '../model/keys.js'
@@ -81,13 +81,33 @@ async function recordCheck (model: ResourceModel, access: OperationAccess & { al
   return verdict === true ? undefined : compileRowFilter(model, verdict.filter)
 }
 
-async function verify (tx: Tx, model: ResourceModel, key: readonly string[], tenant: string | undefined, filter: CheckedFilter | undefined): Promise<void> {
-  if (filter === undefined) return
-  const [match] = await rows(tx, compileVerify(model, key, tenant, filter))
-  if (match === undefined) denied(`The ${model.name} record as written would be outside what you may write.`)
+function outsideWritable (model: ResourceModel): never {
+  denied(`The ${model.name} record as written would be outside what you may write.`)
 }
 
-export async function runWrite (request: WriteRequest, context: WriteContext, tx: Tx): Promise<WriteOutcome> {
+/** The row a write returned; a `__verified` false means the row as written left the caller's filters. */
+function written (model: ResourceModel, row: Row | undefined, check: CheckedFilter | undefined): Row {
+  if (check !== undefined && row?.__verified !== true) outsideWritable(model)
+  return row!
+}
+
+/** Settles a check-returned filter against the stored row before it is deleted for good. */
+async function verifyStored (tx: Queryable, model: ResourceModel, key: readonly string[], tenant: string | undefined, filter: CheckedFilter | undefined): Promise<void> {
+  if (filter === undefined) return
+  const [match] = await rows(tx, compileVerify(model, key, tenant, filter))
+  if (match === undefined) outsideWritable(model)
+}
+
+/**
+ * A create with no record check, no row filter and no hooks is one INSERT: atomic on its own, so
+ * the caller may run it without BEGIN and COMMIT.
+ */
+export function isSingleStatement (request: WriteRequest, context: WriteContext): boolean {
+  const create = context.access.operations.create
+  return request.operation === 'create' && create.allowed && create.rows === undefined && create.check === undefined && context.hooks.size === 0
+}
+
+export async function runWrite (request: WriteRequest, context: WriteContext, tx: Queryable): Promise<WriteOutcome> {
   const { model, operation } = request
   const { ctx, access } = context
   const allowed = access.operations[operation]
@@ -117,11 +137,10 @@ export async function runWrite (request: WriteRequest, context: WriteContext, tx
 
   if (operation === 'create') {
     const returned = await recordCheck(model, allowed, sent, ruleContext)
-    const [created] = await rows<Row>(tx, compileInsert(shape, values, ctx.tenant))
-    const keyParts = model.key.map((f) => String(created![f.name]))
-    const record = present(shape, created!)
-    await verify(tx, model, keyParts, ctx.tenant, both(allowed.rows, returned))
-    const key = keyText(model, created!)
+    const check = both(allowed.rows, returned)
+    const created = written(model, (await rows<Row>(tx, compileInsert(shape, values, ctx.tenant, check)))[0], check)
+    const record = present(shape, created)
+    const key = keyText(model, created)
     await context.hooks.run({ resource: model.name, operation, key, before: undefined, after: record, ctx }, tx)
     return { record, etag: record.etag, key }
   }
@@ -144,18 +163,17 @@ export async function runWrite (request: WriteRequest, context: WriteContext, tx
   let after: RecordValues | undefined
   let record: RecordValues
   if (operation === 'update') {
-    record = values.size === 0 ? before : present(shape, (await rows<Row>(tx, compileUpdate(shape, keyParts, values, ctx.tenant)))[0]!)
+    const check = both(allowed.rows, returned)
+    record = values.size === 0 ? before : present(shape, written(model, (await rows<Row>(tx, compileUpdate(shape, keyParts, values, ctx.tenant, check)))[0], check))
     after = record
-    await verify(tx, model, keyParts, ctx.tenant, both(allowed.rows, returned))
   } else if (operation === 'delete' && model.softDelete === undefined) {
     // The row will be gone: a filter the check returned is settled against it before the delete.
-    await verify(tx, model, keyParts, ctx.tenant, returned)
+    await verifyStored(tx, model, keyParts, ctx.tenant, returned)
     record = present(shape, (await rows<Row>(tx, compileDelete(shape, keyParts, ctx.tenant)))[0]!)
     after = undefined
   } else {
-    record = present(shape, (await rows<Row>(tx, compileSoftDelete(shape, keyParts, ctx.tenant, operation === 'delete')))[0]!)
+    record = present(shape, written(model, (await rows<Row>(tx, compileSoftDelete(shape, keyParts, ctx.tenant, operation === 'delete', returned)))[0], returned))
     after = record
-    await verify(tx, model, keyParts, ctx.tenant, returned)
   }
   const key = keyText(model, locked)
   if (operation !== 'update' || values.size > 0) {

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from '../../lib/sql/sql.js'
 import { query } from '../../lib/db/query.js'
 import type { WriteEvent } from '../../hooks/types.js'
-import type { Tx } from '../../lib/db/transaction.js'
+import type { Queryable } from '../../lib/db/query.js'
 
 export interface AuditLogOptions {
   /** Table of the audit rows; created when missing. Default `tablegate_audit_log`. */
@@ -26,7 +26,7 @@ async function auditLog (app: FastifyInstance, options: AuditLogOptions): Promis
     before jsonb,
     after jsonb
   )`)
-  app.tablegate.addWriteHook(async function auditLogRow (event: WriteEvent, tx: Tx) {
+  app.tablegate.addWriteHook(async function auditLogRow (event: WriteEvent, tx: Queryable) {
     await query(tx, sql`INSERT INTO ${table} (resource, operation, record_key, user_id, tenant, before, after)
       VALUES (${event.resource}, ${event.operation}, ${event.key}, ${event.ctx.user?.id ?? null}, ${event.ctx.tenant ?? null},
               ${event.before === undefined ? null : JSON.stringify(event.before)}, ${event.after === undefined ? null : JSON.stringify(event.after)})`)

@@ -10,7 +10,7 @@ import type { AccessPlan, Operation } from '../../lib/access/types.js'
 import type { QueryModel } from '../../lib/query/filter/checked.js'
 import { NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { withTransaction } from '../../lib/db/transaction.js'
-import { runWrite, type WriteRequest } from '../../lib/write/pipeline.js'
+import { isSingleStatement, runWrite, type WriteRequest } from '../../lib/write/pipeline.js'
 import { problem } from '../../lib/problems.js'
 
 type Query = Record<string, unknown>
@@ -50,7 +50,9 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   }
 
   const write = async (request: FastifyRequest, access: AccessPlan, write: WriteRequest) => {
-    return await withTransaction(db.app, {}, async (tx) => await runWrite(write, { ctx: request.ctx, access, hooks }, tx))
+    const context = { ctx: request.ctx, access, hooks }
+    if (isSingleStatement(write, context)) return await runWrite(write, context, db.app)
+    return await withTransaction(db.app, {}, async (tx) => await runWrite(write, context, tx))
   }
 
   const respond = (reply: FastifyReply, status: number, outcome: { record: object, etag: string }, prefer: ReturnType<typeof parsePrefer>) => {
