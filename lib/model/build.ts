@@ -50,6 +50,7 @@ export function buildModel (name: string, config: ResourceConfig): ResourceModel
   const fields = new Map<string, FieldModel>()
   for (const [fieldName, fieldConfig] of Object.entries(config.fields)) {
     if (RESERVED_FIELDS.has(fieldName)) throw new ConfigError(`${path}.fields.${fieldName}: a field cannot be named '${fieldName}' (it is part of every record)`)
+    if (fieldName.startsWith('__')) throw new ConfigError(`${path}.fields.${fieldName}: names starting with '__' are kept for tablegate's own columns`)
     if (!NAME.test(fieldName)) throw new ConfigError(`${path}.fields.${fieldName}: a field name must start with a letter or '_' and hold letters, digits or '_'`)
     fields.set(fieldName, fieldModel(fieldName, fieldConfig, managedByColumn.get(fieldConfig.column ?? fieldName)))
   }

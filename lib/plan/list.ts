@@ -11,7 +11,8 @@ import { QuerySyntaxError, type QueryIssue } from '../query/span.js'
 import { parseFieldMask, parsePageSize, parseShowDeleted } from '../query/params.js'
 import type { PageTokens } from '../query/page-token.js'
 import type { BoundedCache } from '../query/cache.js'
-import type { ListPlan, PermissionPlan } from './types.js'
+import type { ListPlan } from './types.js'
+import { permissionPlans } from './permissions.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 
 export const MAX_FILTER_QUERY = 10_000
@@ -53,9 +54,6 @@ export function readRows (access: AccessPlan): CheckedFilter | undefined {
   return read.allowed ? read.rows : undefined
 }
 
-export function listPermissions (access: AccessPlan): PermissionPlan {
-  return { update: access.operations.update, delete: access.operations.delete, writable: undefined, readable: access.readable, context: access.context }
-}
 
 function parseCount (value: unknown): boolean {
   if (value === undefined) return false
@@ -104,6 +102,7 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
     pageSize: parsePageSize(input.page_size),
     count: parseCount(input.count),
     shape,
-    permissions: context.rowPermissions ? listPermissions(access) : undefined,
+    estimateKey: `${shape}\0${JSON.stringify([access.context.user.id, access.context.user.roles, access.context.tenant ?? null])}`,
+    permissions: context.rowPermissions ? permissionPlans(model, access).list : undefined,
   }
 }

@@ -51,5 +51,7 @@ export interface ListPlan {
   readonly count: boolean
   /** What a page token is bound to: resource, filter text, order and show_deleted. */
   readonly shape: string
+  /** The filtered rows' identity for the cached estimate: the shape and the caller (row filters). */
+  readonly estimateKey: string
   readonly permissions: PermissionPlan | undefined
 }

@@ -4,7 +4,6 @@
 // count(*) unless count=exact asks for `total_size`.
 import { problem } from '../problems.js'
 import { rows, type Queryable } from '../db/query.js'
-import { compile } from '../sql/sql.js'
 import { compileCount, compileEstimate, compileGet, compileList } from '../sql/read.js'
 import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageTokens } from '../query/page-token.js'
@@ -37,12 +36,10 @@ const estimates = new BoundedCache<{ rows: number, at: number }>(10_000)
 
 /** The planner's estimate of the filtered rows; the same filter and values reuse it for 30 s. */
 async function estimate (db: Queryable, plan: ListPlan): Promise<number> {
-  const fragment = compileEstimate(plan)
-  const { text, values } = compile(fragment)
-  const key = `${text}\0${JSON.stringify(values)}`
+  const key = plan.estimateKey
   const cached = estimates.get(key)
   if (cached !== undefined && Date.now() - cached.at < ESTIMATE_TTL_MS) return cached.rows
-  const [explained] = await rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(db, fragment)
+  const [explained] = await rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(db, compileEstimate(plan))
   const found = explained?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0
   estimates.set(key, { rows: found, at: Date.now() })
   return found
@@ -67,16 +64,22 @@ export async function readList (db: Queryable, plan: ListPlan, tokens: PageToken
     const warning = await guard(plan, db)
     if (warning !== undefined) warnings.push(warning)
   }
-  const found = await rows<Row>(db, compileList(plan, fetchedFields(plan, needsWholeRecord(plan.permissions))))
+  const fetch = fetchedFields(plan, needsWholeRecord(plan.permissions))
+  const found = await rows<Row>(db, compileList(plan, fetch))
   const hasMore = found.length > plan.pageSize
   const page = hasMore ? found.slice(0, plan.pageSize) : found
   const last = page[page.length - 1]
-  const nextAfter = hasMore && last !== undefined ? plan.order.map((_, i) => { const v = last[`__order_${i}`]; return v === null ? null : String(v) }) : undefined
+  const nextAfter = hasMore && last !== undefined
+    ? plan.order.map((term, i) => {
+      const value = fetch.includes(term.field) ? last[term.field.name] : last[`__order_${i}`]
+      return value === null || value === undefined ? null : String(value)
+    })
+    : undefined
   const items: RecordRow[] = []
   if (plan.permissions !== undefined && !needsWholeRecord(plan.permissions)) {
     for (const row of page) {
       const record = present(plan, row)
-      ;(record as Row).permissions = permissionsByRows(row, plan.permissions)
+      ;(record as Row).permissions = permissionsByRows(plan.model, row, plan.permissions)
       items.push(record)
     }
   } else {

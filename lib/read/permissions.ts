@@ -4,6 +4,7 @@
 import type { PermissionPlan } from '../plan/types.js'
 import type { OperationAccess } from '../access/types.js'
 import { storedRecord, type Row } from '../serialize/record.js'
+import { decidedByRows } from '../sql/read.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 
 /** Whether deciding permissions needs the whole stored record (a record check reads it). */
@@ -12,8 +13,14 @@ export function needsWholeRecord (plan: PermissionPlan | undefined): boolean {
   return [plan.update, plan.delete].some((access) => access.allowed && access.check !== undefined)
 }
 
-async function decide (access: OperationAccess, byRows: unknown, record: Row, plan: PermissionPlan, operation: 'update' | 'delete'): Promise<boolean> {
-  if (!access.allowed || byRows !== true) return false
+/** The row conditions' answer: from the query's column, or the same for every row when there is none. */
+function byRows (model: ResourceModel, access: OperationAccess, column: unknown): boolean {
+  if (!access.allowed) return false
+  return decidedByRows(model, access) ? column === true : true
+}
+
+async function decide (model: ResourceModel, access: OperationAccess, column: unknown, record: Row, plan: PermissionPlan, operation: 'update' | 'delete'): Promise<boolean> {
+  if (!access.allowed || !byRows(model, access, column)) return false
   if (access.check === undefined) return true
   // A check answering with a filter can only be settled against the row as written: count it as allowed here.
   const verdict = await access.check(record, { ...plan.context, operation })
@@ -43,13 +50,13 @@ function withFields (plan: PermissionPlan, update: boolean, remove: boolean): Ro
 }
 
 /** Permissions decided by the row conditions alone (no record check): no await per row. */
-export function permissionsByRows (row: Row, plan: PermissionPlan): Row {
-  return withFields(plan, plan.update.allowed && row.__can_update === true, plan.delete.allowed && row.__can_delete === true)
+export function permissionsByRows (model: ResourceModel, row: Row, plan: PermissionPlan): Row {
+  return withFields(plan, byRows(model, plan.update, row.__can_update), byRows(model, plan.delete, row.__can_delete))
 }
 
 export async function permissionsOf (model: ResourceModel, row: Row, plan: PermissionPlan): Promise<Row> {
-  if (!needsWholeRecord(plan)) return permissionsByRows(row, plan)
+  if (!needsWholeRecord(plan)) return permissionsByRows(model, row, plan)
   const stored = storedRecord(model, row)
-  const update = await decide(plan.update, row.__can_update, stored, plan, 'update')
-  return withFields(plan, update, await decide(plan.delete, row.__can_delete, stored, plan, 'delete'))
+  const update = await decide(model, plan.update, row.__can_update, stored, plan, 'update')
+  return withFields(plan, update, await decide(model, plan.delete, row.__can_delete, stored, plan, 'delete'))
 }

@@ -23,11 +23,22 @@ function allowedFor (model: ResourceModel, access: OperationAccess): Sql {
   return access.rows === undefined ? sql`true` : sql`(${compileFilter(model, access.rows)})`
 }
 
+/**
+ * Whether the database must decide an operation row by row: a row filter, or soft delete (a
+ * soft-deleted record can be neither updated nor deleted, only undeleted). Otherwise it is the
+ * same for every row and no column is read.
+ */
+export function decidedByRows (model: ResourceModel, access: OperationAccess): boolean {
+  return access.allowed && (access.rows !== undefined || model.softDelete !== undefined)
+}
+
 function permissionColumns (model: ResourceModel, permissions: PermissionPlan | undefined): Sql {
   if (permissions === undefined) return sql.empty
-  // A soft-deleted record can be neither updated nor deleted (both are 404), only undeleted.
   const live = model.softDelete === undefined ? sql.empty : sql` AND ${sql.ident(model.softDelete)} IS NULL`
-  return sql`, (${allowedFor(model, permissions.update)}${live}) AS "__can_update", (${allowedFor(model, permissions.delete)}${live}) AS "__can_delete"`
+  const columns: Sql[] = []
+  if (decidedByRows(model, permissions.update)) columns.push(sql`, (${allowedFor(model, permissions.update)}${live}) AS "__can_update"`)
+  if (decidedByRows(model, permissions.delete)) columns.push(sql`, (${allowedFor(model, permissions.delete)}${live}) AS "__can_delete"`)
+  return sql.join(columns, sql.empty)
 }
 
 function where (conditions: readonly Sql[]): Sql {
@@ -79,9 +90,11 @@ export function listConditions (plan: ListPlan): Sql[] {
 export function compileList (plan: ListPlan, fetch: readonly FieldModel[] = fetchedFields(plan)): Sql {
   const conditions = listConditions(plan)
   if (plan.after !== undefined) conditions.push(afterCondition(plan.model, plan.order, plan.after))
-  const orderValues = plan.order.map((term, i) => sql`${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`)
+  // Keyset values of order fields the query fetches anyway come from the record; others are extra columns.
+  const fetched = new Set(fetch)
+  const orderValues = plan.order.flatMap((term, i) => fetched.has(term.field) ? [] : [sql`, ${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`])
   const orderBy = sql.join(plan.order.map((term) => sql`${qualifiedColumnOf(plan.model, term.field)} ${sql.keyword(term.direction)}`))
-  return sql`SELECT ${recordColumns(plan.model, fetch)}${permissionColumns(plan.model, plan.permissions)}, ${sql.join(orderValues)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy} LIMIT ${plan.pageSize + 1}`
+  return sql`SELECT ${recordColumns(plan.model, fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy} LIMIT ${plan.pageSize + 1}`
 }
 
 /** The filtered rows without page or order: what the scan guard and the estimate look at. */
