@@ -51,11 +51,19 @@ export function storedRecord (model: ResourceModel, row: Row): Row {
 export function etagOf (shape: RecordShape, row: Row): string {
   const { model } = shape
   const version = versionField(model)
-  const parts: unknown[] = [model.name]
-  for (const f of model.key) parts.push(row[f.name])
-  if (version !== undefined) parts.push(row[version.name])
-  else for (const f of shape.readable) parts.push(row[f.name] ?? null)
-  return '"' + hash('sha256', JSON.stringify(parts), 'hex').slice(0, 32) + '"'
+  let source: string
+  if (version !== undefined) {
+    // Resource, key parts and version are plain text without NUL: joined with NULs, unambiguous.
+    source = model.name
+    for (const f of model.key) source += '\0' + String(row[f.name])
+    source += '\0' + String(row[version.name])
+  } else {
+    const parts: unknown[] = [model.name]
+    for (const f of model.key) parts.push(row[f.name])
+    for (const f of shape.readable) parts.push(row[f.name] ?? null)
+    source = JSON.stringify(parts)
+  }
+  return '"' + hash('sha256', source, 'hex').slice(0, 32) + '"'
 }
 
 /** The record for the response: selected fields, then its etag (computed from the fetched row). */

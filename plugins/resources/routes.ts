@@ -6,6 +6,8 @@ import { parseKey } from '../../lib/model/keys.js'
 import { checkKnownParameters, parseFieldMask, parseIfMatch, parsePrefer, parseShowDeleted } from '../../lib/query/params.js'
 import { readList, readOne } from '../../lib/read/execute.js'
 import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, readRows, type ListContext, type ListInput } from '../../lib/plan/list.js'
+import { permissionPlans } from '../../lib/plan/permissions.js'
+import { listSchema, recordSchema } from '../../lib/serialize/schema.js'
 import type { AccessPlan, Operation } from '../../lib/access/types.js'
 import type { QueryModel } from '../../lib/query/filter/checked.js'
 import { NO_ROUTE_DETAIL } from '../../lib/problems.js'
@@ -69,7 +71,11 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     return envelope
   }
 
-  app.get(collectionPath, async (request, reply) => {
+  // Compiled serializers: a page of records costs a fraction of JSON.stringify's time.
+  const asList = { schema: { response: { 200: listSchema(model) } } }
+  const asRecord = { schema: { response: { 200: recordSchema(model), 201: recordSchema(model), 204: { type: 'null' } } } }
+
+  app.get(collectionPath, asList, async (request, reply) => {
     const access = accessFor(request, 'read')
     const query = request.query as Query
     checkKnownParameters(query, LIST_PARAMETERS)
@@ -77,7 +83,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   })
 
   // The same parameters in a JSON body: long filters, and `fields` as an array.
-  app.post(`${collectionPath.replace(/:/g, '::')}::search`, async (request, reply) => {
+  app.post(`${collectionPath.replace(/:/g, '::')}::search`, asList, async (request, reply) => {
     const access = accessFor(request, 'read')
     checkKnownParameters(request.query as Query, [])
     const body = request.body ?? {}
@@ -88,7 +94,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     return await list(request, reply, access, body as ListInput, MAX_FILTER_BODY)
   })
 
-  app.get(`${collectionPath}/:key`, async (request, reply) => {
+  app.get(`${collectionPath}/:key`, asRecord, async (request, reply) => {
     const access = accessFor(request, 'read')
     const query = request.query as Query
     checkKnownParameters(query, GET_PARAMETERS)
@@ -100,15 +106,13 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
       select: parseFieldMask(access.readable, query.fields),
       scope: { tenant: request.ctx.tenant, rows: readRows(access), showDeleted: parseShowDeleted(model, query.show_deleted) },
       key: parseKey(model, rawKey(request)),
-      permissions: options.list.rowPermissions
-        ? { update: access.operations.update, delete: access.operations.delete, writable: access.writable, readable: access.readable, context: access.context }
-        : undefined,
+      permissions: options.list.rowPermissions ? permissionPlans(model, access).get : undefined,
     })
     reply.header('etag', record.etag)
     return record
   })
 
-  app.post(collectionPath, async (request, reply) => {
+  app.post(collectionPath, asRecord, async (request, reply) => {
     const access = accessFor(request)
     checkKnownParameters(request.query as Query, [])
     const outcome = await write(request, access, { operation: 'create', model, body: request.body })
@@ -116,14 +120,14 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     return respond(reply, 201, outcome, parsePrefer(request.headers.prefer))
   })
 
-  app.patch(`${collectionPath}/:key`, async (request, reply) => {
+  app.patch(`${collectionPath}/:key`, asRecord, async (request, reply) => {
     const access = accessFor(request)
     checkKnownParameters(request.query as Query, [])
     const outcome = await write(request, access, { operation: 'update', model, key: parseKey(model, rawKey(request)), body: request.body, ifMatch: parseIfMatch(request.headers['if-match']) })
     return respond(reply, 200, outcome, parsePrefer(request.headers.prefer))
   })
 
-  app.delete(`${collectionPath}/:key`, async (request, reply) => {
+  app.delete(`${collectionPath}/:key`, asRecord, async (request, reply) => {
     const access = accessFor(request)
     checkKnownParameters(request.query as Query, [])
     const outcome = await write(request, access, { operation: 'delete', model, key: parseKey(model, rawKey(request)), ifMatch: parseIfMatch(request.headers['if-match']) })
@@ -131,7 +135,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     return reply.code(200).send(outcome.record)
   })
 
-  app.post(`${collectionPath}/:key`, async (request, reply) => {
+  app.post(`${collectionPath}/:key`, asRecord, async (request, reply) => {
     if (!rawKey(request).endsWith(UNDELETE_SUFFIX)) throw problem('not-found', NO_ROUTE_DETAIL)
     const access = accessFor(request)
     checkKnownParameters(request.query as Query, [])
