@@ -1,18 +1,15 @@
 // `npm run bench:access`: what access control and row permissions add to a list page of 50, on one
 // table, through HTTP inject with a real token: no rules; a row filter and a hidden field; and the
 // same with permissions decided row by row (an update rule unlike the read rule).
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir, cpus } from 'node:os'
-import { join } from 'node:path'
+import { cpus } from 'node:os'
 import pg from 'pg'
-import { startEmbedded } from '../lib/db/embedded.js'
+import { benchDatabase } from './database.js'
 import { createServer } from '../lib/server.js'
 import type { Config } from '../lib/config/schema.js'
 
 const RUNS = 3000
-const dataDir = mkdtempSync(join(tmpdir(), 'tablegate-bench-'))
-const embedded = process.env.BENCH_DATABASE_URL === undefined ? await startEmbedded(dataDir) : undefined
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? embedded!.url
+const database = await benchDatabase()
+const databaseUrl = database.url
 const fields: NonNullable<Config['resources']>[string]['fields'] = {
   id: { type: 'bigint', readOnly: true },
   title: { type: 'string' },
@@ -86,6 +83,5 @@ try {
 } finally {
   for (const { app } of apps) await app.close()
   await db.end()
-  await embedded?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
+  await database.stop()
 }

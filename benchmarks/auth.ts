@@ -1,12 +1,10 @@
 // `npm run bench:auth`: the cost of the login path and of token verification, each beside its
 // floor in one run. Sign-in over HTTP (inject) vs a bare argon2 verify; the gate's verify vs a
 // bare jose jwtVerify vs a bare node:crypto Ed25519 verify.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir, cpus } from 'node:os'
-import { join } from 'node:path'
+import { cpus } from 'node:os'
 import { verify as cryptoVerify, createPublicKey } from 'node:crypto'
 import { jwtVerify, importJWK, type JWK } from 'jose'
-import { startEmbedded } from '../lib/db/embedded.js'
+import { benchDatabase } from './database.js'
 import { createServer } from '../lib/server.js'
 import { hashPassword, verifyPassword } from '../lib/auth/passwords.js'
 import { createVerifier } from '../lib/auth/verifier.js'
@@ -34,9 +32,8 @@ function row (name: string, r: { p50: number, p99: number, mean: number }, unit:
   return `${name.padEnd(44)}${f(r.p50)}${f(r.p99)}${f(r.mean)}  ${unit}`
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'tablegate-bench-'))
-const embedded = process.env.BENCH_DATABASE_URL === undefined ? await startEmbedded(dataDir) : undefined
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? embedded!.url
+const database = await benchDatabase()
+const databaseUrl = database.url
 const app = await createServer({ databaseUrl, authSecret: 'bench-secret-0123456789abcdef', signInPerMinute: 1_000_000 })
 try {
   const users = app.tablegate.users!
@@ -67,6 +64,5 @@ try {
   console.log(row('  floor: public request (inject, /api/auth/x 404)', await measure(3000, async () => await app.inject({ method: 'GET', url: '/api/auth/none' })), 'µs'))
 } finally {
   await app.close()
-  await embedded?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
+  await database.stop()
 }

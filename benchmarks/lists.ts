@@ -1,12 +1,10 @@
 // `npm run bench:lists [-- --rows N]`: list latency of page 1 and page 1,000 by keyset on a large
 // table (through HTTP inject, with a real token), beside the same pages read with OFFSET in plain
 // SQL; and the cost of parsing, checking and compiling a typical filter, cold and cached.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir, cpus } from 'node:os'
-import { join } from 'node:path'
+import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
-import { startEmbedded } from '../lib/db/embedded.js'
+import { benchDatabase } from './database.js'
 import { createServer } from '../lib/server.js'
 import { parseFilter } from '../lib/query/filter/parser.js'
 import { checkFilter, type CheckResult } from '../lib/query/filter/checker.js'
@@ -36,9 +34,8 @@ async function time (n: number, work: () => Promise<unknown> | unknown): Promise
   return out
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'tablegate-bench-'))
-const embedded = process.env.BENCH_DATABASE_URL === undefined ? await startEmbedded(dataDir) : undefined
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? embedded!.url
+const database = await benchDatabase()
+const databaseUrl = database.url
 const db = new pg.Client({ connectionString: databaseUrl })
 await db.connect()
 await db.query(`DROP TABLE IF EXISTS bench_items;
@@ -94,6 +91,5 @@ try {
 } finally {
   await app.close()
   await db.end()
-  await embedded?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
+  await database.stop()
 }

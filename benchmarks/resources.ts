@@ -1,13 +1,11 @@
 // `npm run bench:resources [-- --rows N --seconds S]`: single-request latency and throughput of get,
 // list (page 50), create and patch, through a real port with a real bearer token, on a seeded
 // table. Issue 6 adds the hand-written floor beside these figures; this is the first measurement.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir, cpus } from 'node:os'
-import { join } from 'node:path'
+import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
-import { startEmbedded } from '../lib/db/embedded.js'
+import { benchDatabase } from './database.js'
 import { createServer } from '../lib/server.js'
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '20' } } })
@@ -15,9 +13,8 @@ const rows = Number(values.rows)
 const seconds = Number(values.seconds)
 const connections = Number(values.connections)
 
-const dataDir = mkdtempSync(join(tmpdir(), 'tablegate-bench-'))
-const embedded = process.env.BENCH_DATABASE_URL === undefined ? await startEmbedded(dataDir) : undefined
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? embedded!.url
+const database = await benchDatabase()
+const databaseUrl = database.url
 const seed = new pg.Client({ connectionString: databaseUrl })
 await seed.connect()
 await seed.query(`DROP TABLE IF EXISTS bench_orders;
@@ -78,6 +75,5 @@ try {
   }
 } finally {
   await app.close()
-  await embedded?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
+  await database.stop()
 }

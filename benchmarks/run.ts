@@ -2,14 +2,14 @@
 // Fastify + pg floor, same database, same scenarios, alternating, after a warm-up. Servers run in
 // their own processes pinned to core 0, PostgreSQL to core 1; server CPU comes from /proc.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs'
-import { tmpdir, cpus } from 'node:os'
+import { readFileSync, existsSync } from 'node:fs'
+import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
-import { startEmbedded } from '../lib/db/embedded.js'
+import { benchDatabase } from './database.js'
 import { createUserStore } from '../lib/auth/users.js'
 import { roleSetup } from '../lib/auth/roles.js'
 
@@ -55,11 +55,10 @@ async function startServer (file: string, env: Record<string, string>, nodeFlags
 }
 
 // --- database, user, token, seed ---------------------------------------------------------------
-const dataDir = mkdtempSync(join(tmpdir(), 'tablegate-bench-'))
-const embedded = process.env.BENCH_DATABASE_URL === undefined ? await startEmbedded(dataDir) : undefined
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? embedded!.url
-if (embedded !== undefined && pinned) {
-  const postmaster = Number(readFileSync(join(dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0])
+const database = await benchDatabase()
+const databaseUrl = database.url
+if (database.dataDir !== undefined && pinned) {
+  const postmaster = Number(readFileSync(join(database.dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0])
   // Backends fork from the postmaster and inherit its core.
   execFileSync('taskset', ['-a', '-p', '-c', '1', String(postmaster)], { stdio: 'ignore' })
 }
@@ -180,6 +179,5 @@ try {
     child.kill('SIGTERM')
   })))
   await pool.end()
-  await embedded?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
+  await database.stop()
 }
