@@ -4,6 +4,8 @@ import { resolveConfig, type ResolvedConfig } from '../config/resolve.js'
 import { ConfigError } from '../config/validate.js'
 import { connectDatabases } from '../db/connect.js'
 import { createUserStore, type UserStore } from '../auth/users.js'
+import { ensureTrigram } from '../db/extensions.js'
+import { applyMigrations } from '../db/migrations.js'
 
 export async function loadResolvedConfig (explicit: string | undefined): Promise<ResolvedConfig> {
   const file = discoverConfigFile(explicit)
@@ -13,14 +15,31 @@ export async function loadResolvedConfig (explicit: string | undefined): Promise
   return resolveConfig(await loadConfigFile(file))
 }
 
+const warn = (message: string): void => { process.stderr.write(`tablegate: ${message}\n`) }
+
 export async function withUsers<T> (configFile: string | undefined, work: (users: UserStore) => Promise<T>): Promise<T> {
   const config = await loadResolvedConfig(configFile)
   if (config.verifier !== undefined) throw new ConfigError('this config verifies tokens of another auth server: manage users there')
-  const db = await connectDatabases(config, { warn: (message) => { process.stderr.write(`tablegate: ${message}\n`) } })
+  const db = await connectDatabases(config, { warn })
   try {
     const users = createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl })
     await users.migrate()
     return await work(users)
+  } finally {
+    await db.close()
+  }
+}
+
+/** `tablegate migrate`: the auth store, pg_trgm, and the application's own migrations. */
+export async function migrateAll (configFile: string | undefined): Promise<string[]> {
+  const config = await loadResolvedConfig(configFile)
+  const db = await connectDatabases(config, { warn })
+  try {
+    if (config.verifier === undefined) {
+      await createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl }).migrate()
+    }
+    await ensureTrigram(db.app, true, warn)
+    return config.migrations === undefined ? [] : await applyMigrations(db.app, config.migrations)
   } finally {
     await db.close()
   }

@@ -2,7 +2,7 @@
 // stderr and a non-zero exit code.
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { serve } from './serve.js'
-import { withUsers } from './host.js'
+import { migrateAll, withUsers } from './host.js'
 import { formatUserTable } from './format.js'
 import { generatePassword } from '../auth/passwords.js'
 
@@ -42,11 +42,11 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .action(async (opts: { config?: string, port: number, host: string }) => { await serve(opts, io) })
 
   program.command('migrate')
-    .description('create the auth schema and tables (safe to repeat)')
+    .description('create the auth schema and tables, pg_trgm, and apply the config\'s migrations (safe to repeat)')
     .option(...configOption)
     .action(async (opts: { config?: string }) => {
-      await withUsers(opts.config, async (users) => { await users.migrate() })
-      io.out('auth store is up to date')
+      const applied = await migrateAll(opts.config)
+      io.out(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`)
     })
 
   const user = program.command('user').description('manage users')

@@ -97,6 +97,7 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
     select: parseFieldMask(access.readable, input.fields),
     scope: { tenant: access.context.tenant, rows: readRows(access), showDeleted },
     filter: checked.filter,
+    filterText,
     order: ordered.order,
     after: token === '' ? undefined : context.tokens.decode(shape, token),
     pageSize: parsePageSize(input.page_size),

@@ -44,6 +44,8 @@ export interface ListPlan {
   /** Always ends with the key fields, so every row has one place in the order. */
   readonly order: readonly OrderTerm[]
   readonly filter: CheckedFilter | undefined
+  /** The filter as the caller wrote it (spans in errors point into it). */
+  readonly filterText: string
   /** Order values (as text, null for NULL) of the last row of the previous page. */
   readonly after: readonly (string | null)[] | undefined
   readonly pageSize: number

@@ -3,6 +3,7 @@
 // `total_size_estimate` is exact for free when the first page holds everything, and never a
 // count(*) unless count=exact asks for `total_size`.
 import { problem } from '../problems.js'
+import { isPgError } from '../db/pg-errors.js'
 import { rows, type Queryable } from '../db/query.js'
 import { compileCount, compileEstimate, compileGet, compileList } from '../sql/read.js'
 import type { GetPlan, ListPlan } from '../plan/types.js'
@@ -52,6 +53,16 @@ async function finish (plan: GetPlan | ListPlan, row: Row): Promise<RecordRow> {
   return record
 }
 
+/**
+ * A data error raised while a list runs comes from a value of its filter or page token that the
+ * checker let through (it catches what it can): the caller's filter is what to fix, not a record.
+ */
+function asFilterProblem (err: unknown, plan: ListPlan): unknown {
+  if (!isPgError(err) || !err.code.startsWith('22')) return err
+  const detail = 'A value in the filter is out of range or malformed for the database.'
+  return problem('invalid-filter', detail, { parameter: 'filter', errors: [{ code: 'invalid-value', message: detail, span: { start: 0, end: plan.filterText.length } }] })
+}
+
 export async function readOne (db: Queryable, plan: GetPlan): Promise<RecordRow> {
   const [row] = await rows<Row>(db, compileGet(plan, fetchedFields(plan, needsWholeRecord(plan.permissions))))
   if (row === undefined) throw problem('not-found', `No ${plan.model.name} has this key.`)
@@ -65,7 +76,7 @@ export async function readList (db: Queryable, plan: ListPlan, tokens: PageToken
     if (warning !== undefined) warnings.push(warning)
   }
   const fetch = fetchedFields(plan, needsWholeRecord(plan.permissions))
-  const found = await rows<Row>(db, compileList(plan, fetch))
+  const found = await rows<Row>(db, compileList(plan, fetch)).catch((err: unknown) => { throw asFilterProblem(err, plan) })
   const hasMore = found.length > plan.pageSize
   const page = hasMore ? found.slice(0, plan.pageSize) : found
   const last = page[page.length - 1]

@@ -209,10 +209,24 @@ test('every refusal exits non-zero with one line on stderr', async () => {
   assert.deepEqual(list.map((u) => [u.email, u.role, u.banned]), [['a@example.com', 'admin', false]])
 })
 
+test('migrate applies the config\'s migrations once each, and says so', async () => {
+  const migrations = join(dir, 'migrations')
+  mkdirSync(migrations)
+  writeFileSync(join(migrations, '001_widgets.sql'), 'CREATE TABLE widgets (id serial PRIMARY KEY, name text NOT NULL);')
+  const withMigrations = join(dir, 'with-migrations.json')
+  writeFileSync(withMigrations, JSON.stringify({ roles: ['admin', 'user'], migrations }))
+  const first = await cli(['migrate', '--config', withMigrations], { config: null })
+  ok(first, 'migrate')
+  assert.equal(first.stdout.trim(), 'applied 001_widgets.sql')
+  const again = await cli(['migrate', '--config', withMigrations], { config: null })
+  ok(again, 'migrate again')
+  assert.equal(again.stdout.trim(), 'database is up to date')
+})
+
 test('migrate is safe to repeat', async () => {
   const first = await cli(['migrate'])
   ok(first, 'migrate')
-  assert.match(first.stdout, /auth store is up to date/)
+  assert.match(first.stdout, /database is up to date/)
   ok(await cli(['migrate']), 'migrate again')
   ok(await cli(['token', '--email', 'a@example.com']), 'token after migrate')
 })
