@@ -38,7 +38,12 @@ export const INTERNAL_ERROR_DETAIL = 'The server met an unexpected condition. Th
 /** Extra members of a problem body (`errors`, `parameter`, `operation`, better-auth's `code`, ...). */
 export type ProblemExtras = Readonly<Record<string, unknown>>
 
+// A global brand, not `instanceof`: a plugin loaded through another module instance of tablegate
+// (a TypeScript config loaded by tsx gets one) throws Problems of another class object.
+const PROBLEM_BRAND = Symbol.for('tablegate.problem')
+
 export class Problem extends Error {
+  readonly [PROBLEM_BRAND] = true
   readonly slug: ProblemSlug
   readonly status: number
   readonly title: string
@@ -64,7 +69,7 @@ export function problem (slug: ProblemSlug, detail: string, extras?: ProblemExtr
 }
 
 export function isProblem (value: unknown): value is Problem {
-  return value instanceof Problem
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PROBLEM_BRAND] === true
 }
 
 export interface ProblemBody {

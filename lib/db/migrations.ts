@@ -23,5 +23,7 @@ export async function applyMigrations (pool: Pool, directory: string): Promise<s
       applied.push(file)
     }
   })
+  // Fresh tables and seeds have no statistics yet: plans and list estimates need them from the start.
+  if (applied.length > 0) await query(pool, sql`ANALYZE`)
   return applied
 }

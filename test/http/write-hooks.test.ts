@@ -75,6 +75,16 @@ test('a hook may refuse with a problem, which reaches the caller as it is', asyn
   assert.equal(json(response).detail, 'The warehouse is closed.')
 })
 
+test('a problem from another instance of the module (a plugin loaded by tsx) is still a problem', async () => {
+  const other = await import(new URL('../../lib/problems.js?another-instance', import.meta.url).href) as typeof import('../../lib/problems.js')
+  const { Problem } = await import('../../lib/problems.js')
+  assert.notEqual(other.Problem, Problem)
+  failNext = other.problem('conflict', 'Refused by a plugin.')
+  const response = await app.inject({ method: 'POST', url: '/api/v1/orders', headers: auth, payload: { title: 'Plugin says no' } })
+  assert.equal(response.statusCode, 409)
+  assert.equal(json(response).detail, 'Refused by a plugin.')
+})
+
 test('the audit log writes one row per write in the same transaction', async () => {
   const created = json(await app.inject({ method: 'POST', url: '/api/v1/orders', headers: auth, payload: { title: 'Audited' } }))
   const { rows } = await app.tablegate.db.app.query('SELECT resource, operation, record_key, user_id, before, after FROM tablegate_audit_log WHERE record_key = $1 ORDER BY id', [created.id])
