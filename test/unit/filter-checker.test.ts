@@ -500,8 +500,19 @@ test(`a filter binding more than ${MAX_VALUES} values is refused as too complex`
   assert.equal(check(fits).ok, true)
   const text = fits + ' OR count = 1'
   assert.deepEqual(only(text), { code: 'too-complex', message: 'The filter needs more than 20000 values.', hint: 'List values with in(field, ...), or split the request.', span: { start: 0, end: text.length } })
-  // A bare word binds one value per searchable field (two here); null tests bind none.
-  assert.equal(check('a '.repeat(10_000)).ok, true)
+  // Bare words hit the search-term cap (32) long before the value limit; null tests bind no value.
   assert.equal(only('a '.repeat(10_001)).code, 'too-complex')
   assert.equal(check('isNull(name) '.repeat(30_000)).ok, true)
+})
+
+test('more than 32 search terms are too complex; 32 are fine', async () => {
+  const { MAX_SEARCH_TERMS } = await import('../../lib/query/filter/checker.js')
+  const model = buildModel('notes', { fields: { id: { type: 'integer' }, body: { type: 'string', searchable: true } } })
+  const query = queryModel(model.name, [...model.fields.values()], true)
+  const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ')
+  assert.equal(MAX_SEARCH_TERMS, 32)
+  assert.equal(checkFilter(parseFilter(words(32)), query).ok, true)
+  const refused = checkFilter(parseFilter(words(33)), query)
+  assert.equal(refused.ok, false)
+  assert.deepEqual(!refused.ok && refused.issues.map((i) => i.code), ['too-complex'])
 })

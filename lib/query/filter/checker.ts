@@ -21,6 +21,8 @@ const MAX_PATTERN = 1000
 const MAX_EXPONENT = 1000
 /** Bound values per filter: PostgreSQL takes at most 65,535 per statement, and planning slows long before. */
 export const MAX_VALUES = 20_000
+/** Search terms per filter: each is an ILIKE over every searchable field; thousands would run for seconds. */
+export const MAX_SEARCH_TERMS = 32
 /** About 1,000 years: now() plus or minus it stays inside PostgreSQL's timestamps. */
 const MAX_DURATION_MS = 1000 * 365.25 * UNIT_MS.d!
 
@@ -316,5 +318,18 @@ export function checkFilter (node: FilterNode | undefined, model: QueryModel): C
   if (valueCount(filter) > MAX_VALUES) {
     return { ok: false, issues: [{ code: 'too-complex', message: `The filter needs more than ${MAX_VALUES} values.`, hint: 'List values with in(field, ...), or split the request.', span: node.span }] }
   }
+  if (searchTerms(filter) > MAX_SEARCH_TERMS) {
+    return { ok: false, issues: [{ code: 'too-complex', message: `The filter has more than ${MAX_SEARCH_TERMS} search terms.`, hint: 'Search for a phrase in quotes: "green tea".', span: node.span }] }
+  }
   return { ok: true, filter }
+}
+
+function searchTerms (filter: CheckedFilter): number {
+  switch (filter.kind) {
+    case 'and':
+    case 'or': return filter.children.reduce((n, c) => n + searchTerms(c), 0)
+    case 'not': return searchTerms(filter.child)
+    case 'search': return 1
+    default: return 0
+  }
 }
