@@ -5,6 +5,7 @@
 // - without one: a hash of the resource, the key and every field the caller may read.
 import { hash } from 'node:crypto'
 import type { FieldModel, ResourceModel } from '../model/types.js'
+import { BoundedCache } from '../query/cache.js'
 
 export interface RecordShape {
   readonly model: ResourceModel
@@ -48,22 +49,29 @@ export function storedRecord (model: ResourceModel, row: Row): Row {
   return record
 }
 
+// Hashing is most of an ETag's cost, and hot records are read again and again: recent ETags are
+// kept by their source text (bounded; a source is at most a resource, a key and a version).
+const recentEtags = new BoundedCache<string>(50_000)
+
 export function etagOf (shape: RecordShape, row: Row): string {
   const { model } = shape
   const version = versionField(model)
-  let source: string
-  if (version !== undefined) {
-    // Resource, key parts and version are plain text without NUL: joined with NULs, unambiguous.
-    source = model.name
-    for (const f of model.key) source += '\0' + String(row[f.name])
-    source += '\0' + String(row[version.name])
-  } else {
+  if (version === undefined) {
     const parts: unknown[] = [model.name]
     for (const f of model.key) parts.push(row[f.name])
     for (const f of shape.readable) parts.push(row[f.name] ?? null)
-    source = JSON.stringify(parts)
+    return '"' + hash('sha256', JSON.stringify(parts), 'hex').slice(0, 32) + '"'
   }
-  return '"' + hash('sha256', source, 'hex').slice(0, 32) + '"'
+  // Resource, key parts and version are plain text without NUL: joined with NULs, unambiguous.
+  let source = model.name
+  for (const f of model.key) source += '\0' + String(row[f.name])
+  source += '\0' + String(row[version.name])
+  let etag = recentEtags.get(source)
+  if (etag === undefined) {
+    etag = '"' + hash('sha256', source, 'hex').slice(0, 32) + '"'
+    recentEtags.set(source, etag)
+  }
+  return etag
 }
 
 /** The record for the response: selected fields, then its etag (computed from the fetched row). */
