@@ -104,6 +104,6 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
     count: parseCount(input.count),
     shape,
     estimateKey: `${shape}\0${JSON.stringify([access.context.user.id, access.context.user.roles, access.context.tenant ?? null])}`,
-    permissions: context.rowPermissions ? permissionPlans(model, access).list : undefined,
+    permissions: context.rowPermissions ? permissionPlans(access).list : undefined,
   }
 }

@@ -106,7 +106,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
       select: parseFieldMask(access.readable, query.fields),
       scope: { tenant: request.ctx.tenant, rows: readRows(access), showDeleted: parseShowDeleted(model, query.show_deleted) },
       key: parseKey(model, rawKey(request)),
-      permissions: options.list.rowPermissions ? permissionPlans(model, access).get : undefined,
+      permissions: options.list.rowPermissions ? permissionPlans(access).get : undefined,
     })
     reply.header('etag', record.etag)
     return record
