@@ -6,7 +6,7 @@ import { ConfigError } from '../config/validate.js'
 import { COMPATIBLE_PG_TYPES } from './field-types.js'
 import type { FieldModel, ResourceModel } from './types.js'
 
-interface ColumnRow { column: string, type: string, not_null: boolean, has_default: boolean }
+interface ColumnRow { column: string, type: string, not_null: boolean, has_default: boolean, labels: string[] | null }
 
 async function columnsOf (db: Queryable, table: string): Promise<Map<string, ColumnRow> | undefined> {
   const [found] = await rows<{ oid: number | null }>(db, sql`SELECT to_regclass(${table})::oid AS oid`)
@@ -14,7 +14,8 @@ async function columnsOf (db: Queryable, table: string): Promise<Map<string, Col
   const list = await rows<ColumnRow>(db, sql`
     SELECT a.attname AS column,
            CASE WHEN bt.typtype = 'e' THEN 'enum' ELSE bt.typname END AS type,
-           a.attnotnull AS not_null, a.atthasdef OR a.attidentity <> '' AS has_default
+           a.attnotnull AS not_null, a.atthasdef OR a.attidentity <> '' AS has_default,
+           (SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = bt.oid) AS labels
     FROM pg_attribute a
     JOIN pg_type t ON t.oid = a.atttypid
     JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
@@ -64,7 +65,7 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
       const type = field.managed === 'version' && version !== undefined
         ? (version.kind === 'timestamp' ? 'timestamp' : column?.type === 'int8' ? 'bigint' : 'integer')
         : field.type
-      return [fieldName, Object.freeze({ ...field, type, notNull, columnType: column?.type } satisfies FieldModel)]
+      return [fieldName, Object.freeze({ ...field, type, notNull, columnType: column?.type, enumLabels: column?.labels ?? undefined } satisfies FieldModel)]
     }))
     const key = model.key.map((k) => fields.get(k.name)!)
     checked.set(name, Object.freeze({ ...model, fields, key, version }))

@@ -26,6 +26,8 @@ export interface FieldModel {
   readonly notNull: boolean
   /** The column's base type name (pg_type.typname, `enum` for enums), from introspection. */
   readonly columnType: string | undefined
+  /** The labels of an enum column, in order, from introspection. */
+  readonly enumLabels?: readonly string[] | undefined
   /** Schema of one value of this field (body validation, and OpenAPI later). */
   readonly schema: TSchema
 }

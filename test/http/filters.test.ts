@@ -220,6 +220,11 @@ test('a string field on an enum column: equality, contains and regex', async () 
     ['mood = "cal*"', [GREEN, POT]],
     ['in(mood, calm)', [GREEN, POT]],
   ])
+  const refused = await call('GET', `/api/v1/orders?filter=${q('mood = nope')}`)
+  assert.equal(refused.status, 400)
+  assert.equal(refused.body.type, 'urn:service:problem:invalid-filter')
+  assert.deepEqual(refused.body.errors, [{ code: 'type-mismatch', message: "The value is not one of the values of field 'mood'.", hint: 'One of: calm, wild.', span: { start: 7, end: 11 } }])
+  assert.equal((await call('GET', `/api/v1/orders?filter=${q('in(mood, calm, nope)')}`)).status, 400)
 })
 
 test('soft-deleted rows count only with show_deleted=true', async () => {

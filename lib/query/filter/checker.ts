@@ -153,7 +153,11 @@ class Checker {
     const mismatch = (): undefined => this.#issue('type-mismatch', `The value is not a valid ${field.type} for field '${field.name}'.`, value.span,
       DURATION.test(text) ? 'A duration goes with now(): placed_at > now() - 7d.' : TYPE_HINTS[field.type])
     switch (field.type) {
-      case 'string': return { kind: 'value', value: text }
+      case 'string':
+        if (field.enumLabels !== undefined && !field.enumLabels.includes(text)) {
+          return this.#issue('type-mismatch', `The value is not one of the values of field '${field.name}'.`, value.span, `One of: ${field.enumLabels.join(', ')}.`)
+        }
+        return { kind: 'value', value: text }
       case 'uuid': return UUID.test(text) ? { kind: 'value', value: text } : mismatch()
       case 'integer':
       case 'bigint': return INTEGER.test(text) && inIntRange(text, field.type) ? { kind: 'value', value: text } : mismatch()
