@@ -13,6 +13,7 @@ export const TUNNEL_ORIGIN = 'https://*.trycloudflare.com'
 export interface ResolvedConfig {
   readonly config: Config
   readonly databaseUrl: string | undefined
+  readonly databaseReadUrl: string | undefined
   readonly adminDatabaseUrl: string | undefined
   readonly authSchema: string | undefined
   readonly authSecret: string | undefined
@@ -76,6 +77,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
   return {
     config,
     databaseUrl: config.databaseUrl ?? nonEmpty(env.DATABASE_URL),
+    databaseReadUrl: config.databaseReadUrl ?? nonEmpty(env.DATABASE_READ_URL),
     adminDatabaseUrl: config.adminDatabaseUrl ?? nonEmpty(env.ADMIN_DATABASE_URL),
     authSchema: config.authSchema,
     authSecret: config.authSecret ?? envSecret(env.AUTH_SECRET),

@@ -74,6 +74,8 @@ export const VerifierSchema = Type.Object({
 
 export const ConfigSchema = Type.Object({
   databaseUrl: Type.Optional(Type.String()),
+  /** Reads (one read-only statement each) go here: a read replica. */
+  databaseReadUrl: Type.Optional(Type.String()),
   adminDatabaseUrl: Type.Optional(Type.String()),
   authSchema: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$' })),
   authSecret: Type.Optional(Type.String({ minLength: 16 })),

@@ -12,7 +12,7 @@ import { startEmbedded, type EmbeddedDatabase } from './embedded.js'
 export interface Databases {
   /** Writes: transactions with the configured statement timeout. */
   readonly app: Pool
-  /** Reads: the same database, connections read-only, so one statement is one read-only transaction. */
+  /** Reads: DATABASE_READ_URL (a replica) or the same database; read-only connections, so one statement is one read-only transaction. */
   readonly read: Pool
   /** The auth store's pool: ADMIN_DATABASE_URL when given, else the application database. */
   readonly admin: Pool
@@ -51,7 +51,7 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
   }
   const timeout = { statementTimeoutMs: config.statementTimeoutMs }
   const app = createPool(url, { max: options.poolMax, ...timeout, records: true })
-  const read = createPool(url, { max: options.poolMax, ...timeout, records: true, readOnly: true, applicationName: 'tablegate-read' })
+  const read = createPool(config.databaseReadUrl ?? url, { max: options.poolMax, ...timeout, records: true, readOnly: true, applicationName: 'tablegate-read' })
   // The auth store has pools of its own, with pg's default parsing (its timestamps are Dates).
   const admin = createPool(config.adminDatabaseUrl ?? url, { max: 5, applicationName: 'tablegate-auth', ...timeout })
   return {

@@ -29,7 +29,8 @@ export function problemFromPgError (err: unknown): Problem | undefined {
     case '57014': return problem('statement-timeout', 'The query took longer than the statement timeout allows.')
   }
   if (err.code.startsWith('22')) return problem('invalid-record', 'A value is out of range or has the wrong format.')
-  if (err.code.startsWith('08') || err.code.startsWith('53') || ['57P01', '57P02', '57P03'].includes(err.code)) {
+  // 08P01 is a protocol violation: our own bug, not the database being away.
+  if ((err.code.startsWith('08') && err.code !== '08P01') || err.code.startsWith('53') || ['57P01', '57P02', '57P03'].includes(err.code)) {
     return problem('service-unavailable', 'The database cannot serve the request right now. Try again shortly.')
   }
   return undefined

@@ -28,3 +28,24 @@ test('with adminDatabaseUrl the auth store lives in that database, apart from th
   assert.equal(token.statusCode, 200)
   assert.equal(typeof json(token).token, 'string')
 })
+
+test('with databaseReadUrl reads go to that database (a replica) and writes to the primary', async () => {
+  const primary = await freshDatabase()
+  const replica = await freshDatabase()
+  const schema = 'CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL)'
+  const client = async (url: string, text: string) => {
+    const c = new pg.Client({ connectionString: url })
+    await c.connect()
+    try { await c.query(text) } finally { await c.end() }
+  }
+  await client(primary, schema)
+  await client(replica, `${schema}; INSERT INTO notes (body) VALUES ('from the replica')`)
+  const app = await buildApp({ databaseUrl: primary, databaseReadUrl: replica, resources: { notes: { fields: { id: { type: 'integer', readOnly: true }, body: { type: 'string' } } } } })
+  await createUser(app, 'admin@example.com')
+  const { token } = await app.tablegate.users!.issueToken('admin@example.com')
+  const headers = { authorization: `Bearer ${token}` }
+  const created = await app.inject({ method: 'POST', url: '/api/v1/notes', headers, payload: { body: 'to the primary' } })
+  assert.equal(created.statusCode, 201)
+  const listed = json(await app.inject({ method: 'GET', url: '/api/v1/notes', headers }))
+  assert.deepEqual(listed.items.map((n: { body: string }) => n.body), ['from the replica'])
+})
