@@ -65,7 +65,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     addWriteHook: (hook) => { hooks.add(hook) },
     listGuards,
     addListGuard: (guard) => {
-      if (typeof guard !== 'function') throw new TypeError('addListGuard expects a function (plan, tx) => Promise<string | undefined>')
+      if (typeof guard !== 'function') throw new TypeError('addListGuard expects a function (plan, db) => Promise<string | undefined>')
       listGuards.push(guard)
     },
     capabilities: { trigram },
