@@ -7,6 +7,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { createServer } from '../lib/server.js'
+import { ORDER_FIELDS } from './bench-orders.js'
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '20' } } })
 const rows = Number(values.rows)
@@ -32,13 +33,7 @@ const app = await createServer({
   resources: {
     bench_orders: {
       version: 'version',
-      fields: {
-        id: { type: 'bigint', readOnly: true, dbDefault: true },
-        title: { type: 'string', required: true },
-        status: { type: 'string' },
-        total: { type: 'decimal' },
-        placed_at: { type: 'timestamp' },
-      },
+      fields: ORDER_FIELDS,
     },
   },
 })

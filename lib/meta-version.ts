@@ -15,13 +15,18 @@ function stableText (value: unknown): string {
 export function createMetaVersion (models: unknown): (roles: readonly string[]) => string {
   const fingerprint = createHash('sha256').update(stableText(models)).digest('hex')
   const byRoles = new Map<string, string>()
+  // A cached principal hands back the same roles array on every request: no sort, no join.
+  const byArray = new WeakMap<readonly string[], string>()
   return (roles) => {
+    let version = byArray.get(roles)
+    if (version !== undefined) return version
     const key = [...roles].sort().join(',')
-    let version = byRoles.get(key)
+    version = byRoles.get(key)
     if (version === undefined) {
       version = createHash('sha256').update(fingerprint).update('\n').update(key).digest('base64url').slice(0, 22)
       byRoles.set(key, version)
     }
+    byArray.set(roles, version)
     return version
   }
 }

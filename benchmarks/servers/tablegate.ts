@@ -1,6 +1,7 @@
 // tablegate as the benchmark runs it: a real bearer token, a row filter (owner = caller), a field
 // hidden from the caller, and row permissions on.
 import { createServer } from '../../lib/server.js'
+import { ORDER_FIELDS } from '../bench-orders.js'
 
 const app = await createServer({
   databaseUrl: process.env.BENCH_DATABASE_URL,
@@ -9,15 +10,7 @@ const app = await createServer({
     bench_orders: {
       owner: 'owner_id',
       version: 'version',
-      fields: {
-        id: { type: 'bigint', readOnly: true, dbDefault: true },
-        title: { type: 'string', required: true },
-        status: { type: 'string' },
-        total: { type: 'decimal' },
-        placed_at: { type: 'timestamp' },
-        owner_id: { type: 'string' },
-        cost: { type: 'decimal' },
-      },
+      fields: { ...ORDER_FIELDS, owner_id: { type: 'string' }, cost: { type: 'decimal' } },
       access: {
         read: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
         update: (ctx) => ({ filter: { owner_id: ctx.user.id } }),

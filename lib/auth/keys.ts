@@ -44,7 +44,7 @@ export function signingKeys (pool: Pool, tables: AuthTables, authSecret: string)
     return { kid: row.id, privateKey: createPrivateKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }) }
   }
 
-  const loadOrCreate = async (): Promise<SigningKey> => await withTransaction(pool, { timeoutMs: 15_000 }, async (tx) => {
+  const loadOrCreate = async (): Promise<SigningKey> => await withTransaction(pool, {}, async (tx) => {
     await lockAuthStore(tx)
     const [latest] = await rows<KeyRow>(tx, sql`SELECT id, public_key, private_key FROM ${tables.key} ORDER BY created_at DESC, id LIMIT 1`)
     if (latest !== undefined) return open(latest)

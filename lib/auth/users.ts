@@ -76,7 +76,6 @@ export interface UserStoreOptions {
   readonly authSecret: string
   /** Issuer and audience of tokens: the public URL. */
   readonly issuer: string
-  readonly timeoutMs?: number
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -105,7 +104,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
   const tables = authTables(options.schema)
   const keys = signingKeys(pool, tables, options.authSecret)
   const tx = async <T>(work: (db: Queryable) => Promise<T>): Promise<T> =>
-    await withTransaction(pool, { timeoutMs: options.timeoutMs ?? 15_000 }, async (db) => {
+    await withTransaction(pool, {}, async (db) => {
       await lockAuthStore(db)
       return await work(db)
     })

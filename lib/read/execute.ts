@@ -47,10 +47,22 @@ async function estimate (db: Queryable, plan: ListPlan): Promise<number> {
 }
 
 /** The response record: selected fields, etag, then permissions when the plan asks for them. */
-async function finish (plan: GetPlan | ListPlan, row: Row): Promise<RecordRow> {
-  const record = present(plan, row)
-  if (plan.permissions !== undefined) (record as Row).permissions = await permissionsOf(plan.model, row, plan.permissions)
-  return record
+/**
+ * The response records: selected fields, etag, then permissions when the plan asks for them.
+ * Only record checks (functions) are awaited; permissions decided by rows alone cost no await.
+ */
+async function finish (plan: GetPlan | ListPlan, found: readonly Row[]): Promise<RecordRow[]> {
+  const { permissions } = plan
+  const checked = needsWholeRecord(permissions)
+  const records: RecordRow[] = []
+  for (const row of found) {
+    const record = present(plan, row)
+    if (permissions !== undefined) {
+      (record as Row).permissions = checked ? await permissionsOf(plan.model, row, permissions) : permissionsByRows(plan.model, row, permissions)
+    }
+    records.push(record)
+  }
+  return records
 }
 
 /**
@@ -66,7 +78,7 @@ function asFilterProblem (err: unknown, plan: ListPlan): unknown {
 export async function readOne (db: Queryable, plan: GetPlan): Promise<RecordRow> {
   const [row] = await rows<Row>(db, compileGet(plan, fetchedFields(plan, needsWholeRecord(plan.permissions))))
   if (row === undefined) throw problem('not-found', `No ${plan.model.name} has this key.`)
-  return await finish(plan, row)
+  return (await finish(plan, [row]))[0]!
 }
 
 export async function readList (db: Queryable, plan: ListPlan, tokens: PageTokens, guards: readonly ListGuard[]): Promise<ListResult> {
@@ -86,16 +98,7 @@ export async function readList (db: Queryable, plan: ListPlan, tokens: PageToken
       return value === null || value === undefined ? null : String(value)
     })
     : undefined
-  const items: RecordRow[] = []
-  if (plan.permissions !== undefined && !needsWholeRecord(plan.permissions)) {
-    for (const row of page) {
-      const record = present(plan, row)
-      ;(record as Row).permissions = permissionsByRows(plan.model, row, plan.permissions)
-      items.push(record)
-    }
-  } else {
-    for (const row of page) items.push(await finish(plan, row))
-  }
+  const items = await finish(plan, page)
   const envelope: ListEnvelope = {
     items,
     next_page_token: nextAfter === undefined ? '' : tokens.encode(plan.shape, nextAfter),

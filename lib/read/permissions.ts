@@ -54,8 +54,8 @@ export function permissionsByRows (model: ResourceModel, row: Row, plan: Permiss
   return withFields(plan, byRows(model, plan.update, row.__can_update), byRows(model, plan.delete, row.__can_delete))
 }
 
+/** Permissions with record checks, which judge the whole stored record. */
 export async function permissionsOf (model: ResourceModel, row: Row, plan: PermissionPlan): Promise<Row> {
-  if (!needsWholeRecord(plan)) return permissionsByRows(model, row, plan)
   const stored = storedRecord(model, row)
   const update = await decide(model, plan.update, row.__can_update, stored, plan, 'update')
   return withFields(plan, update, await decide(model, plan.delete, row.__can_delete, stored, plan, 'delete'))

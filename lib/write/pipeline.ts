@@ -14,6 +14,7 @@ import type { WriteHooks } from '../../hooks/registry.js'
 import type { RecordValues, WriteOperation } from '../../hooks/types.js'
 import type { AccessPlan, OperationAccess, RuleContext } from '../access/types.js'
 import { both, compileRowFilter } from '../access/row-filter.js'
+import { requireTenant } from '../access/tenant.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 
 export interface WriteRequest {
@@ -115,9 +116,7 @@ export async function runWrite (request: WriteRequest, context: WriteContext, tx
   const ruleContext: RuleContext = { ...access.context, operation }
   const shape: RecordShape = { model, select: access.readable, readable: access.readable }
   // 1. A tenant-scoped resource needs a caller with a tenant.
-  if (model.tenant !== undefined && ctx.tenant === undefined) {
-    throw problem('tenant-required', `${model.name} is kept per tenant, and this caller has no tenant.`)
-  }
+  requireTenant(model, ctx.tenant)
   if ((operation === 'undelete') && model.softDelete === undefined) {
     throw problem('invalid-parameter', `${model.name} has no soft delete: a deleted record is gone and cannot be undeleted.`, {
       errors: [{ parameter: 'undelete', message: 'not available on a resource without soft delete' }],

@@ -7,6 +7,7 @@ import { checkKnownParameters, parseFieldMask, parseIfMatch, parsePrefer, parseS
 import { readList, readOne } from '../../lib/read/execute.js'
 import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, readRows, type ListContext, type ListInput } from '../../lib/plan/list.js'
 import { permissionPlans } from '../../lib/plan/permissions.js'
+import { requireTenant } from '../../lib/access/tenant.js'
 import { listSchema, recordSchema } from '../../lib/serialize/schema.js'
 import type { AccessPlan, Operation } from '../../lib/access/types.js'
 import type { QueryModel } from '../../lib/query/filter/checked.js'
@@ -64,7 +65,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   }
 
   const list = async (request: FastifyRequest, reply: FastifyReply, access: AccessPlan, input: ListInput, maxFilterLength: number) => {
-    if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
+    requireTenant(model, request.ctx.tenant)
     const plan = planList(input, { ...options.list, access, query: options.queryModel(access), maxFilterLength })
     const { envelope, warnings } = await readList(db.read, plan, options.list.tokens, listGuards)
     if (warnings.length > 0) reply.header('x-service-warning', warnings.join(' '))
@@ -98,7 +99,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     const access = accessFor(request, 'read')
     const query = request.query as Query
     checkKnownParameters(query, GET_PARAMETERS)
-    if (model.tenant !== undefined && request.ctx.tenant === undefined) throw tenantRequired(model)
+    requireTenant(model, request.ctx.tenant)
     const record = await readOne(db.read, {
       kind: 'get',
       model,
@@ -143,8 +144,4 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     reply.header('etag', outcome.etag)
     return outcome.record
   })
-}
-
-function tenantRequired (model: ResourceModel) {
-  return problem('tenant-required', `${model.name} is kept per tenant, and this caller has no tenant.`)
 }

@@ -22,6 +22,8 @@ import type { ResourceModel } from '../../lib/model/types.js'
 import type { ListGuard } from '../../lib/read/execute.js'
 import { ensureTrigram } from '../../lib/db/extensions.js'
 
+const NO_ROLES: readonly string[] = Object.freeze([])
+
 // Until the access plugin fills it in (after authentication), asking for access is a bug.
 function noAccess (): never {
   throw new Error('request.ctx.access() called before authentication')
@@ -34,7 +36,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   app.addHook('onClose', async () => { await db.close() })
 
   const users = config.verifier === undefined
-    ? createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl, timeoutMs: config.statementTimeoutMs })
+    ? createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl })
     : undefined
   let models: Map<string, ResourceModel>
   let trigram: boolean
@@ -78,7 +80,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   })
   problemHandling(app, config.onUnhandledError)
   app.addHook('onSend', async (request, reply) => {
-    reply.header('x-meta-version', decorator.metaVersion(request.ctx?.user?.roles ?? []))
+    reply.header('x-meta-version', decorator.metaVersion(request.ctx?.user?.roles ?? NO_ROLES))
   })
   await app.register(auth)
   await app.register(access)
