@@ -14,7 +14,7 @@ import type { WriteHooks } from '../../hooks/registry.js'
 import type { RecordValues, WriteOperation } from '../../hooks/types.js'
 import type { AccessPlan, OperationAccess, RuleContext } from '../access/types.js'
 import { both, compileRowFilter } from '../access/row-filter.js'
-import { requireTenant } from '../access/tenant.js'
+import { requireOperation, requireTenant } from '../access/require.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 
 export interface WriteRequest {
@@ -111,8 +111,7 @@ export function isSingleStatement (request: WriteRequest, context: WriteContext)
 export async function runWrite (request: WriteRequest, context: WriteContext, tx: Queryable): Promise<WriteOutcome> {
   const { model, operation } = request
   const { ctx, access } = context
-  const allowed = access.operations[operation]
-  if (!allowed.allowed) denied(`You may not ${operation} ${model.name} records.`)
+  const allowed = requireOperation(access, model, operation)
   const ruleContext: RuleContext = { ...access.context, operation }
   const shape: RecordShape = { model, select: access.readable, readable: access.readable }
   // 1. A tenant-scoped resource needs a caller with a tenant.

@@ -7,7 +7,7 @@ import { checkKnownParameters, parseFieldMask, parseIfMatch, parsePrefer, parseS
 import { readList, readOne } from '../../lib/read/execute.js'
 import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, readRows, type ListContext, type ListInput } from '../../lib/plan/list.js'
 import { permissionPlans } from '../../lib/plan/permissions.js'
-import { requireTenant } from '../../lib/access/tenant.js'
+import { requireOperation, requireTenant } from '../../lib/access/require.js'
 import { listSchema, recordSchema } from '../../lib/serialize/schema.js'
 import type { AccessPlan, Operation } from '../../lib/access/types.js'
 import type { QueryModel } from '../../lib/query/filter/checked.js'
@@ -46,9 +46,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   const accessFor = (request: FastifyRequest, operation?: Operation): AccessPlan => {
     const access = request.ctx.access(model.name)
     if (!access.visible) throw problem('not-found', NO_ROUTE_DETAIL)
-    if (operation !== undefined && !access.operations[operation].allowed) {
-      throw problem('access-denied', `You may not ${operation} ${model.name} records.`)
-    }
+    if (operation !== undefined) requireOperation(access, model, operation)
     return access
   }
 

@@ -1,0 +1,18 @@
+// Checks every read and write route makes first, the same way for both.
+import { problem } from '../problems.js'
+import type { ResourceModel } from '../model/types.js'
+import type { AccessPlan, Operation, OperationAccess } from './types.js'
+
+/** The operation as the caller may do it; a denied operation is 403 access-denied. */
+export function requireOperation (access: AccessPlan, model: ResourceModel, operation: Operation): OperationAccess & { allowed: true } {
+  const allowed = access.operations[operation]
+  if (!allowed.allowed) throw problem('access-denied', `You may not ${operation} ${model.name} records.`)
+  return allowed
+}
+
+/** A tenant-scoped resource needs a caller with a tenant. */
+export function requireTenant (model: ResourceModel, tenant: string | undefined): void {
+  if (model.tenant !== undefined && tenant === undefined) {
+    throw problem('tenant-required', `${model.name} is kept per tenant, and this caller has no tenant.`)
+  }
+}
