@@ -1,11 +1,12 @@
 // Rows → records as the caller sees them: the selected fields in model order, then `etag`.
 // ETags are computed here, from values as read, so lists need no extra query and PostgreSQL spends
 // nothing on them:
-// - with a version column: a hash of the resource, the key and the version's exact text;
+// - with a version column: a hash of the resource and the version's exact text (SPEC: a hash of
+//   that column's text). An ETag only ever meets its own record's If-Match, so the key adds
+//   nothing, and leaving it out makes the ETag of a version the same for every record;
 // - without one: a hash of the resource, the key and every field the caller may read.
 import { hash } from 'node:crypto'
 import type { FieldModel, ResourceModel } from '../model/types.js'
-import { BoundedCache } from '../query/cache.js'
 
 export interface RecordShape {
   readonly model: ResourceModel
@@ -49,29 +50,36 @@ export function storedRecord (model: ResourceModel, row: Row): Row {
   return record
 }
 
-// Hashing is most of an ETag's cost, and hot records are read again and again: recent ETags are
-// kept by their source text (bounded; a source is at most a resource, a key and a version).
-const recentEtags = new BoundedCache<string>(50_000)
+// Hashing is most of an ETag's cost, and a version's ETag is the same for every record of the
+// resource: each model keeps the ETags of recent versions, keyed by the value as read (a number
+// for integer versions, so no text is built to look one up).
+const recentEtags = new WeakMap<ResourceModel, Map<unknown, string>>()
+const RECENT_VERSIONS = 10_000
+
+function versionEtag (model: ResourceModel, value: unknown): string {
+  let recent = recentEtags.get(model)
+  if (recent === undefined) {
+    recent = new Map()
+    recentEtags.set(model, recent)
+  }
+  let etag = recent.get(value)
+  if (etag === undefined) {
+    // Resource and version text are plain text without NUL: joined with one, unambiguous.
+    etag = '"' + hash('sha256', model.name + '\0' + String(value), 'hex').slice(0, 32) + '"'
+    if (recent.size >= RECENT_VERSIONS) recent.clear()
+    recent.set(value, etag)
+  }
+  return etag
+}
 
 export function etagOf (shape: RecordShape, row: Row): string {
   const { model } = shape
   const version = versionField(model)
-  if (version === undefined) {
-    const parts: unknown[] = [model.name]
-    for (const f of model.key) parts.push(row[f.name])
-    for (const f of shape.readable) parts.push(row[f.name] ?? null)
-    return '"' + hash('sha256', JSON.stringify(parts), 'hex').slice(0, 32) + '"'
-  }
-  // Resource, key parts and version are plain text without NUL: joined with NULs, unambiguous.
-  let source = model.name
-  for (const f of model.key) source += '\0' + String(row[f.name])
-  source += '\0' + String(row[version.name])
-  let etag = recentEtags.get(source)
-  if (etag === undefined) {
-    etag = '"' + hash('sha256', source, 'hex').slice(0, 32) + '"'
-    recentEtags.set(source, etag)
-  }
-  return etag
+  if (version !== undefined) return versionEtag(model, row[version.name])
+  const parts: unknown[] = [model.name]
+  for (const f of model.key) parts.push(row[f.name])
+  for (const f of shape.readable) parts.push(row[f.name] ?? null)
+  return '"' + hash('sha256', JSON.stringify(parts), 'hex').slice(0, 32) + '"'
 }
 
 /** The record for the response: selected fields, then its etag (computed from the fetched row). */
