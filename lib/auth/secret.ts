@@ -1,17 +1,33 @@
 // Keys derived from AUTH_SECRET: one per purpose, so the cookie signer never shares a key with
 // the encryption of the signing keys.
-import { hkdfSync, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { hkdfSync, createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto'
 
 export function deriveKey (secret: string, purpose: 'cookie' | 'key-encryption' | 'page-token'): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, 'tablegate', purpose, 32))
 }
 
+// Every list page encrypts a page token: random IVs are drawn 256 at a time, not one call each.
+const IV_BYTES = 12
+const ivPool = Buffer.alloc(IV_BYTES * 256)
+let ivOffset = ivPool.length
+
+function nextIv (): Buffer {
+  if (ivOffset === ivPool.length) {
+    randomFillSync(ivPool)
+    ivOffset = 0
+  }
+  ivOffset += IV_BYTES
+  return ivPool.subarray(ivOffset - IV_BYTES, ivOffset)
+}
+
 /** AES-256-GCM; the text form is `v1.<iv>.<tag>.<ciphertext>` in base64url. */
 export function encrypt (key: Buffer, plaintext: string): string {
-  const iv = randomBytes(12)
+  const iv = nextIv()
   const cipher = createCipheriv('aes-256-gcm', key, iv)
-  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
-  return ['v1', iv, cipher.getAuthTag(), body].map((p) => typeof p === 'string' ? p : p.toString('base64url')).join('.')
+  const body = cipher.update(plaintext, 'utf8').toString('base64url')
+  // GCM is a stream mode: final() adds no bytes, it computes the tag.
+  cipher.final()
+  return `v1.${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${body}`
 }
 
 export function decrypt (key: Buffer, text: string): string {
