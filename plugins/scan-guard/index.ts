@@ -17,14 +17,18 @@ async function scanGuard (app: FastifyInstance, options: ScanGuardOptions): Prom
   if (mode === 'off') return
   const seqScanRows = options.seqScanRows ?? 10_000
   const verdicts = new BoundedCache<Promise<Verdict>>(10_000)
+  // The shape of a caller's list is known from its estimate key (list parameters and caller), so
+  // repeated lists skip compiling their SQL to find it.
+  const shapes = new BoundedCache<string>(10_000)
   app.tablegate.addListGuard(async (plan, db) => {
     let pending = false
-    const verdict = await verdicts.getOrCreate(shapeKey(plan), () => {
+    const shape = shapes.getOrCreate(`${plan.count}\0${plan.estimateKey}`, () => shapeKey(plan))
+    const verdict = await verdicts.getOrCreate(shape, () => {
       pending = true
       return judge(db, plan, seqScanRows)
     }).catch((err: unknown) => {
       // A failed EXPLAIN (a timeout, say) must not stick as this shape's verdict.
-      if (pending) verdicts.delete(shapeKey(plan))
+      if (pending) verdicts.delete(shape)
       throw err
     })
     if (verdict.ok) return undefined
