@@ -10,16 +10,8 @@ import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageTokens } from '../query/page-token.js'
 import { BoundedCache } from '../query/cache.js'
 import { needsWholeRecord, permissionsByRows, permissionsOf } from './permissions.js'
-import { fetchedFields, present, type RecordValues, type Row } from '../serialize/record.js'
-
-export type RecordRow = RecordValues
-
-export interface ListEnvelope {
-  items: RecordRow[]
-  next_page_token: string
-  total_size_estimate: number
-  total_size?: number
-}
+import { etagOf, fetchedFields, type Row } from '../serialize/record.js'
+import { listJson, recordJson } from '../serialize/json.js'
 
 /**
  * Runs before a list's queries: may refuse the list (throw a problem) or return a warning for the
@@ -28,7 +20,8 @@ export interface ListEnvelope {
 export type ListGuard = (plan: ListPlan, db: Queryable) => Promise<string | undefined>
 
 export interface ListResult {
-  readonly envelope: ListEnvelope
+  /** The page as JSON: `items`, `next_page_token`, `total_size_estimate`, and `total_size` on count=exact. */
+  readonly json: string
   readonly warnings: readonly string[]
 }
 
@@ -46,23 +39,14 @@ async function estimate (db: Queryable, plan: ListPlan): Promise<number> {
   return found
 }
 
-/** The response record: selected fields, etag, then permissions when the plan asks for them. */
 /**
- * The response records: selected fields, etag, then permissions when the plan asks for them.
- * Only record checks (functions) are awaited; permissions decided by rows alone cost no await.
+ * A record's `permissions` as JSON. Only record checks (functions) need an await: permissions
+ * decided by rows alone come back as text, so a page of them costs no await per row.
  */
-async function finish (plan: GetPlan | ListPlan, found: readonly Row[]): Promise<RecordRow[]> {
+function permissionsText (plan: GetPlan | ListPlan, row: Row, checked: boolean): string | Promise<string> | undefined {
   const { permissions } = plan
-  const checked = needsWholeRecord(permissions)
-  const records: RecordRow[] = []
-  for (const row of found) {
-    const record = present(plan, row)
-    if (permissions !== undefined) {
-      (record as Row).permissions = checked ? await permissionsOf(plan.model, row, permissions) : permissionsByRows(plan.model, row, permissions)
-    }
-    records.push(record)
-  }
-  return records
+  if (permissions === undefined) return undefined
+  return checked ? permissionsOf(plan.model, row, permissions) : permissionsByRows(plan.model, row, permissions)
 }
 
 /**
@@ -75,10 +59,17 @@ function asFilterProblem (err: unknown, plan: ListPlan): unknown {
   return problem('invalid-filter', detail, { parameter: 'filter', errors: [{ code: 'invalid-value', message: detail, span: { start: 0, end: plan.filterText.length } }] })
 }
 
-export async function readOne (db: Queryable, plan: GetPlan): Promise<RecordRow> {
-  const [row] = await rows<Row>(db, compileGet(plan, fetchedFields(plan, needsWholeRecord(plan.permissions))))
+export interface ReadRecord {
+  readonly json: string
+  readonly etag: string
+}
+
+export async function readOne (db: Queryable, plan: GetPlan): Promise<ReadRecord> {
+  const checked = needsWholeRecord(plan.permissions)
+  const [row] = await rows<Row>(db, compileGet(plan, fetchedFields(plan, checked)))
   if (row === undefined) throw problem('not-found', `No ${plan.model.name} has this key.`)
-  return (await finish(plan, [row]))[0]!
+  const etag = etagOf(plan, row)
+  return { etag, json: recordJson(plan.select, row, etag, await permissionsText(plan, row, checked)) }
 }
 
 export async function readList (db: Queryable, plan: ListPlan, tokens: PageTokens, guards: readonly ListGuard[]): Promise<ListResult> {
@@ -87,27 +78,31 @@ export async function readList (db: Queryable, plan: ListPlan, tokens: PageToken
     const warning = await guard(plan, db)
     if (warning !== undefined) warnings.push(warning)
   }
-  const fetch = fetchedFields(plan, needsWholeRecord(plan.permissions))
+  const checked = needsWholeRecord(plan.permissions)
+  const fetch = fetchedFields(plan, checked)
   const found = await rows<Row>(db, compileList(plan, fetch)).catch((err: unknown) => { throw asFilterProblem(err, plan) })
   const hasMore = found.length > plan.pageSize
-  const page = hasMore ? found.slice(0, plan.pageSize) : found
-  const last = page[page.length - 1]
+  const size = hasMore ? plan.pageSize : found.length
+  const records: string[] = []
+  for (let i = 0; i < size; i++) {
+    const row = found[i]!
+    const permissions = permissionsText(plan, row, checked)
+    records.push(recordJson(plan.select, row, etagOf(plan, row), permissions instanceof Promise ? await permissions : permissions))
+  }
+  const last = found[size - 1]
   const nextAfter = hasMore && last !== undefined
     ? plan.order.map((term, i) => {
       const value = fetch.includes(term.field) ? last[term.field.name] : last[`__order_${i}`]
       return value === null || value === undefined ? null : String(value)
     })
     : undefined
-  const items = await finish(plan, page)
-  const envelope: ListEnvelope = {
-    items,
-    next_page_token: nextAfter === undefined ? '' : tokens.encode(plan.shape, nextAfter),
-    total_size_estimate: hasMore || plan.after !== undefined ? Math.max(await estimate(db, plan), items.length) : items.length,
-  }
+  let estimated = hasMore || plan.after !== undefined ? Math.max(await estimate(db, plan), size) : size
+  let total: number | undefined
   if (plan.count) {
     const [counted] = await rows<{ total: number }>(db, compileCount(plan))
-    envelope.total_size = counted!.total
-    envelope.total_size_estimate = counted!.total
+    total = counted!.total
+    estimated = total
   }
-  return { envelope, warnings }
+  const nextPageToken = nextAfter === undefined ? '' : tokens.encode(plan.shape, nextAfter)
+  return { json: listJson(records, nextPageToken, estimated, total), warnings }
 }

@@ -5,7 +5,7 @@ import type { PermissionPlan } from '../plan/types.js'
 import type { OperationAccess } from '../access/types.js'
 import { storedRecord, type Row } from '../serialize/record.js'
 import { decidedByRows } from '../sql/read.js'
-import type { FieldModel, ResourceModel } from '../model/types.js'
+import type { ResourceModel } from '../model/types.js'
 
 /** Whether deciding permissions needs the whole stored record (a record check reads it). */
 export function needsWholeRecord (plan: PermissionPlan | undefined): boolean {
@@ -27,36 +27,37 @@ async function decide (model: ResourceModel, access: OperationAccess, column: un
   return verdict !== false
 }
 
-// The per-field map has two forms per caller (update allowed or not), made once each.
-const fieldMaps = new WeakMap<readonly FieldModel[], { edit: Row, read: Row }>()
-
-function fieldMap (plan: PermissionPlan & { writable: readonly FieldModel[] }, update: boolean): Row {
-  let maps = fieldMaps.get(plan.writable)
-  if (maps === undefined) {
-    const writable = new Set(plan.writable)
-    maps = {
-      edit: Object.fromEntries(plan.readable.map((f) => [f.name, writable.has(f) ? 'edit' : 'read'])),
-      read: Object.fromEntries(plan.readable.map((f) => [f.name, 'read'])),
-    }
-    fieldMaps.set(plan.writable, maps)
-  }
-  return { ...(update ? maps.edit : maps.read) }
-}
-
-function withFields (plan: PermissionPlan, update: boolean, remove: boolean): Row {
+function permissionsObject (plan: PermissionPlan, update: boolean, remove: boolean): Row {
   const permissions: Row = { update, delete: remove }
-  if (plan.writable !== undefined) permissions.fields = fieldMap(plan as PermissionPlan & { writable: readonly FieldModel[] }, update)
+  if (plan.writable !== undefined) {
+    const writable = new Set(plan.writable)
+    permissions.fields = Object.fromEntries(plan.readable.map((f) => [f.name, update && writable.has(f) ? 'edit' : 'read']))
+  }
   return permissions
 }
 
-/** Permissions decided by the row conditions alone (no record check): no await per row. */
-export function permissionsByRows (model: ResourceModel, row: Row, plan: PermissionPlan): Row {
-  return withFields(plan, byRows(model, plan.update, row.__can_update), byRows(model, plan.delete, row.__can_delete))
+// A plan's `permissions` have four forms (update and delete each allowed or not), and plans are
+// cached per caller: each form is written as JSON once.
+const permissionTexts = new WeakMap<PermissionPlan, Array<string | undefined>>()
+
+function permissionsJson (plan: PermissionPlan, update: boolean, remove: boolean): string {
+  let texts = permissionTexts.get(plan)
+  if (texts === undefined) {
+    texts = []
+    permissionTexts.set(plan, texts)
+  }
+  const form = (update ? 2 : 0) + (remove ? 1 : 0)
+  return texts[form] ??= JSON.stringify(permissionsObject(plan, update, remove))
 }
 
-/** Permissions with record checks, which judge the whole stored record. */
-export async function permissionsOf (model: ResourceModel, row: Row, plan: PermissionPlan): Promise<Row> {
+/** Permissions (as JSON) decided by the row conditions alone (no record check): no await per row. */
+export function permissionsByRows (model: ResourceModel, row: Row, plan: PermissionPlan): string {
+  return permissionsJson(plan, byRows(model, plan.update, row.__can_update), byRows(model, plan.delete, row.__can_delete))
+}
+
+/** Permissions (as JSON) with record checks, which judge the whole stored record. */
+export async function permissionsOf (model: ResourceModel, row: Row, plan: PermissionPlan): Promise<string> {
   const stored = storedRecord(model, row)
   const update = await decide(model, plan.update, row.__can_update, stored, plan, 'update')
-  return withFields(plan, update, await decide(model, plan.delete, row.__can_delete, stored, plan, 'delete'))
+  return permissionsJson(plan, update, await decide(model, plan.delete, row.__can_delete, stored, plan, 'delete'))
 }
