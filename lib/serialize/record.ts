@@ -52,24 +52,45 @@ export function storedRecord (model: ResourceModel, row: Row): Row {
 
 // Hashing is most of an ETag's cost, and a version's ETag is the same for every record of the
 // resource: each model keeps the ETags of recent versions, keyed by the value as read (a number
-// for integer versions, so no text is built to look one up).
-const recentEtags = new WeakMap<ResourceModel, Map<unknown, string>>()
+// for integer versions, so no text is built to look one up), and the way back for If-Match.
+interface RecentVersions {
+  readonly etags: Map<unknown, string>
+  readonly versions: Map<string, unknown>
+}
+const recentVersions = new WeakMap<ResourceModel, RecentVersions>()
 const RECENT_VERSIONS = 10_000
 
-function versionEtag (model: ResourceModel, value: unknown): string {
-  let recent = recentEtags.get(model)
+function recentOf (model: ResourceModel): RecentVersions {
+  let recent = recentVersions.get(model)
   if (recent === undefined) {
-    recent = new Map()
-    recentEtags.set(model, recent)
+    recent = { etags: new Map(), versions: new Map() }
+    recentVersions.set(model, recent)
   }
-  let etag = recent.get(value)
+  return recent
+}
+
+function versionEtag (model: ResourceModel, value: unknown): string {
+  const recent = recentOf(model)
+  let etag = recent.etags.get(value)
   if (etag === undefined) {
     // Resource and version text are plain text without NUL: joined with one, unambiguous.
     etag = '"' + hash('sha256', model.name + '\0' + String(value), 'hex').slice(0, 32) + '"'
-    if (recent.size >= RECENT_VERSIONS) recent.clear()
-    recent.set(value, etag)
+    if (recent.etags.size >= RECENT_VERSIONS) {
+      recent.etags.clear()
+      recent.versions.clear()
+    }
+    recent.etags.set(value, etag)
+    recent.versions.set(etag, value)
   }
   return etag
+}
+
+/**
+ * The version value an ETag was computed from, when this process computed it recently; undefined
+ * when it does not know (which says nothing about whether the ETag is current).
+ */
+export function versionOfEtag (model: ResourceModel, etag: string): unknown {
+  return recentOf(model).versions.get(etag)
 }
 
 export function etagOf (shape: RecordShape, row: Row): string {

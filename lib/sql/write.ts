@@ -65,10 +65,23 @@ export function compileInsert (shape: RecordShape, values: ColumnValues, tenant:
   return sql`INSERT INTO ${model.table}${target}${returning(shape, check)}`
 }
 
-export function compileUpdate (shape: RecordShape, key: readonly string[], values: ColumnValues, tenant: string | undefined, check?: CheckedFilter): Sql {
+export function compileUpdate (shape: RecordShape, key: readonly string[], values: ColumnValues, tenant: string | undefined, check?: CheckedFilter, guards: readonly Sql[] = []): Sql {
   const { model } = shape
   const assignments = [...values].map(([field, value]) => sql`${columnOf(field)} = ${value}`)
-  return sql`UPDATE ${model.table} SET ${sql.join([...assignments, ...versionBump(model)])} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape, check)}`
+  return sql`UPDATE ${model.table} SET ${sql.join([...assignments, ...versionBump(model)])} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant), ...guards], sql` AND `)}${returning(shape, check)}`
+}
+
+/**
+ * An update that carries its own preconditions (a live row inside `rows`, at one of `versions`
+ * unless any version will do): with them it needs no lock, and no transaction around it.
+ */
+export function compileGuardedUpdate (shape: RecordShape, key: readonly string[], values: ColumnValues, tenant: string | undefined, rows: CheckedFilter | undefined, versions: readonly unknown[] | '*'): Sql {
+  const { model } = shape
+  const guards: Sql[] = []
+  if (model.softDelete !== undefined) guards.push(sql`${sql.ident(model.softDelete)} IS NULL`)
+  if (rows !== undefined) guards.push(compileFilter(model, rows))
+  if (versions !== '*') guards.push(sql`${sql.ident(model.version!.column)} IN (${sql.join(versions.map((v) => sql`${v}`))})`)
+  return compileUpdate(shape, key, values, tenant, undefined, guards)
 }
 
 export function compileSoftDelete (shape: RecordShape, key: readonly string[], tenant: string | undefined, deleted: boolean, check?: CheckedFilter): Sql {

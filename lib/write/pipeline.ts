@@ -1,6 +1,7 @@
-// The write pipeline: one create, update, delete or undelete on a transaction it is given (so a
-// batch can run hundreds in one), in the spec's order: tenant → body → lock → access → If-Match →
-// write → hooks. Nothing here commits or rolls back; the caller owns the transaction.
+// The write pipeline: one create, update, delete or undelete, in the spec's order: tenant → body
+// (prepareWrite, no database) → lock → access → If-Match → write → hooks (commitWrite, on a
+// transaction it is given, so a batch can run hundreds in one). Nothing here commits or rolls
+// back; the caller owns the transaction.
 import { problem } from '../problems.js'
 import { rows } from '../db/query.js'
 import type { Queryable } from '../db/query.js'
@@ -99,16 +100,29 @@ async function verifyStored (tx: Queryable, model: ResourceModel, key: readonly 
   if (match === undefined) outsideWritable(model)
 }
 
+/** A write whose request is checked (steps 1 and 2): what remains needs the database. */
+export interface PreparedWrite {
+  readonly request: WriteRequest
+  readonly allowed: OperationAccess & { allowed: true }
+  readonly ruleContext: RuleContext
+  readonly shape: RecordShape
+  /** The columns the write sets, as bound values. */
+  readonly values: ColumnValues
+  /** The record as the caller sent it, for record checks. */
+  readonly sent: RecordValues
+}
+
 /**
  * A create with no record check, no row filter and no hooks is one INSERT: atomic on its own, so
  * the caller may run it without BEGIN and COMMIT.
  */
-export function isSingleStatement (request: WriteRequest, context: WriteContext): boolean {
-  const create = context.access.operations.create
-  return request.operation === 'create' && create.allowed && create.rows === undefined && create.check === undefined && context.hooks.size === 0
+export function isSingleStatement (prepared: PreparedWrite, context: WriteContext): boolean {
+  const { allowed } = prepared
+  return prepared.request.operation === 'create' && allowed.rows === undefined && allowed.check === undefined && context.hooks.size === 0
 }
 
-export async function runWrite (request: WriteRequest, context: WriteContext, tx: Queryable): Promise<WriteOutcome> {
+/** Steps 1 and 2, which need no database: tenant, then the body and the resource's own rules. */
+export async function prepareWrite (request: WriteRequest, context: WriteContext): Promise<PreparedWrite> {
   const { model, operation } = request
   const { ctx, access } = context
   const allowed = requireOperation(access, model, operation)
@@ -132,7 +146,14 @@ export async function runWrite (request: WriteRequest, context: WriteContext, tx
     sent = recordOf(values, request.body, new Map(owner === undefined ? [] : [[owner.name, ctx.user?.id ?? null]]))
     await validateWithResource(model, sent, ctx, operation)
   }
+  return { request, allowed, ruleContext, shape, values, sent }
+}
 
+/** Steps 3 to 5 on the transaction given: lock, access, If-Match, the write, the hooks. */
+export async function commitWrite (prepared: PreparedWrite, context: WriteContext, tx: Queryable): Promise<WriteOutcome> {
+  const { request, allowed, ruleContext, shape, values, sent } = prepared
+  const { model, operation } = request
+  const { ctx, access } = context
   if (operation === 'create') {
     const returned = await recordCheck(model, allowed, sent, ruleContext)
     const check = both(allowed.rows, returned)

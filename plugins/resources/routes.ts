@@ -13,7 +13,8 @@ import type { AccessPlan, Operation } from '../../lib/access/types.js'
 import type { QueryModel } from '../../lib/query/filter/checked.js'
 import { NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { withTransaction } from '../../lib/db/transaction.js'
-import { isSingleStatement, runWrite, type WriteOutcome, type WriteRequest } from '../../lib/write/pipeline.js'
+import { commitWrite, isSingleStatement, prepareWrite, type WriteOutcome, type WriteRequest } from '../../lib/write/pipeline.js'
+import { guardedUpdate } from '../../lib/write/guarded-update.js'
 import { problem } from '../../lib/problems.js'
 
 type Query = Record<string, unknown>
@@ -51,10 +52,13 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     return access
   }
 
+  // One statement where it is atomic on its own; otherwise the pipeline in a transaction.
   const write = async (request: FastifyRequest, access: AccessPlan, write: WriteRequest) => {
     const context = { ctx: request.ctx, access, hooks }
-    if (isSingleStatement(write, context)) return await runWrite(write, context, db.app)
-    return await withTransaction(db.app, {}, async (tx) => await runWrite(write, context, tx))
+    const prepared = await prepareWrite(write, context)
+    if (isSingleStatement(prepared, context)) return await commitWrite(prepared, context, db.app)
+    return await guardedUpdate(prepared, context, db.app) ??
+      await withTransaction(db.app, {}, async (tx) => await commitWrite(prepared, context, tx))
   }
 
   // Bodies are JSON text already (lib/serialize/json.ts): Fastify sends JSON text as it is.

@@ -33,3 +33,15 @@ export interface QueryModel {
   /** Identifies this model among callers' models: checks of the same text under it are the same. */
   readonly cacheKey: string
 }
+
+/** Every field a filter reads. */
+export function fieldsOf (filter: CheckedFilter, into = new Set<FieldModel>()): Set<FieldModel> {
+  switch (filter.kind) {
+    case 'and':
+    case 'or': for (const child of filter.children) fieldsOf(child, into); break
+    case 'not': fieldsOf(filter.child, into); break
+    case 'search': for (const field of filter.fields) into.add(field); break
+    default: into.add(filter.field)
+  }
+  return into
+}
