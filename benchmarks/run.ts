@@ -1,6 +1,6 @@
 // `npm run bench [-- --rows 1000000 --seconds 5 --repeat 2]`: tablegate beside a hand-written
 // Fastify + pg floor, same database, same scenarios, alternating, after a warm-up. Servers run in
-// their own processes pinned to core 0, PostgreSQL to core 1; server CPU comes from /proc.
+// their own processes pinned to core 0, PostgreSQL to core 1; server and PostgreSQL CPU come from /proc.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { readFileSync, existsSync } from 'node:fs'
 import { cpus } from 'node:os'
@@ -57,10 +57,23 @@ async function startServer (file: string, env: Record<string, string>, nodeFlags
 // --- database, user, token, seed ---------------------------------------------------------------
 const database = await benchDatabase()
 const databaseUrl = database.url
-if (database.dataDir !== undefined && pinned) {
-  const postmaster = Number(readFileSync(join(database.dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0])
-  // Backends fork from the postmaster and inherit its core.
-  execFileSync('taskset', ['-a', '-p', '-c', '1', String(postmaster)], { stdio: 'ignore' })
+const postmaster = database.dataDir === undefined ? undefined : Number(readFileSync(join(database.dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0])
+// Backends fork from the postmaster and inherit its core.
+if (postmaster !== undefined && pinned) execFileSync('taskset', ['-a', '-p', '-c', '1', String(postmaster)], { stdio: 'ignore' })
+
+/** CPU ticks of the embedded PostgreSQL: the postmaster and its children (the backends). */
+function databaseTicks (): number {
+  if (postmaster === undefined) return 0
+  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter((pid) => pid !== '')
+  let ticks = 0
+  for (const pid of [String(postmaster), ...children]) {
+    try {
+      ticks += cpuTicks(Number(pid))
+    } catch {
+      // A backend that ended between listing and reading: its ticks are gone with it.
+    }
+  }
+  return ticks
 }
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 })
 const users = createUserStore({ pool, schema: undefined, roles: roleSetup(['admin', 'user'], 'user'), authSecret: AUTH_SECRET, issuer: 'http://localhost:5173' })
@@ -91,7 +104,8 @@ async function getJson (path: string): Promise<any> {
 }
 let page1000 = ''
 for (let page = 1; page < 1000; page++) page1000 = (await getJson(`/api/v1/bench_orders?page_size=50&fields=id${page1000 === '' ? '' : `&page_token=${encodeURIComponent(page1000)}`}`)).next_page_token
-// tablegate patches the first half of the rows with their etags, the floor the second half with version 1.
+// tablegate patches the first half of the rows with their etags, the floor the second half by
+// version; each learns a row's next etag or version from its answer, so laps over the rows stay valid.
 const half = Math.floor(ROWS / 2)
 const etags: Array<[string, string]> = []
 let cursor = ''
@@ -100,10 +114,38 @@ while (etags.length < half) {
   for (const item of body.items) if (etags.length < half) etags.push([item.id, item.etag])
   cursor = body.next_page_token
 }
-let nextTablegatePatch = 0
-let nextFloorPatch = half + 1
+const floorVersions = new Array<number>(ROWS - half).fill(1)
 
-interface Side { method: 'GET' | 'POST' | 'PATCH', path: () => string, body?: string, headers?: () => Record<string, string> }
+/**
+ * The next row to patch, cycling; a row stays unanswered while its patch is in flight, and for
+ * good when a run ended before its answer came (its next etag is unknown), and is skipped.
+ */
+function patchRows (count: number): { pick: (context: Context) => number, answered: (context: Context) => void } {
+  const unanswered = new Set<number>()
+  let next = 0
+  return {
+    pick: (context) => {
+      let row = next++ % count
+      while (unanswered.has(row)) row = next++ % count
+      unanswered.add(row)
+      context.row = row
+      return row
+    },
+    answered: (context) => { unanswered.delete(context.row!) },
+  }
+}
+const tablegatePatches = patchRows(etags.length)
+const floorPatches = patchRows(floorVersions.length)
+
+/** Per connection: which row its request in flight patches. */
+type Context = Record<string, number>
+interface Side {
+  method: 'GET' | 'POST' | 'PATCH'
+  path: (context: Context) => string
+  body?: string
+  headers?: (context: Context) => Record<string, string>
+  onResponse?: (status: number, context: Context, headers: Record<string, unknown>) => void
+}
 interface Scenario { name: string, tablegate: Side, floor: Side }
 const json = { 'content-type': 'application/json' }
 const randomId = (): number => 1 + Math.floor(Math.random() * ROWS)
@@ -120,30 +162,52 @@ const scenarios: Scenario[] = [
   { name: 'create', tablegate: { method: 'POST', path: () => '/api/v1/bench_orders', body: createBody, headers: () => json }, floor: { method: 'POST', path: () => '/orders', body: createBody, headers: () => json } },
   {
     name: 'patch with If-Match',
-    tablegate: { method: 'PATCH', path: () => `/api/v1/bench_orders/${etags[nextTablegatePatch % etags.length]![0]}`, body: JSON.stringify({ status: 'locked' }), headers: () => ({ ...json, 'if-match': etags[nextTablegatePatch++ % etags.length]![1] }) },
-    floor: { method: 'PATCH', path: () => `/orders/${nextFloorPatch}`, body: JSON.stringify({ status: 'locked' }), headers: () => ({ ...json, 'if-match': '1', 'x-row': String(nextFloorPatch++) }) },
+    tablegate: {
+      method: 'PATCH',
+      path: (c) => `/api/v1/bench_orders/${etags[tablegatePatches.pick(c)]![0]}`,
+      body: JSON.stringify({ status: 'locked' }),
+      headers: (c) => ({ ...json, 'if-match': etags[c.row!]![1] }),
+      onResponse: (status, c, headers) => {
+        if (status === 200) etags[c.row!]![1] = String(headers.etag)
+        tablegatePatches.answered(c)
+      },
+    },
+    floor: {
+      method: 'PATCH',
+      path: (c) => `/orders/${half + 1 + floorPatches.pick(c)}`,
+      body: JSON.stringify({ status: 'locked' }),
+      headers: (c) => ({ ...json, 'if-match': String(floorVersions[c.row!]) }),
+      onResponse: (status, c) => {
+        if (status === 200) floorVersions[c.row!]! += 1
+        floorPatches.answered(c)
+      },
+    },
   },
 ]
 
-interface Measured { rps: number, p50: number, p99: number, cpuUs: number, errors: number }
+interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
 
 async function measure (server: { child: ChildProcess, port: number }, side: Side, extraHeaders: Record<string, string>, seconds: number): Promise<Measured> {
   const before = cpuTicks(server.child.pid!)
+  const databaseBefore = databaseTicks()
   const result = await autocannon({
     url: `http://127.0.0.1:${server.port}`,
     connections: CONNECTIONS,
     duration: seconds,
     requests: [{
       method: side.method,
-      setupRequest: (request) => ({ ...request, path: side.path(), headers: { ...extraHeaders, ...side.headers?.() }, body: side.body }),
+      setupRequest: (request, context) => ({ ...request, path: side.path(context as Context), headers: { ...extraHeaders, ...side.headers?.(context as Context) }, body: side.body }),
+      ...(side.onResponse === undefined ? {} : { onResponse: (status: number, _body: string, context: object, headers?: Record<string, unknown>) => { side.onResponse!(status, context as Context, headers ?? {}) } }),
     }],
   })
   const ticks = cpuTicks(server.child.pid!) - before
+  const databaseUsed = databaseTicks() - databaseBefore
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     cpuUs: result.requests.total === 0 ? 0 : (ticks * 10_000) / result.requests.total,
+    databaseUs: result.requests.total === 0 ? 0 : (databaseUsed * 10_000) / result.requests.total,
     errors: result.errors + result.non2xx,
   }
 }
@@ -153,7 +217,7 @@ const rows: string[] = []
 let peakRss = 0
 try {
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; node ${process.version}; ${ROWS} rows; ${CONNECTIONS} connections; ${SECONDS} s per run; ${REPEAT} run(s), median; ${pinned ? 'servers on core 0, PostgreSQL on core 1' : 'not pinned'}`)
-  const header = `${'scenario'.padEnd(22)}${'floor r/s'.padStart(10)}${'tg r/s'.padStart(9)}${'ratio'.padStart(7)}${'floor p50/p99'.padStart(15)}${'tg p50/p99'.padStart(13)}${'floor µs'.padStart(10)}${'tg µs'.padStart(8)}${'err'.padStart(5)}`
+  const header = `${'scenario'.padEnd(22)}${'floor r/s'.padStart(10)}${'tg r/s'.padStart(9)}${'ratio'.padStart(7)}${'floor p50/p99'.padStart(15)}${'tg p50/p99'.padStart(13)}${'floor µs'.padStart(10)}${'tg µs'.padStart(8)}${'floor pg'.padStart(10)}${'tg pg'.padStart(8)}${'err'.padStart(5)}`
   console.log(header)
   for (const scenario of scenarios.filter((s) => args.only === undefined || s.name.startsWith(args.only))) {
     const runs: Array<{ floor: Measured, tablegate: Measured }> = []
@@ -168,7 +232,7 @@ try {
     const pick = (side: 'floor' | 'tablegate', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
     const line = `${scenario.name.padEnd(22)}${pick('floor', 'rps').toFixed(0).padStart(10)}${pick('tablegate', 'rps').toFixed(0).padStart(9)}${(pick('tablegate', 'rps') / pick('floor', 'rps')).toFixed(2).padStart(7)}` +
       `${`${pick('floor', 'p50')}/${pick('floor', 'p99')} ms`.padStart(15)}${`${pick('tablegate', 'p50')}/${pick('tablegate', 'p99')} ms`.padStart(13)}` +
-      `${pick('floor', 'cpuUs').toFixed(0).padStart(10)}${pick('tablegate', 'cpuUs').toFixed(0).padStart(8)}${String(pick('floor', 'errors') + pick('tablegate', 'errors')).padStart(5)}`
+      `${pick('floor', 'cpuUs').toFixed(0).padStart(10)}${pick('tablegate', 'cpuUs').toFixed(0).padStart(8)}${pick('floor', 'databaseUs').toFixed(0).padStart(10)}${pick('tablegate', 'databaseUs').toFixed(0).padStart(8)}${String(pick('floor', 'errors') + pick('tablegate', 'errors')).padStart(5)}`
     rows.push(line)
     console.log(line)
   }
