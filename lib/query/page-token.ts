@@ -19,8 +19,10 @@ function invalid (detail: string): never {
 export function pageTokens (key: Buffer): PageTokens {
   // The same page, served again, ends at the same row: its token is reused rather than encrypted
   // anew (7 µs). Only an identical plaintext ever meets its own IV again, which reveals nothing
-  // the identical token does not.
+  // the identical token does not. Tokens that decrypted are kept the same way: a token that
+  // fails is never kept, and a changed token is another key.
   const issued = new BoundedCache<string>(10_000)
+  const opened = new BoundedCache<string>(10_000)
   return {
     encode: (shape, after) => {
       const plaintext = JSON.stringify({ s: shape, a: after })
@@ -29,7 +31,7 @@ export function pageTokens (key: Buffer): PageTokens {
     decode: (shape, token) => {
       let body: { s?: unknown, a?: unknown }
       try {
-        body = JSON.parse(decrypt(key, `v1.${token}`)) as { s?: unknown, a?: unknown }
+        body = JSON.parse(opened.getOrCreate(token, () => decrypt(key, `v1.${token}`))) as { s?: unknown, a?: unknown }
       } catch {
         return invalid('page_token is not a token this server issued.')
       }
