@@ -61,19 +61,26 @@ const postmaster = database.dataDir === undefined ? undefined : Number(readFileS
 // Backends fork from the postmaster and inherit its core.
 if (postmaster !== undefined && pinned) execFileSync('taskset', ['-a', '-p', '-c', '1', String(postmaster)], { stdio: 'ignore' })
 
-/** CPU ticks of the embedded PostgreSQL: the postmaster and its children (the backends). */
-function databaseTicks (): number {
-  if (postmaster === undefined) return 0
+/** CPU ticks of the embedded PostgreSQL's processes by pid: the postmaster and its children (the backends). */
+function databaseTicks (): Map<number, number> {
+  const ticks = new Map<number, number>()
+  if (postmaster === undefined) return ticks
   const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter((pid) => pid !== '')
-  let ticks = 0
-  for (const pid of [String(postmaster), ...children]) {
+  for (const pid of [postmaster, ...children.map(Number)]) {
     try {
-      ticks += cpuTicks(Number(pid))
+      ticks.set(pid, cpuTicks(pid))
     } catch {
-      // A backend that ended between listing and reading: its ticks are gone with it.
+      // A backend that ended between listing and reading.
     }
   }
   return ticks
+}
+
+/** Ticks used since `before`; a backend that ended in between takes its ticks with it (rare: pools keep theirs). */
+function databaseTicksSince (before: Map<number, number>): number {
+  let used = 0
+  for (const [pid, ticks] of databaseTicks()) used += ticks - (before.get(pid) ?? 0)
+  return used
 }
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 })
 const users = createUserStore({ pool, schema: undefined, roles: roleSetup(['admin', 'user'], 'user'), authSecret: AUTH_SECRET, issuer: 'http://localhost:5173' })
@@ -201,7 +208,7 @@ async function measure (server: { child: ChildProcess, port: number }, side: Sid
     }],
   })
   const ticks = cpuTicks(server.child.pid!) - before
-  const databaseUsed = databaseTicks() - databaseBefore
+  const databaseUsed = databaseTicksSince(databaseBefore)
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
