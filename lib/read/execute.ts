@@ -9,9 +9,9 @@ import { compileCount, compileEstimate, compileGet, compileList } from '../sql/r
 import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageTokens } from '../query/page-token.js'
 import { BoundedCache } from '../query/cache.js'
-import { needsWholeRecord, permissionsByRows, permissionsOf } from './permissions.js'
-import { etagOf, fetchedFields, type Row } from '../serialize/record.js'
-import { listJson, recordJson } from '../serialize/json.js'
+import { needsWholeRecord, rowPermissions } from './permissions.js'
+import { etagOf, etagsOf, fetchedFields, type Row } from '../serialize/record.js'
+import { listJson, recordJson, recordWriter } from '../serialize/json.js'
 
 /**
  * Runs before a list's queries: may refuse the list (throw a problem) or return a warning for the
@@ -40,16 +40,6 @@ async function estimate (db: Queryable, plan: ListPlan): Promise<number> {
 }
 
 /**
- * A record's `permissions` as JSON. Only record checks (functions) need an await: permissions
- * decided by rows alone come back as text, so a page of them costs no await per row.
- */
-function permissionsText (plan: GetPlan | ListPlan, row: Row, checked: boolean): string | Promise<string> | undefined {
-  const { permissions } = plan
-  if (permissions === undefined) return undefined
-  return checked ? permissionsOf(plan.model, row, permissions) : permissionsByRows(plan.model, row, permissions)
-}
-
-/**
  * A data error raised while a list runs comes from a value of its filter or page token that the
  * checker let through (it catches what it can): the caller's filter is what to fix, not a record.
  */
@@ -69,7 +59,8 @@ export async function readOne (db: Queryable, plan: GetPlan): Promise<ReadRecord
   const [row] = await rows<Row>(db, compileGet(plan, fetchedFields(plan, checked)))
   if (row === undefined) throw problem('not-found', `No ${plan.model.name} has this key.`)
   const etag = etagOf(plan, row)
-  return { etag, json: recordJson(plan.select, row, etag, await permissionsText(plan, row, checked)) }
+  const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions, checked)(row)
+  return { etag, json: recordJson(plan.select, row, etag, permissions) }
 }
 
 export async function readList (db: Queryable, plan: ListPlan, tokens: PageTokens, guards: readonly ListGuard[]): Promise<ListResult> {
@@ -83,11 +74,16 @@ export async function readList (db: Queryable, plan: ListPlan, tokens: PageToken
   const found = await rows<Row>(db, compileList(plan, fetch)).catch((err: unknown) => { throw asFilterProblem(err, plan) })
   const hasMore = found.length > plan.pageSize
   const size = hasMore ? plan.pageSize : found.length
+  // Worked out once per page, so the loop does only per-row work; permissions decided by rows
+  // come back as text, so a page of them costs no await per row.
+  const write = recordWriter(plan.select)
+  const etag = etagsOf(plan)
+  const permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions, checked)
   const records: string[] = []
   for (let i = 0; i < size; i++) {
     const row = found[i]!
-    const permissions = permissionsText(plan, row, checked)
-    records.push(recordJson(plan.select, row, etagOf(plan, row), permissions instanceof Promise ? await permissions : permissions))
+    const permissions = permissionsOf?.(row)
+    records.push(write(row, etag(row), permissions instanceof Promise ? await permissions : permissions))
   }
   const last = found[size - 1]
   const nextAfter = hasMore && last !== undefined

@@ -50,14 +50,25 @@ function permissionsJson (plan: PermissionPlan, update: boolean, remove: boolean
   return texts[form] ??= JSON.stringify(permissionsObject(plan, update, remove))
 }
 
-/** Permissions (as JSON) decided by the row conditions alone (no record check): no await per row. */
-export function permissionsByRows (model: ResourceModel, row: Row, plan: PermissionPlan): string {
-  return permissionsJson(plan, byRows(model, plan.update, row.__can_update), byRows(model, plan.delete, row.__can_delete))
-}
+/** The JSON of a row's permissions; a promise only where a record check (a function) runs. */
+export type RowPermissions = (row: Row) => string | Promise<string>
 
-/** Permissions (as JSON) with record checks, which judge the whole stored record. */
-export async function permissionsOf (model: ResourceModel, row: Row, plan: PermissionPlan): Promise<string> {
-  const stored = storedRecord(model, row)
-  const update = await decide(model, plan.update, row.__can_update, stored, plan, 'update')
-  return permissionsJson(plan, update, await decide(model, plan.delete, row.__can_delete, stored, plan, 'delete'))
+/**
+ * How a page's rows get their `permissions`, worked out once per page: the same text for every
+ * row when no row condition decides them, the query's columns when one does, and the record
+ * checks, awaited, when the rule has them (`checked`: the query fetched whole stored records).
+ */
+export function rowPermissions (model: ResourceModel, plan: PermissionPlan, checked: boolean): RowPermissions {
+  if (checked) {
+    return async (row) => {
+      const stored = storedRecord(model, row)
+      const update = await decide(model, plan.update, row.__can_update, stored, plan, 'update')
+      return permissionsJson(plan, update, await decide(model, plan.delete, row.__can_delete, stored, plan, 'delete'))
+    }
+  }
+  if (!decidedByRows(model, plan.update) && !decidedByRows(model, plan.delete)) {
+    const same = permissionsJson(plan, plan.update.allowed, plan.delete.allowed)
+    return () => same
+  }
+  return (row) => permissionsJson(plan, byRows(model, plan.update, row.__can_update), byRows(model, plan.delete, row.__can_delete))
 }

@@ -19,7 +19,7 @@ const plainText: ValueWriter = (value) => typeof value === 'string' ? '"' + valu
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
 const text: ValueWriter = (value) => typeof value === 'string' && !NEEDS_ESCAPE.test(value) ? '"' + value + '"' : anyValue(value)
 
-type RecordWriter = (row: Row, etag: string, permissions: string | undefined) => string
+export type RecordWriter = (row: Row, etag: string, permissions: string | undefined) => string
 
 function writerOf (field: FieldModel): ValueWriter {
   if (PLAIN_TEXT.has(field.type)) return plainText
@@ -45,7 +45,12 @@ function compileWriter (select: readonly FieldModel[]): RecordWriter {
 const writersBySelection = new WeakMap<readonly FieldModel[], RecordWriter>()
 const writersByFields = new BoundedCache<RecordWriter>(1000)
 
-function writerFor (select: readonly FieldModel[]): RecordWriter {
+/**
+ * The writer of records with these fields: each record is the selected fields in order, `etag`,
+ * then `permissions` (already JSON) when given. A row as read or a record built from one will
+ * do; only the selected fields are read from it. A page asks for it once, not once a row.
+ */
+export function recordWriter (select: readonly FieldModel[]): RecordWriter {
   let writer = writersBySelection.get(select)
   if (writer === undefined) {
     writer = writersByFields.getOrCreate(JSON.stringify(select.map((f) => [f.name, f.type])), () => compileWriter(select))
@@ -54,12 +59,9 @@ function writerFor (select: readonly FieldModel[]): RecordWriter {
   return writer
 }
 
-/**
- * One record: the selected fields in order, `etag`, then `permissions` (already JSON) when given.
- * `row` is a row as read or a record built from one; only the selected fields are read from it.
- */
+/** One record, as `recordWriter` writes it. */
 export function recordJson (select: readonly FieldModel[], row: Row, etag: string, permissions?: string): string {
-  return writerFor(select)(row, etag, permissions)
+  return recordWriter(select)(row, etag, permissions)
 }
 
 /** A list page: its records' JSON, the next page token and the sizes. */

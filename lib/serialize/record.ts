@@ -69,8 +69,7 @@ function recentOf (model: ResourceModel): RecentVersions {
   return recent
 }
 
-function versionEtag (model: ResourceModel, value: unknown): string {
-  const recent = recentOf(model)
+function versionEtag (model: ResourceModel, recent: RecentVersions, value: unknown): string {
   let etag = recent.etags.get(value)
   if (etag === undefined) {
     // Resource and version text are plain text without NUL: joined with one, unambiguous.
@@ -93,14 +92,25 @@ export function versionOfEtag (model: ResourceModel, etag: string): unknown {
   return recentOf(model).versions.get(etag)
 }
 
-export function etagOf (shape: RecordShape, row: Row): string {
+/** The ETag of each row of a shape; a page asks for it once, not once a row. */
+export function etagsOf (shape: RecordShape): (row: Row) => string {
   const { model } = shape
   const version = versionField(model)
-  if (version !== undefined) return versionEtag(model, row[version.name])
-  const parts: unknown[] = [model.name]
-  for (const f of model.key) parts.push(row[f.name])
-  for (const f of shape.readable) parts.push(row[f.name] ?? null)
-  return '"' + hash('sha256', JSON.stringify(parts), 'hex').slice(0, 32) + '"'
+  if (version !== undefined) {
+    const recent = recentOf(model)
+    const name = version.name
+    return (row) => versionEtag(model, recent, row[name])
+  }
+  return (row) => {
+    const parts: unknown[] = [model.name]
+    for (const f of model.key) parts.push(row[f.name])
+    for (const f of shape.readable) parts.push(row[f.name] ?? null)
+    return '"' + hash('sha256', JSON.stringify(parts), 'hex').slice(0, 32) + '"'
+  }
+}
+
+export function etagOf (shape: RecordShape, row: Row): string {
+  return etagsOf(shape)(row)
 }
 
 /** The record for the response: selected fields, then its etag (computed from the fetched row). */
