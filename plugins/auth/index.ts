@@ -6,6 +6,7 @@ import cookie from '@fastify/cookie'
 import rateLimit from '@fastify/rate-limit'
 import { deriveKey } from '../../lib/auth/secret.js'
 import { loginRoutes } from './routes.js'
+import { sharedLimiterStore } from '../../lib/auth/sign-in-limiter.js'
 
 async function auth (app: FastifyInstance): Promise<void> {
   const { verifier, users, db, config } = app.tablegate
@@ -19,7 +20,7 @@ async function auth (app: FastifyInstance): Promise<void> {
   // Cookies and the limiter live inside the login routes' own scope: no other response pays for them.
   await app.register(async (login) => {
     await login.register(cookie, { secret: deriveKey(db.authSecret, 'cookie').toString('base64url') })
-    await login.register(rateLimit, { global: false })
+    await login.register(rateLimit, { global: false, store: sharedLimiterStore(users.pool, users.tables) })
     await login.register(loginRoutes, { users })
   }, { prefix: `${config.apiRoot}/auth` })
 }

@@ -649,6 +649,24 @@ test('signInPerMinute: 2 refuses the third attempt', async () => {
   assert.equal((await signIn(app, 'admin@example.com', PASSWORD, { 'x-forwarded-for': '203.0.113.10' })).statusCode, 200)
 })
 
+test('processes on one database share the limit, and a window that ended counts anew', async () => {
+  const databaseUrl = await freshDatabase()
+  const first = await buildApp({ databaseUrl, signInPerMinute: 3 })
+  const second = await buildApp({ databaseUrl, signInPerMinute: 3 })
+  await createUser(first, 'admin@example.com')
+  const client = { 'x-forwarded-for': '203.0.113.30' }
+  assert.equal((await signIn(first, 'admin@example.com', PASSWORD, client)).statusCode, 200)
+  assert.equal((await signIn(second, 'admin@example.com', PASSWORD, client)).statusCode, 200)
+  assert.equal((await signIn(first, 'admin@example.com', PASSWORD, client)).statusCode, 200)
+  assertTooManyRequests(await signIn(second, 'admin@example.com', PASSWORD, client))
+  assertTooManyRequests(await signIn(first, 'admin@example.com', PASSWORD, client))
+  // The minute has passed (moved back rather than waited for): attempts count from one again.
+  await usersOf(first).pool.query("UPDATE auth_rate_limit SET window_ends = now() - interval '1 second'")
+  assert.equal((await signIn(second, 'admin@example.com', PASSWORD, client)).statusCode, 200)
+  const { rows } = await usersOf(first).pool.query('SELECT key, hits FROM auth_rate_limit')
+  assert.deepEqual(rows, [{ key: '203.0.113.30', hits: 1 }])
+})
+
 test('the limiter keys on the last x-forwarded-for entry, which a client cannot choose behind an appending proxy', async () => {
   const app = await buildApp({ signInPerMinute: 2 })
   await createUser(app, 'admin@example.com')

@@ -251,6 +251,7 @@ test('with authSchema the auth tables live in that schema', async () => {
   assert.deepEqual(tables.rows, [
     { table_schema: 'auth', table_name: 'auth_account' },
     { table_schema: 'auth', table_name: 'auth_key' },
+    { table_schema: 'auth', table_name: 'auth_rate_limit' },
     { table_schema: 'auth', table_name: 'auth_session' },
     { table_schema: 'auth', table_name: 'auth_user' },
   ])
@@ -258,6 +259,7 @@ test('with authSchema the auth tables live in that schema', async () => {
   assert.deepEqual(stored.rows, [{ email: 'root@example.com', role: 'admin' }])
   const signedIn = await signIn(app, 'root@example.com')
   assert.equal(signedIn.statusCode, 200)
+  assert.equal((await app.tablegate.db.admin.query('SELECT hits FROM auth.auth_rate_limit')).rows.length, 1)
   const token = await app.inject({ method: 'GET', url: '/api/auth/token', headers: { cookie: sessionCookie(signedIn) } })
   assert.equal(token.statusCode, 200)
   assert.equal(typeof json(token).token, 'string')

@@ -1,5 +1,6 @@
-// The auth store's DDL: users, password accounts, sessions and signing keys, kept apart from the
-// application's tables (own schema when `authSchema` is set, `auth_` names either way).
+// The auth store's DDL: users, password accounts, sessions, signing keys and the sign-in limiter's
+// counters, kept apart from the application's tables (own schema when `authSchema` is set,
+// `auth_` names either way).
 // Idempotent, and serialised by an advisory lock so concurrent starts cannot race on CREATE.
 import { sql, type Sql } from '../../sql/sql.js'
 import { query, type Queryable } from '../../db/query.js'
@@ -12,6 +13,8 @@ export interface AuthTables {
   readonly account: Sql
   readonly session: Sql
   readonly key: Sql
+  /** The sign-in limiter's counters, shared by every process on the database. */
+  readonly rateLimit: Sql
 }
 
 export function authTables (schema: string | undefined): AuthTables {
@@ -21,6 +24,7 @@ export function authTables (schema: string | undefined): AuthTables {
     account: sql.ident(schema, 'auth_account'),
     session: sql.ident(schema, 'auth_session'),
     key: sql.ident(schema, 'auth_key'),
+    rateLimit: sql.ident(schema, 'auth_rate_limit'),
   }
 }
 
@@ -68,6 +72,12 @@ export async function migrateAuthStore (pool: Pool, tables: AuthTables): Promise
       public_key jsonb NOT NULL,
       private_key text NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now()
+    )`)
+    // Unlogged: counters of the last minute are not worth a WAL write, nor keeping after a crash.
+    await query(tx, sql`CREATE UNLOGGED TABLE IF NOT EXISTS ${tables.rateLimit} (
+      key text PRIMARY KEY,
+      hits integer NOT NULL,
+      window_ends timestamptz NOT NULL
     )`)
   })
 }
