@@ -267,8 +267,9 @@ test('decimal and number literals', () => {
     ['price = 12', '(= price "12")'],
     ['price = 1e-1000', '(= price "1e-1000")'],
     ['ratio = 0.25', '(= ratio "0.25")'],
-    // + ends a bare word (for now() + 1h), so an exponent with + is quoted.
     ['ratio = "-1.5E+10"', '(= ratio "-1.5E+10")'],
+    ['ratio = -1.5E+10', '(= ratio "-1.5E+10")'],
+    ['price < 2e+3', '(< price "2e+3")'],
     ['ratio = -1.5E10', '(= ratio "-1.5E10")'],
     ['ratio = 4e-320', '(= ratio "4e-320")'],
     ['ratio = 0e-999', '(= ratio "0e-999")'],

@@ -52,6 +52,11 @@ test('lexer: words, comparators and punctuation, with spans', () => {
     '> ">" 9-10', 'text "e" 10-11', '>= ">=" 11-13', 'text "f" 13-14', ': ":" 14-15', 'text "g" 15-16',
   ])
   assert.deepEqual(tokens('f(a, b)+'), ['text "f" 0-1', '( "(" 1-2', 'text "a" 2-3', ', "," 3-4', 'text "b" 5-6', ') ")" 6-7', '+ "+" 7-8'])
+  // A + is an exponent's sign inside a bare number, and a token anywhere else.
+  assert.deepEqual(tokens('x > -1.5E+10'), ['text "x" 0-1', '> ">" 2-3', 'text "-1.5E+10" 4-12'])
+  assert.deepEqual(tokens('1e+'), ['text "1e" 0-2', '+ "+" 2-3'])
+  assert.deepEqual(tokens('abe+1'), ['text "abe" 0-3', '+ "+" 3-4', 'text "1" 4-5'])
+  assert.deepEqual(tokens('7d+1h'), ['text "7d" 0-2', '+ "+" 2-3', 'text "1h" 3-5'])
   assert.deepEqual(tokens(' \t\n\r'), [])
   assert.deepEqual(tokens(''), [])
   // Words run to a stop character: dots, stars, slashes and inner hyphens stay in the word.

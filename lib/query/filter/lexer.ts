@@ -5,6 +5,8 @@ import { QuerySyntaxError, span } from '../span.js'
 import type { Token, TokenKind } from './tokens.js'
 
 const TEXT_STOP = new Set([' ', '\t', '\n', '\r', '(', ')', ',', '=', '!', '<', '>', ':', '"', "'", '+'])
+/** A number up to its exponent's `e`: what a `+` may follow inside a bare number. */
+const EXPONENT_START = /^-?(?:\d+\.?\d*|\.\d+)[eE]$/
 const KEYWORDS: Record<string, TokenKind> = { AND: 'and', OR: 'or', NOT: 'not' }
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\\\', '"': '"', "'": "'", '*': '\\*' }
 
@@ -74,7 +76,15 @@ export function lex (input: string): Token[] {
       continue
     }
     i++
-    while (i < input.length && !TEXT_STOP.has(input[i]!)) i++
+    while (i < input.length) {
+      // `+` ends a bare word (`now() + 1h`) except as an exponent's sign: `1.5E+10` stays one number.
+      if (input[i] === '+' && isDigit(input[i + 1]) && EXPONENT_START.test(input.slice(start, i))) {
+        i++
+        continue
+      }
+      if (TEXT_STOP.has(input[i]!)) break
+      i++
+    }
     const text = input.slice(start, i)
     push(KEYWORDS[text] ?? 'text', start, i)
   }
