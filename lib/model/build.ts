@@ -83,6 +83,8 @@ export function buildModel (name: string, config: ResourceConfig): ResourceModel
     owner: config.owner,
     // The version column's kind is settled by introspection from its PostgreSQL type.
     version: config.version === undefined ? undefined : { column: config.version, kind: 'integer' as const },
+    // Settled by introspection; until then, the cautious answer.
+    rewritesUpdates: true,
     validate: config.validate,
     access: config.access,
   })

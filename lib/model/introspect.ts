@@ -8,9 +8,23 @@ import type { FieldModel, ResourceModel } from './types.js'
 
 interface ColumnRow { column: string, type: string, not_null: boolean, has_default: boolean, labels: string[] | null }
 
-async function columnsOf (db: Queryable, table: string): Promise<Map<string, ColumnRow> | undefined> {
+interface TableFacts {
+  readonly columns: Map<string, ColumnRow>
+  readonly rewritesUpdates: boolean
+}
+
+// pg_trigger.tgtype bits: ROW 1, BEFORE 2, UPDATE 16, INSTEAD 64. pg_rewrite.ev_type '2': UPDATE.
+const ROW_TRIGGER = 1
+const BEFORE_OR_INSTEAD = 2 | 64
+const ON_UPDATE = 16
+
+async function tableFacts (db: Queryable, table: string): Promise<TableFacts | undefined> {
   const [found] = await rows<{ oid: number | null }>(db, sql`SELECT to_regclass(${table})::oid AS oid`)
   if (found?.oid == null) return undefined
+  const [rewrites] = await rows<{ rewrites: boolean }>(db, sql`
+    SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = ${found.oid} AND NOT tgisinternal
+                     AND tgtype & ${ROW_TRIGGER} <> 0 AND tgtype & ${ON_UPDATE} <> 0 AND tgtype & ${BEFORE_OR_INSTEAD} <> 0)
+        OR EXISTS (SELECT 1 FROM pg_rewrite WHERE ev_class = ${found.oid} AND ev_type = '2') AS rewrites`)
   const list = await rows<ColumnRow>(db, sql`
     SELECT a.attname AS column,
            CASE WHEN bt.typtype = 'e' THEN 'enum' ELSE bt.typname END AS type,
@@ -20,7 +34,7 @@ async function columnsOf (db: Queryable, table: string): Promise<Map<string, Col
     JOIN pg_type t ON t.oid = a.atttypid
     JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
     WHERE a.attrelid = ${found.oid} AND a.attnum > 0 AND NOT a.attisdropped`)
-  return new Map(list.map((c) => [c.column, c]))
+  return { columns: new Map(list.map((c) => [c.column, c])), rewritesUpdates: rewrites?.rewrites !== false }
 }
 
 function checkField (path: string, field: FieldModel, column: ColumnRow | undefined, table: string): void {
@@ -35,8 +49,9 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
   const checked = new Map<string, ResourceModel>()
   for (const [name, model] of models) {
     const path = `config.resources.${name}`
-    const columns = await columnsOf(db, model.tableText)
-    if (columns === undefined) throw new ConfigError(`${path}: table '${model.tableText}' does not exist`)
+    const facts = await tableFacts(db, model.tableText)
+    if (facts === undefined) throw new ConfigError(`${path}: table '${model.tableText}' does not exist`)
+    const { columns } = facts
     for (const field of model.fields.values()) {
       if (field.managed === 'version' || field.managed === 'softDelete') continue
       checkField(path, field, columns.get(field.column), model.tableText)
@@ -68,7 +83,7 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
       return [fieldName, Object.freeze({ ...field, type, notNull, columnType: column?.type, enumLabels: column?.labels ?? undefined } satisfies FieldModel)]
     }))
     const key = model.key.map((k) => fields.get(k.name)!)
-    checked.set(name, Object.freeze({ ...model, fields, key, version }))
+    checked.set(name, Object.freeze({ ...model, fields, key, version, rewritesUpdates: facts.rewritesUpdates }))
   }
   return checked
 }

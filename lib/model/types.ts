@@ -49,6 +49,11 @@ export interface ResourceModel {
   readonly tenant: string | undefined
   readonly owner: string | undefined
   readonly version: VersionColumn | undefined
+  /**
+   * The table has a row trigger (BEFORE or INSTEAD OF) or a rule on UPDATE, which may change a
+   * row past what the UPDATE says: its updates are verified on the row as written, never assumed.
+   */
+  readonly rewritesUpdates: boolean
   readonly validate: ResourceConfig['validate']
   readonly access: ResourceConfig['access']
 }

@@ -1,7 +1,8 @@
 // An update in one statement: when nothing about it needs the stored row in Node (no hooks, no
-// record check, a version ETag this process knows), the lock and the comparisons move into the
-// UPDATE's own WHERE, and the write needs neither a lock nor BEGIN and COMMIT. A row it does not
-// find is not an answer: the caller runs the full pipeline, which tells 404 from 403 from 412.
+// record check, a version ETag this process knows, no trigger or rule that could rewrite the row
+// past what the UPDATE says), the lock and the comparisons move into the UPDATE's own WHERE, and
+// the write needs neither a lock nor BEGIN and COMMIT. A row it does not find is not an answer:
+// the caller runs the full pipeline, which tells 404 from 403 from 412.
 import { rows, type Queryable } from '../db/query.js'
 import { keyText } from '../model/keys.js'
 import { fieldsOf } from '../query/filter/checked.js'
@@ -41,7 +42,7 @@ function staysInside (prepared: PreparedWrite): boolean {
 export async function guardedUpdate (prepared: PreparedWrite, context: WriteContext, db: Queryable): Promise<WriteOutcome | undefined> {
   const { request, allowed, shape, values } = prepared
   const { model } = request
-  if (request.operation !== 'update' || model.version === undefined || values.size === 0) return undefined
+  if (request.operation !== 'update' || model.version === undefined || model.rewritesUpdates || values.size === 0) return undefined
   if (context.hooks.size > 0 || allowed.check !== undefined || !staysInside(prepared)) return undefined
   const versions = matchingVersions(prepared)
   if (versions === undefined) return undefined

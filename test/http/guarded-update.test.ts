@@ -8,6 +8,11 @@ import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, `
   CREATE TABLE orders (id serial PRIMARY KEY, title text NOT NULL, status text NOT NULL DEFAULT 'open', owner_id text, version integer NOT NULL DEFAULT 1, deleted_at timestamptz);
+  -- A trigger that hands a row to someone else: the update rule must still judge the row as written.
+  CREATE TABLE handed (LIKE orders INCLUDING ALL);
+  CREATE FUNCTION hand_over() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.title = 'hand over' THEN NEW.owner_id := 'someone-else'; END IF; RETURN NEW; END $$;
+  CREATE TRIGGER hand_over BEFORE UPDATE ON handed FOR EACH ROW EXECUTE FUNCTION hand_over();
 `)
 const fields = { id: { type: 'integer', readOnly: true }, title: { type: 'string' }, status: { type: 'string' }, owner_id: { type: 'string' } } as const
 const app = await buildApp({
@@ -20,6 +25,7 @@ const app = await buildApp({
       fields,
       access: { update: (ctx) => ({ filter: `owner_id = "${ctx.user.id}" AND status != "locked"` }), delete: (ctx) => ({ filter: { owner_id: ctx.user.id } }) },
     },
+    handed: { version: 'version', fields, access: { update: (ctx) => ({ filter: { owner_id: ctx.user.id } }) } },
   },
 })
 await createUser(app, 'admin@example.com')
@@ -97,4 +103,16 @@ test('of concurrent updates with one etag, exactly one wins', async () => {
   const answers = await Promise.all(Array.from({ length: 8 }, async (_, i) => await ann('PATCH', `/api/v1/orders/${order.id}`, { payload: { title: `racer ${i}` }, headers: { 'if-match': order.etag } })))
   assert.deepEqual(answers.map((a) => a.status).sort(), [200, 412, 412, 412, 412, 412, 412, 412])
   assert.equal((await stored(order.id)).version, 2)
+})
+
+test('a trigger that moves the row outside the update rule is caught on the row as written', async () => {
+  const made = await ann('POST', '/api/v1/handed', { payload: { title: 'mine', owner_id: annId } })
+  assert.equal(made.status, 201)
+  const refused = await ann('PATCH', `/api/v1/handed/${made.body.id}`, { payload: { title: 'hand over' }, headers: { 'if-match': made.body.etag } })
+  assert.equal(refused.status, 403)
+  assert.equal(refused.body.type, 'urn:service:problem:access-denied')
+  const { rows } = await app.tablegate.db.app.query('SELECT title, owner_id, version FROM handed WHERE id = $1', [made.body.id])
+  assert.deepEqual(rows, [{ title: 'mine', owner_id: annId, version: 1 }])
+  assert.equal(app.tablegate.models.get('handed')?.rewritesUpdates, true)
+  assert.equal(app.tablegate.models.get('orders')?.rewritesUpdates, false)
 })
