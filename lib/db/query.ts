@@ -9,17 +9,17 @@ export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>
 
 /** How many distinct statement texts get a name; later ones run unnamed (and are planned each time). */
 const MAX_PREPARED = 500
-const names = new Map<string, string | null>()
+const DATA_STATEMENT = /^(SELECT|INSERT|UPDATE|DELETE) /
+const names = new Map<string, string>()
 
+// Only named texts are kept, so the map stops at MAX_PREPARED entries: texts past it, and EXPLAIN,
+// DDL and the like (not worth preparing), are not remembered at all.
 function nameFor (text: string): string | undefined {
   const known = names.get(text)
-  if (known !== undefined) return known ?? undefined
-  // Only plain data statements: EXPLAIN, DDL and the like are not worth keeping.
-  const name = names.size < MAX_PREPARED && /^(SELECT|INSERT|UPDATE|DELETE) /.test(text)
-    ? 'tg_' + createHash('sha1').update(text).digest('base64url').slice(0, 20)
-    : null
+  if (known !== undefined || names.size >= MAX_PREPARED || !DATA_STATEMENT.test(text)) return known
+  const name = 'tg_' + createHash('sha1').update(text).digest('base64url').slice(0, 20)
   names.set(text, name)
-  return name ?? undefined
+  return name
 }
 
 export async function query<R extends pg.QueryResultRow = pg.QueryResultRow> (db: Queryable, fragment: Sql): Promise<pg.QueryResult<R>> {
