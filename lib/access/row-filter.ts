@@ -6,7 +6,7 @@ import { checkFilter } from '../query/filter/checker.js'
 import { parseFilter } from '../query/filter/parser.js'
 import { QuerySyntaxError } from '../query/span.js'
 import { BoundedCache } from '../query/cache.js'
-import type { FilterSpec } from './types.js'
+import type { AccessPlan, FilterSpec, OperationAccess } from './types.js'
 
 export class AccessRuleError extends Error {
   constructor (message: string) {
@@ -65,4 +65,15 @@ export function both (a: CheckedFilter | undefined, b: CheckedFilter | undefined
   if (a === undefined) return b
   if (b === undefined) return a
   return { kind: 'and', children: [a, b] }
+}
+
+/** The read rule's row filter: rows outside it do not exist for the caller. */
+export function readRows (access: AccessPlan): CheckedFilter | undefined {
+  const read = access.operations.read
+  return read.allowed ? read.rows : undefined
+}
+
+/** The rows a write may touch: rows the caller can read that the operation's own filter allows. */
+export function writeRows (access: AccessPlan, operation: OperationAccess & { allowed: true }): CheckedFilter | undefined {
+  return both(readRows(access), operation.rows)
 }

@@ -13,7 +13,7 @@ import type { PageTokens } from '../query/page-token.js'
 import type { BoundedCache } from '../query/cache.js'
 import type { ListPlan } from './types.js'
 import { permissionPlans } from './permissions.js'
-import type { CheckedFilter } from '../query/filter/checked.js'
+import { readRows } from '../access/row-filter.js'
 
 export const MAX_FILTER_QUERY = 10_000
 export const MAX_FILTER_BODY = 200_000
@@ -47,13 +47,6 @@ function text (parameter: string, value: unknown): string {
   if (typeof value === 'string') return value
   throw problem('invalid-parameter', `${parameter} must be text.`, { errors: [{ parameter, message: `${parameter} must be text.` }] })
 }
-
-/** The read rule's row filter: rows outside it do not exist for the caller. */
-export function readRows (access: AccessPlan): CheckedFilter | undefined {
-  const read = access.operations.read
-  return read.allowed ? read.rows : undefined
-}
-
 
 function parseCount (value: unknown): boolean {
   if (value === undefined) return false

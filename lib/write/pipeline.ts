@@ -9,12 +9,12 @@ import type { TablegateContext } from '../context.js'
 import type { ResourceModel } from '../model/types.js'
 import { keyText } from '../model/keys.js'
 import { compileDelete, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
-import { etagOf, present, storedRecord, type RecordShape, type Row } from '../serialize/record.js'
+import { present, storedRecord, type RecordShape, type Row } from '../serialize/record.js'
 import { invalidRecord, validateBody, type ColumnValues, type FieldIssue } from './validate-body.js'
 import type { WriteHooks } from '../../hooks/registry.js'
 import type { RecordValues, WriteOperation } from '../../hooks/types.js'
 import type { AccessPlan, OperationAccess, RuleContext } from '../access/types.js'
-import { both, compileRowFilter } from '../access/row-filter.js'
+import { both, compileRowFilter, writeRows } from '../access/row-filter.js'
 import { requireOperation, requireTenant } from '../access/require.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 
@@ -112,15 +112,6 @@ export interface PreparedWrite {
   readonly sent: RecordValues
 }
 
-/**
- * A create with no record check, no row filter and no hooks is one INSERT: atomic on its own, so
- * the caller may run it without BEGIN and COMMIT.
- */
-export function isSingleStatement (prepared: PreparedWrite, context: WriteContext): boolean {
-  const { allowed } = prepared
-  return prepared.request.operation === 'create' && allowed.rows === undefined && allowed.check === undefined && context.hooks.size === 0
-}
-
 /** Steps 1 and 2, which need no database: tenant, then the body and the resource's own rules. */
 export async function prepareWrite (request: WriteRequest, context: WriteContext): Promise<PreparedWrite> {
   const { model, operation } = request
@@ -166,8 +157,7 @@ export async function commitWrite (prepared: PreparedWrite, context: WriteContex
 
   // 3. The stored row, locked; a row of another tenant, or outside the caller's filters, does not exist.
   const keyParts = request.key!
-  const read = access.operations.read
-  const [locked] = await rows<StoredRow>(tx, compileLock(shape, keyParts, ctx.tenant, both(read.allowed ? read.rows : undefined, allowed.rows), allowed.check !== undefined))
+  const [locked] = await rows<StoredRow>(tx, compileLock(shape, keyParts, ctx.tenant, writeRows(access, allowed), allowed.check !== undefined))
   if (locked === undefined) notFound(model)
   if (locked.__deleted && operation !== 'undelete') notFound(model)
   if (!locked.__deleted && operation === 'undelete') {
@@ -176,7 +166,7 @@ export async function commitWrite (prepared: PreparedWrite, context: WriteContex
   const before = present(shape, locked)
   // 4. The record-level rule with the stored record (hidden fields included), then the precondition.
   const returned = await recordCheck(model, allowed, storedRecord(model, locked), ruleContext)
-  checkPrecondition(operation, request.ifMatch, etagOf(shape, locked))
+  checkPrecondition(operation, request.ifMatch, before.etag)
 
   // 5. The write, checked against the row as written, then the hooks in the same transaction.
   let after: RecordValues | undefined

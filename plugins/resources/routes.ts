@@ -5,7 +5,8 @@ import type { ResourceModel } from '../../lib/model/types.js'
 import { parseKey } from '../../lib/model/keys.js'
 import { checkKnownParameters, parseFieldMask, parseIfMatch, parsePrefer, parseShowDeleted } from '../../lib/query/params.js'
 import { readList, readOne } from '../../lib/read/execute.js'
-import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, readRows, type ListContext, type ListInput } from '../../lib/plan/list.js'
+import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, type ListContext, type ListInput } from '../../lib/plan/list.js'
+import { readRows } from '../../lib/access/row-filter.js'
 import { permissionPlans } from '../../lib/plan/permissions.js'
 import { requireOperation, requireTenant } from '../../lib/access/require.js'
 import { recordJson } from '../../lib/serialize/json.js'
@@ -13,8 +14,8 @@ import type { AccessPlan, Operation } from '../../lib/access/types.js'
 import type { QueryModel } from '../../lib/query/filter/checked.js'
 import { NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { withTransaction } from '../../lib/db/transaction.js'
-import { commitWrite, isSingleStatement, prepareWrite, type WriteOutcome, type WriteRequest } from '../../lib/write/pipeline.js'
-import { guardedUpdate } from '../../lib/write/guarded-update.js'
+import { commitWrite, prepareWrite, type WriteOutcome, type WriteRequest } from '../../lib/write/pipeline.js'
+import { writeInOneStatement } from '../../lib/write/single-statement.js'
 import { problem } from '../../lib/problems.js'
 
 type Query = Record<string, unknown>
@@ -56,8 +57,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   const write = async (request: FastifyRequest, access: AccessPlan, write: WriteRequest) => {
     const context = { ctx: request.ctx, access, hooks }
     const prepared = await prepareWrite(write, context)
-    if (isSingleStatement(prepared, context)) return await commitWrite(prepared, context, db.app)
-    return await guardedUpdate(prepared, context, db.app) ??
+    return await writeInOneStatement(prepared, context, db.app) ??
       await withTransaction(db.app, {}, async (tx) => await commitWrite(prepared, context, tx))
   }
 
