@@ -12,6 +12,8 @@ import { hashPassword, passwordProblem } from './passwords.js'
 import { endSessions } from './sessions.js'
 import { signingKeys, type SigningKeys } from './keys.js'
 import { ACCESS_TOKEN_TTL_SECONDS, MAX_MINTED_TTL_SECONDS, issueAccessToken, type IssuedToken } from './tokens.js'
+import type { ResolvedConfig } from '../config/resolve.js'
+import type { Databases } from '../db/connect.js'
 
 export interface UserRow {
   id: string
@@ -97,6 +99,11 @@ function isActiveAdmin (user: UserRow): boolean {
 function roleError (err: unknown): never {
   if (err instanceof RoleError) throw new UserStoreError('invalid-role', err.message, 'role')
   throw err
+}
+
+/** The user store a resolved config describes, on the auth store's pool. */
+export function userStoreOf (config: ResolvedConfig, db: Pick<Databases, 'admin' | 'authSecret'>): UserStore {
+  return createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl })
 }
 
 export function createUserStore (options: UserStoreOptions): UserStore {

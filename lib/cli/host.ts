@@ -3,7 +3,7 @@ import { discoverConfigFile, loadConfigFile } from '../config/load.js'
 import { resolveConfig, type ResolvedConfig } from '../config/resolve.js'
 import { ConfigError } from '../config/validate.js'
 import { connectDatabases } from '../db/connect.js'
-import { createUserStore, type UserStore } from '../auth/users.js'
+import { userStoreOf, type UserStore } from '../auth/users.js'
 import { ensureTrigram } from '../db/extensions.js'
 import { applyMigrations } from '../db/migrations.js'
 
@@ -22,7 +22,7 @@ export async function withUsers<T> (configFile: string | undefined, work: (users
   if (config.verifier !== undefined) throw new ConfigError('this config verifies tokens of another auth server: manage users there')
   const db = await connectDatabases(config, { warn })
   try {
-    const users = createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl })
+    const users = userStoreOf(config, db)
     await users.migrate()
     return await work(users)
   } finally {
@@ -36,7 +36,7 @@ export async function migrateAll (configFile: string | undefined): Promise<strin
   const db = await connectDatabases(config, { warn })
   try {
     if (config.verifier === undefined) {
-      await createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl }).migrate()
+      await userStoreOf(config, db).migrate()
     }
     await ensureTrigram(db.app, true, warn)
     return config.migrations === undefined ? [] : await applyMigrations(db.app, config.migrations)

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { resolveConfig } from '../../lib/config/resolve.js'
 import { connectDatabases } from '../../lib/db/connect.js'
-import { createUserStore } from '../../lib/auth/users.js'
+import { userStoreOf } from '../../lib/auth/users.js'
 import { createVerifier } from '../../lib/auth/verifier.js'
 import { createMetaVersion } from '../../lib/meta-version.js'
 import type { TablegateDecorator } from '../../lib/context.js'
@@ -36,7 +36,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   app.addHook('onClose', async () => { await db.close() })
 
   const users = config.verifier === undefined
-    ? createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl })
+    ? userStoreOf(config, db)
     : undefined
   let models: Map<string, ResourceModel>
   let trigram: boolean
