@@ -6,7 +6,7 @@ import { compileCount, compileFiltered, compileList } from '../../lib/sql/read.j
 import { rowsAtLeast, sequentialScans, type ScannedTable } from '../../lib/db/explain.js'
 import type { Queryable } from '../../lib/db/query.js'
 import type { ListPlan } from '../../lib/plan/types.js'
-import type { CheckedFilter } from '../../lib/query/filter/checked.js'
+import { conditionsOf, type CheckedFilter } from '../../lib/query/filter/checked.js'
 import type { FieldModel } from '../../lib/model/types.js'
 
 export type Verdict =
@@ -20,22 +20,21 @@ export function shapeKey (plan: ListPlan): string {
 
 interface FilterColumns { equality: FieldModel[], range: FieldModel[], text: FieldModel[] }
 
-function filterColumns (filter: CheckedFilter | undefined, into: FilterColumns = { equality: [], range: [], text: [] }): FilterColumns {
-  if (filter === undefined) return into
-  switch (filter.kind) {
-    case 'and':
-    case 'or': filter.children.forEach((c) => filterColumns(c, into)); break
-    case 'not': filterColumns(filter.child, into); break
-    case 'compare': (filter.op === '=' ? into.equality : into.range).push(filter.field); break
-    case 'in':
-    case 'null':
-    case 'has-key': into.equality.push(filter.field); break
-    case 'like':
-    case 'similar':
-    case 'regex': into.text.push(filter.field); break
-    case 'search': into.text.push(...filter.fields); break
+function filterColumns (filter: CheckedFilter | undefined): FilterColumns {
+  const columns: FilterColumns = { equality: [], range: [], text: [] }
+  for (const condition of filter === undefined ? [] : conditionsOf(filter)) {
+    switch (condition.kind) {
+      case 'compare': (condition.op === '=' ? columns.equality : columns.range).push(condition.field); break
+      case 'in':
+      case 'null':
+      case 'has-key': columns.equality.push(condition.field); break
+      case 'like':
+      case 'similar':
+      case 'regex': columns.text.push(condition.field); break
+      case 'search': columns.text.push(...condition.fields); break
+    }
   }
-  return into
+  return columns
 }
 
 /**

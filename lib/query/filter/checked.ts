@@ -34,14 +34,21 @@ export interface QueryModel {
   readonly cacheKey: string
 }
 
-/** Every field a filter reads. */
-export function fieldsOf (filter: CheckedFilter, into = new Set<FieldModel>()): Set<FieldModel> {
+/** A condition of a filter: anything but AND, OR and NOT. */
+export type FilterCondition = Exclude<CheckedFilter, { kind: 'and' | 'or' | 'not' }>
+
+/** A filter's conditions, in order, without the AND, OR and NOT around them. */
+export function conditionsOf (filter: CheckedFilter, into: FilterCondition[] = []): FilterCondition[] {
   switch (filter.kind) {
     case 'and':
-    case 'or': for (const child of filter.children) fieldsOf(child, into); break
-    case 'not': fieldsOf(filter.child, into); break
-    case 'search': for (const field of filter.fields) into.add(field); break
-    default: into.add(filter.field)
+    case 'or': for (const child of filter.children) conditionsOf(child, into); break
+    case 'not': conditionsOf(filter.child, into); break
+    default: into.push(filter)
   }
   return into
+}
+
+/** Every field a filter reads. */
+export function fieldsOf (filter: CheckedFilter): Set<FieldModel> {
+  return new Set(conditionsOf(filter).flatMap((c) => c.kind === 'search' ? c.fields : [c.field]))
 }

@@ -5,7 +5,7 @@ import { nearest } from '../../text.js'
 import type { FieldModel } from '../../model/types.js'
 import type { QueryIssue, Span } from '../span.js'
 import type { Call, FilterNode, LiteralValue, Value } from './ast.js'
-import type { CheckedFilter, QueryModel, SqlComparator, TypedValue } from './checked.js'
+import { conditionsOf, type CheckedFilter, type FilterCondition, type QueryModel, type SqlComparator, type TypedValue } from './checked.js'
 import { pgRegexValid } from './regex.js'
 
 export const FUNCTIONS = ['in', 'search', 'similar', 'regex', 'isNull', 'now']
@@ -106,7 +106,6 @@ function inIntRange (text: string, type: 'integer' | 'bigint'): boolean {
   const n = BigInt(text)
   return type === 'integer' ? n >= -2147483648n && n <= 2147483647n : n >= -(2n ** 63n) && n < 2n ** 63n
 }
-
 
 class Checker {
   readonly issues: QueryIssue[] = []
@@ -299,15 +298,12 @@ class Checker {
   }
 }
 
-/** How many values the compiled filter binds. */
-function valueCount (filter: CheckedFilter): number {
-  switch (filter.kind) {
-    case 'and':
-    case 'or': return filter.children.reduce((n, c) => n + valueCount(c), 0)
-    case 'not': return valueCount(filter.child)
+/** How many values a condition binds in SQL. */
+function valuesOf (condition: FilterCondition): number {
+  switch (condition.kind) {
     case 'null': return 0
-    case 'in': return filter.values.length
-    case 'search': return filter.fields.length
+    case 'in': return condition.values.length
+    case 'search': return condition.fields.length
     default: return 1
   }
 }
@@ -319,21 +315,12 @@ export function checkFilter (node: FilterNode | undefined, model: QueryModel): C
   const checker = new Checker(model)
   const filter = checker.check(node)
   if (checker.issues.length > 0 || filter === undefined) return { ok: false, issues: checker.issues }
-  if (valueCount(filter) > MAX_VALUES) {
+  const conditions = conditionsOf(filter)
+  if (conditions.reduce((n, c) => n + valuesOf(c), 0) > MAX_VALUES) {
     return { ok: false, issues: [{ code: 'too-complex', message: `The filter needs more than ${MAX_VALUES} values.`, hint: 'List values with in(field, ...), or split the request.', span: node.span }] }
   }
-  if (searchTerms(filter) > MAX_SEARCH_TERMS) {
+  if (conditions.filter((c) => c.kind === 'search').length > MAX_SEARCH_TERMS) {
     return { ok: false, issues: [{ code: 'too-complex', message: `The filter has more than ${MAX_SEARCH_TERMS} search terms.`, hint: 'Search for a phrase in quotes: "green tea".', span: node.span }] }
   }
   return { ok: true, filter }
-}
-
-function searchTerms (filter: CheckedFilter): number {
-  switch (filter.kind) {
-    case 'and':
-    case 'or': return filter.children.reduce((n, c) => n + searchTerms(c), 0)
-    case 'not': return searchTerms(filter.child)
-    case 'search': return 1
-    default: return 0
-  }
 }
