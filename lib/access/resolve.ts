@@ -16,6 +16,11 @@ export interface Caller {
   readonly tenant: string | undefined
 }
 
+/** The text that identifies a caller's shape: rules see nothing else of them. */
+export function callerKey (caller: Caller): string {
+  return JSON.stringify([caller.user.id, caller.user.roles, caller.tenant ?? null])
+}
+
 const DENIED: OperationAccess = { allowed: false }
 const ALLOWED: OperationAccess = { allowed: true, rows: undefined, check: undefined }
 
@@ -48,7 +53,7 @@ function fieldAllowed (rule: FieldRule | undefined, ctx: RuleContext): boolean {
   return false
 }
 
-export function resolveAccess (caller: Caller, model: ResourceModel, settings: AccessSettings): AccessPlan {
+export function resolveAccess (caller: Caller, model: ResourceModel, settings: AccessSettings, key = callerKey(caller)): AccessPlan {
   const base = { user: caller.user, tenant: caller.tenant, resource: model.name }
   const rules = (model.access ?? {}) as Partial<Record<Operation, Rule>> & { fields?: Record<string, { read?: FieldRule, write?: FieldRule }> }
   const capabilities = settings.bundles === undefined ? undefined : capabilitiesOf(caller.user.roles, settings.bundles)
@@ -86,5 +91,6 @@ export function resolveAccess (caller: Caller, model: ResourceModel, settings: A
     writable,
     ownerField: create.allowed && create.rows !== undefined ? owner : undefined,
     context: base,
+    callerKey: key,
   }
 }

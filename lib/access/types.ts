@@ -39,4 +39,6 @@ export interface AccessPlan {
   /** `.own` on create: the owner field to fill with the caller's id when the body leaves it out. */
   readonly ownerField: FieldModel | undefined
   readonly context: Omit<RuleContext, 'operation'>
+  /** The caller's shape (id, roles, tenant) as text: plans, and what depends on them, are kept by it. */
+  readonly callerKey: string
 }

@@ -96,7 +96,7 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
     pageSize: parsePageSize(input.page_size),
     count: parseCount(input.count),
     shape,
-    estimateKey: `${shape}\0${JSON.stringify([access.context.user.id, access.context.user.roles, access.context.tenant ?? null])}`,
+    estimateKey: `${shape}\0${access.callerKey}`,
     permissions: context.rowPermissions ? permissionPlans(access).list : undefined,
   }
 }

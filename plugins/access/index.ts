@@ -2,7 +2,7 @@
 // for a resource once per request; every route and feature reads it from there.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { resolveAccess, type AccessSettings } from '../../lib/access/resolve.js'
+import { callerKey, resolveAccess, type AccessSettings } from '../../lib/access/resolve.js'
 import type { AccessPlan } from '../../lib/access/types.js'
 import { BoundedCache } from '../../lib/query/cache.js'
 
@@ -15,11 +15,12 @@ async function access (app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request) => {
     const { user, tenant } = request.ctx
     if (user === null) return
-    const callerKey = JSON.stringify([user.id, user.roles, tenant ?? null])
-    request.ctx.access = (resource) => plans.getOrCreate(`${resource}\0${callerKey}`, () => {
+    const caller = { user, tenant }
+    const key = callerKey(caller)
+    request.ctx.access = (resource) => plans.getOrCreate(`${resource}\0${key}`, () => {
       const model = models.get(resource)
       if (model === undefined) throw new Error(`no resource named ${resource}`)
-      return resolveAccess({ user, tenant }, model, settings)
+      return resolveAccess(caller, model, settings, key)
     })
   })
 }
