@@ -3,7 +3,7 @@
 // once; a value is escaped only where its type can need it.
 import type { FieldModel, FieldType } from '../model/types.js'
 import type { Row } from './record.js'
-import { BoundedCache } from '../query/cache.js'
+import { perSelection } from '../model/selection.js'
 
 type ValueWriter = (value: unknown) => string
 
@@ -40,24 +40,12 @@ function compileWriter (select: readonly FieldModel[]): RecordWriter {
   }`)(select.map(writerOf)) as RecordWriter
 }
 
-// A caller's readable fields are one array per access plan; a `fields` mask makes a new array per
-// request, so writers are also kept by the names and types they write.
-const writersBySelection = new WeakMap<readonly FieldModel[], RecordWriter>()
-const writersByFields = new BoundedCache<RecordWriter>(1000)
-
 /**
  * The writer of records with these fields: each record is the selected fields in order, `etag`,
  * then `permissions` (already JSON) when given. A row as read or a record built from one will
  * do; only the selected fields are read from it. A page asks for it once, not once a row.
  */
-export function recordWriter (select: readonly FieldModel[]): RecordWriter {
-  let writer = writersBySelection.get(select)
-  if (writer === undefined) {
-    writer = writersByFields.getOrCreate(JSON.stringify(select.map((f) => [f.name, f.type])), () => compileWriter(select))
-    writersBySelection.set(select, writer)
-  }
-  return writer
-}
+export const recordWriter: (select: readonly FieldModel[]) => RecordWriter = perSelection(compileWriter)
 
 /** One record, as `recordWriter` writes it. */
 export function recordJson (select: readonly FieldModel[], row: Row, etag: string, permissions?: string): string {

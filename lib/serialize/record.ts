@@ -30,17 +30,35 @@ export function versionField (model: ResourceModel): FieldModel | undefined {
   return field ?? undefined
 }
 
+const modelFields = new WeakMap<ResourceModel, readonly FieldModel[]>()
+const fetchedBySelection = new WeakMap<readonly FieldModel[], { readonly readable: readonly FieldModel[], readonly fields: readonly FieldModel[] }>()
+
+function allFields (model: ResourceModel): readonly FieldModel[] {
+  let fields = modelFields.get(model)
+  if (fields === undefined) {
+    fields = [...model.fields.values()]
+    modelFields.set(model, fields)
+  }
+  return fields
+}
+
 /**
  * The fields a query fetches: the selected ones, and what the ETag needs (key and version, or all
  * readable fields). `stored` fetches every field: record checks judge the stored record, hidden
  * fields included, though only the readable projection ever leaves the server.
  */
-export function fetchedFields (shape: RecordShape, stored = false): FieldModel[] {
-  if (stored) return [...shape.model.fields.values()]
+export function fetchedFields (shape: RecordShape, stored = false): readonly FieldModel[] {
+  if (stored) return allFields(shape.model)
+  // The same selection fetches the same fields: found again by the arrays, so the SQL column list
+  // of the result is found by identity too (lib/model/selection.ts).
+  const known = fetchedBySelection.get(shape.select)
+  if (known !== undefined && known.readable === shape.readable) return known.fields
   const version = versionField(shape.model)
   const needed = new Set<FieldModel>([...shape.select, ...shape.model.key])
   for (const f of version !== undefined ? [version] : shape.readable) needed.add(f)
-  return [...shape.model.fields.values()].filter((f) => needed.has(f))
+  const fields = allFields(shape.model).filter((f) => needed.has(f))
+  fetchedBySelection.set(shape.select, { readable: shape.readable, fields })
+  return fields
 }
 
 /** The stored record a record check judges: every fetched field, none of the query's helper columns. */

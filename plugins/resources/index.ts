@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { deriveKey } from '../../lib/auth/secret.js'
 import { pageTokens } from '../../lib/query/page-token.js'
 import { queryModel } from '../../lib/model/fields.js'
-import type { QueryModel } from '../../lib/query/filter/checked.js'
+import { perSelection } from '../../lib/model/selection.js'
 import { BoundedCache } from '../../lib/query/cache.js'
 import type { CheckResult } from '../../lib/query/filter/checker.js'
 import type { OrderResult } from '../../lib/query/order-by.js'
@@ -15,15 +15,13 @@ async function resources (app: FastifyInstance): Promise<void> {
   const tokens = pageTokens(deriveKey(db.authSecret, 'page-token'))
   const filters = new BoundedCache<CheckResult>(2000)
   const orders = new BoundedCache<OrderResult>(2000)
-  const queryModels = new BoundedCache<QueryModel>(1000)
   const rowPermissions = config.config.rowPermissions ?? true
   for (const model of models.values()) {
     const withPermissions = rowPermissions === true || (typeof rowPermissions === 'object' && !rowPermissions.except.includes(model.name))
     await app.register(resourceRoutes, {
       model,
       list: { model, tokens, filters, orders, rowPermissions: withPermissions },
-      queryModel: (access) => queryModels.getOrCreate(`${model.name}\0${access.readable.map((f) => f.name).join(',')}`,
-        () => queryModel(model.name, access.readable, capabilities.trigram)),
+      queryModel: perSelection((readable) => queryModel(model.name, readable, capabilities.trigram)),
     })
   }
 }

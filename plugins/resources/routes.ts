@@ -1,7 +1,7 @@
 // Resource routes under the base path: list, get, create, update, delete, undelete. Handlers only
 // glue HTTP to the stages: params → plan → (read | write pipeline) → envelope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { ResourceModel } from '../../lib/model/types.js'
+import type { FieldModel, ResourceModel } from '../../lib/model/types.js'
 import { parseKey } from '../../lib/model/keys.js'
 import { checkKnownParameters, parseFieldMask, parseIfMatch, parsePrefer, parseShowDeleted } from '../../lib/query/params.js'
 import { readList, readOne } from '../../lib/read/execute.js'
@@ -24,8 +24,8 @@ export interface ResourceRouteOptions {
   readonly model: ResourceModel
   /** The list context without the per-caller and per-route parts. */
   readonly list: Omit<ListContext, 'access' | 'query' | 'maxFilterLength'>
-  /** The caller's restricted query model, cached per set of readable fields. */
-  readonly queryModel: (access: AccessPlan) => QueryModel
+  /** The caller's restricted query model, given their readable fields (made once per set). */
+  readonly queryModel: (readable: readonly FieldModel[]) => QueryModel
 }
 
 const LIST_PARAMETERS = ['filter', 'order_by', 'page_size', 'page_token', 'fields', 'show_deleted', 'count']
@@ -72,7 +72,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
 
   const list = async (request: FastifyRequest, reply: FastifyReply, access: AccessPlan, input: ListInput, maxFilterLength: number) => {
     requireTenant(model, request.ctx.tenant)
-    const plan = planList(input, { ...options.list, access, query: options.queryModel(access), maxFilterLength })
+    const plan = planList(input, { ...options.list, access, query: options.queryModel(access.readable), maxFilterLength })
     const { json, warnings } = await readList(db.read, plan, options.list.tokens, listGuards)
     if (warnings.length > 0) reply.header('x-service-warning', warnings.join(' '))
     return sendJson(reply, 200, json)
