@@ -1,4 +1,5 @@
-// The fields of the benchmarks' `bench_orders` table that every benchmark serves.
+// The benchmarks' `bench_orders` table: its seeding, and the fields every benchmark serves.
+import type pg from 'pg'
 import type { FieldConfig } from '../lib/config/schema.js'
 
 export const ORDER_FIELDS: Record<string, FieldConfig> = {
@@ -7,4 +8,20 @@ export const ORDER_FIELDS: Record<string, FieldConfig> = {
   status: { type: 'string' },
   total: { type: 'decimal' },
   placed_at: { type: 'timestamp' },
+}
+
+/**
+ * `bench_orders` with `rows` rows owned by `owner`, the indexes the scenarios use (status and
+ * placed_at for filter + sort, owner for the row filter), and fresh statistics.
+ */
+export async function seedOrders (db: pg.Pool | pg.Client, rows: number, owner: string | null = null): Promise<void> {
+  await db.query(`DROP TABLE IF EXISTS bench_orders;
+    CREATE TABLE bench_orders (id bigserial PRIMARY KEY, title text NOT NULL, status text NOT NULL DEFAULT 'draft',
+      total numeric(12, 2), placed_at timestamptz, owner_id text, cost numeric(12, 2), version integer NOT NULL DEFAULT 1)`)
+  await db.query(`INSERT INTO bench_orders (title, status, total, placed_at, owner_id, cost)
+    SELECT 'Order ' || n, (ARRAY['draft', 'open', 'locked'])[1 + n % 3], (n % 1000) * 1.25, timestamptz '2026-01-01' + n * interval '1 minute', $2, n % 97
+    FROM generate_series(1, $1::int) AS n`, [rows, owner])
+  await db.query('CREATE INDEX bench_orders_status_placed ON bench_orders (status, placed_at DESC, id DESC)')
+  await db.query('CREATE INDEX bench_orders_owner ON bench_orders (owner_id, id)')
+  await db.query('ANALYZE bench_orders')
 }

@@ -6,19 +6,14 @@ import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
+import { seedOrders } from './bench-orders.js'
 import { recordTypes } from '../lib/db/types.js'
 
 const PAGES = 4000
 const database = await benchDatabase()
 const setup = new pg.Client({ connectionString: database.url })
 await setup.connect()
-await setup.query(`CREATE TABLE bench_orders (id bigserial PRIMARY KEY, title text NOT NULL, status text NOT NULL DEFAULT 'draft',
-  total numeric(12, 2), placed_at timestamptz, owner_id text, cost numeric(12, 2), version integer NOT NULL DEFAULT 1)`)
-await setup.query(`INSERT INTO bench_orders (title, status, total, placed_at, owner_id, cost)
-  SELECT 'Order ' || n, (ARRAY['draft', 'open', 'locked'])[1 + n % 3], (n % 1000) * 1.25, timestamptz '2026-01-01' + n * interval '1 minute', 'u1', n % 97
-  FROM generate_series(1, 100000) AS n`)
-await setup.query('CREATE INDEX bench_orders_owner ON bench_orders (owner_id, id)')
-await setup.query('ANALYZE bench_orders')
+await seedOrders(setup, 100_000, 'u1')
 await setup.end()
 
 const page = 'SELECT * FROM bench_orders WHERE owner_id = $1 ORDER BY id LIMIT 51'

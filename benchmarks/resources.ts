@@ -7,7 +7,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { createServer } from '../lib/server.js'
-import { ORDER_FIELDS } from './bench-orders.js'
+import { ORDER_FIELDS, seedOrders } from './bench-orders.js'
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '20' } } })
 const rows = Number(values.rows)
@@ -18,13 +18,7 @@ const database = await benchDatabase()
 const databaseUrl = database.url
 const seed = new pg.Client({ connectionString: databaseUrl })
 await seed.connect()
-await seed.query(`DROP TABLE IF EXISTS bench_orders;
-  CREATE TABLE bench_orders (id bigserial PRIMARY KEY, title text NOT NULL, status text NOT NULL DEFAULT 'draft',
-    total numeric(12, 2), placed_at timestamptz, version integer NOT NULL DEFAULT 1);`)
-await seed.query(`INSERT INTO bench_orders (title, status, total, placed_at)
-  SELECT 'Order ' || n, (ARRAY['draft', 'open', 'locked'])[1 + n % 3], (n % 1000) * 1.25, timestamptz '2026-01-01' + n * interval '1 minute'
-  FROM generate_series(1, $1::int) AS n`, [rows])
-await seed.query('ANALYZE bench_orders')
+await seedOrders(seed, rows)
 await seed.end()
 
 const app = await createServer({

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
+import { seedOrders } from './bench-orders.js'
 import { createUserStore } from '../lib/auth/users.js'
 import { roleSetup } from '../lib/auth/roles.js'
 
@@ -88,14 +89,7 @@ await users.migrate()
 await users.create({ email: 'admin@example.com', password: 'correct-horse-battery' })
 const benchUser = await users.create({ email: 'bench@example.com', password: 'correct-horse-battery', role: 'user' })
 const { token } = await users.issueToken('bench@example.com', { ttlSeconds: 3600 })
-await pool.query(`CREATE TABLE bench_orders (id bigserial PRIMARY KEY, title text NOT NULL, status text NOT NULL DEFAULT 'draft',
-  total numeric(12, 2), placed_at timestamptz, owner_id text, cost numeric(12, 2), version integer NOT NULL DEFAULT 1)`)
-await pool.query(`INSERT INTO bench_orders (title, status, total, placed_at, owner_id, cost)
-  SELECT 'Order ' || n, (ARRAY['draft', 'open', 'locked'])[1 + n % 3], (n % 1000) * 1.25, timestamptz '2026-01-01' + n * interval '1 minute', $2, n % 97
-  FROM generate_series(1, $1::int) AS n`, [ROWS, benchUser.id])
-await pool.query('CREATE INDEX bench_orders_status_placed ON bench_orders (status, placed_at DESC, id DESC)')
-await pool.query('CREATE INDEX bench_orders_owner ON bench_orders (owner_id, id)')
-await pool.query('ANALYZE bench_orders')
+await seedOrders(pool, ROWS, benchUser.id)
 
 const env = { BENCH_DATABASE_URL: databaseUrl, BENCH_AUTH_SECRET: AUTH_SECRET, BENCH_OWNER: benchUser.id }
 // --profile: a V8 CPU profile of the tablegate server, written when it exits (open it in Chrome's DevTools).
