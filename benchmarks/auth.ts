@@ -2,6 +2,7 @@
 // floor in one run. Sign-in over HTTP (inject) vs a bare argon2 verify; the gate's verify vs a
 // bare jose jwtVerify vs a bare node:crypto Ed25519 verify.
 import { cpus } from 'node:os'
+import { runtimeOf } from '../lib/runtime.js'
 import { verify as cryptoVerify, createPublicKey } from 'node:crypto'
 import { jwtVerify, importJWK, type JWK } from 'jose'
 import { benchDatabase } from './database.js'
@@ -46,7 +47,7 @@ try {
   const signingInput = Buffer.from(`${header}.${payload}`)
   const sig = Buffer.from(signature, 'base64url')
   const hash = await hashPassword(PASSWORD)
-  const verifier = app.tablegate.verifier
+  const verifier = runtimeOf(app).verifier
 
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}`)
   console.log(`${'scenario'.padEnd(44)}${'p50'.padStart(8)}${'p99'.padStart(8)}${'mean'.padStart(8)}`)

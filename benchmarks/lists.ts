@@ -10,8 +10,8 @@ import { parseFilter } from '../lib/query/filter/parser.js'
 import { checkFilter, type CheckResult } from '../lib/query/filter/checker.js'
 import { compileFilter } from '../lib/sql/filter.js'
 import { compile } from '../lib/sql/sql.js'
-import { BoundedCache } from '../lib/query/cache.js'
-import { queryModel } from '../lib/model/fields.js'
+import { BoundedCache } from '../lib/cache.js'
+import { queryModel } from '../lib/query/query-model.js'
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '300' } } })
 const rows = Number(values.rows)

@@ -12,7 +12,7 @@ import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { seedOrders } from './bench-orders.js'
 import { createUserStore } from '../lib/auth/users.js'
-import { roleSetup } from '../lib/auth/roles.js'
+import { roleSetup } from '../lib/config/roles.js'
 
 const { values: args } = parseArgs({ options: {
   rows: { type: 'string', default: '100000' },

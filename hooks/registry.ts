@@ -1,8 +1,12 @@
-// The registry of write hooks and their runner. Errors name the hook that failed and keep the
-// original as `cause`; a Problem thrown by a hook (say a 409) reaches the caller as it is.
+// The registry of write hooks and their runner. A hook subscribes to resources and operations,
+// so a resource no hook hears of keeps its one-statement writes. Registration errors carry a
+// `code`, as Fastify's do; run errors name the hook that failed and keep the original as `cause`,
+// and a Problem thrown by a hook (say a 409) reaches the caller as it is.
 import { isProblem } from '../lib/problems.js'
 import type { Queryable } from '../lib/db/query.js'
-import type { WriteEvent, WriteHook } from './types.js'
+import type { WriteEvent, WriteHook, WriteHookOptions, WriteOperation } from './types.js'
+
+const OPERATIONS: readonly WriteOperation[] = ['create', 'update', 'delete', 'undelete']
 
 export class WriteHookError extends Error {
   constructor (hook: WriteHook, cause: unknown) {
@@ -11,20 +15,71 @@ export class WriteHookError extends Error {
   }
 }
 
-export class WriteHooks {
-  readonly #hooks: WriteHook[] = []
+export type HookRegistrationCode = 'TG_ERR_HOOK_NOT_FUNCTION' | 'TG_ERR_HOOK_UNKNOWN_RESOURCE' | 'TG_ERR_HOOK_UNKNOWN_OPERATION' | 'TG_ERR_HOOK_AFTER_READY'
 
-  add (hook: WriteHook): void {
-    if (typeof hook !== 'function') throw new TypeError('addWriteHook expects a function (event, tx) => Promise<void>')
-    this.#hooks.push(hook)
+export class HookRegistrationError extends Error {
+  constructor (readonly code: HookRegistrationCode, message: string) {
+    super(message)
+    this.name = 'HookRegistrationError'
+  }
+}
+
+interface Subscription {
+  readonly hook: WriteHook
+  readonly resources: ReadonlySet<string> | undefined
+  readonly operations: ReadonlySet<WriteOperation> | undefined
+}
+
+const NONE: readonly WriteHook[] = Object.freeze([])
+
+export class WriteHooks {
+  readonly #subscriptions: Subscription[] = []
+  readonly #resources: ReadonlySet<string>
+  // Writes ask for their hooks on every request: answered from a map built when hooks are added.
+  readonly #byTarget = new Map<string, readonly WriteHook[]>()
+  #sealed = false
+
+  /** `resources`: the names hooks may subscribe to. */
+  constructor (resources: Iterable<string>) {
+    this.#resources = new Set(resources)
   }
 
-  get size (): number {
-    return this.#hooks.length
+  add (hook: WriteHook, options: WriteHookOptions = {}): void {
+    if (this.#sealed) throw new HookRegistrationError('TG_ERR_HOOK_AFTER_READY', 'addWriteHook after the app is ready: add write hooks while plugins register')
+    if (typeof hook !== 'function') throw new HookRegistrationError('TG_ERR_HOOK_NOT_FUNCTION', 'addWriteHook expects a function (event, tx) => Promise<void>')
+    for (const resource of options.resources ?? []) {
+      if (!this.#resources.has(resource)) throw new HookRegistrationError('TG_ERR_HOOK_UNKNOWN_RESOURCE', `addWriteHook: no resource named '${String(resource)}'`)
+    }
+    for (const operation of options.operations ?? []) {
+      if (!OPERATIONS.includes(operation)) throw new HookRegistrationError('TG_ERR_HOOK_UNKNOWN_OPERATION', `addWriteHook: '${String(operation)}' is not one of ${OPERATIONS.join(', ')}`)
+    }
+    this.#subscriptions.push({
+      hook,
+      resources: options.resources === undefined ? undefined : new Set(options.resources),
+      operations: options.operations === undefined ? undefined : new Set(options.operations),
+    })
+    this.#byTarget.clear()
+  }
+
+  /** No hook may be added once the app is ready, as with Fastify's own hooks. */
+  seal (): void {
+    this.#sealed = true
+  }
+
+  /** The hooks of one resource and operation, in the order they were added. */
+  for (resource: string, operation: WriteOperation): readonly WriteHook[] {
+    const target = `${operation}\0${resource}`
+    let hooks = this.#byTarget.get(target)
+    if (hooks === undefined) {
+      const found = this.#subscriptions.filter((s) => (s.resources?.has(resource) ?? true) && (s.operations?.has(operation) ?? true)).map((s) => s.hook)
+      hooks = found.length === 0 ? NONE : found
+      this.#byTarget.set(target, hooks)
+    }
+    return hooks
   }
 
   async run (event: WriteEvent, tx: Queryable): Promise<void> {
-    for (const hook of this.#hooks) {
+    for (const hook of this.for(event.resource, event.operation)) {
       try {
         await hook(event, tx)
       } catch (err) {

@@ -5,7 +5,11 @@ import type { TablegateContext } from '../lib/context.js'
 
 export type WriteOperation = 'create' | 'update' | 'delete' | 'undelete'
 
-export type RecordValues = Readonly<Record<string, unknown>>
+/**
+ * A record as stored: every field of the resource's model by field name, whatever the caller may
+ * read, with values as records carry them (int8 and decimals as strings, timestamps as ISO text).
+ */
+export type StoredRecord = Readonly<Record<string, unknown>>
 
 export interface WriteEvent {
   readonly resource: string
@@ -13,12 +17,18 @@ export interface WriteEvent {
   /** The record's key as URL text (parts percent-encoded, joined by `,`). */
   readonly key: string
   /** The stored record before the write; undefined on create. */
-  readonly before: RecordValues | undefined
-  /** The record after the write; undefined after a hard delete. */
-  readonly after: RecordValues | undefined
+  readonly before: StoredRecord | undefined
+  /** The stored record after the write; undefined after a hard delete. */
+  readonly after: StoredRecord | undefined
   /** The caller: user, tenant, and whatever plugins added. */
   readonly ctx: TablegateContext
 }
 
 /** `tx` runs queries inside the write's transaction; it is not yours to commit, roll back or release. */
 export type WriteHook = (event: WriteEvent, tx: Queryable) => Promise<void> | void
+
+/** Which writes a hook hears of: by default every operation of every resource. */
+export interface WriteHookOptions {
+  readonly resources?: readonly string[]
+  readonly operations?: readonly WriteOperation[]
+}

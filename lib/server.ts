@@ -1,5 +1,6 @@
-// createServer(config): a Fastify instance with tablegate and every built-in plugin registered.
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
+// createServer(config): a Fastify instance with tablegate registered: the built-in plugins and
+// the config's own `plugins`, exactly as `app.register(tablegate, config)` gives them.
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import tablegate from '../plugins/tablegate/index.js'
 import type { Config } from './config/schema.js'
 
@@ -18,10 +19,6 @@ export async function createServer (config: Config = {}, options: ServerOptions 
   try {
     // Awaiting the registration surfaces startup errors here, yet leaves the app open for more plugins.
     await app.register(tablegate, config)
-    for (const entry of config.plugins ?? []) {
-      const [plugin, options] = Array.isArray(entry) ? entry : [entry, {}]
-      await app.register(plugin as FastifyPluginAsync, options as Record<string, unknown>)
-    }
   } catch (err) {
     await app.close().catch(() => {})
     throw err

@@ -1,5 +1,5 @@
 // Checks every read and write route makes first, the same way for both.
-import { problem } from '../problems.js'
+import { NO_ROUTE_DETAIL, problem } from '../problems.js'
 import type { ResourceModel } from '../model/types.js'
 import type { AccessPlan, Operation, OperationAccess } from './types.js'
 
@@ -15,4 +15,10 @@ export function requireTenant (model: ResourceModel, tenant: string | undefined)
   if (model.tenant !== undefined && tenant === undefined) {
     throw problem('tenant-required', `${model.name} is kept per tenant, and this caller has no tenant.`)
   }
+}
+
+/** A resource the caller can do nothing with does not exist for them: the unknown-route 404. */
+export function requireVisible (access: AccessPlan): AccessPlan {
+  if (!access.visible) throw problem('not-found', NO_ROUTE_DETAIL)
+  return access
 }

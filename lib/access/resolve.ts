@@ -1,23 +1,26 @@
 // Caller × resource model → AccessPlan. Runs once per request and resource; every route, planner
 // and the write pipeline take the plan it returns, so no code path can forget access.
 import type { ResourceModel } from '../model/types.js'
+import type { Principal } from '../principal.js'
+import { BoundedCache } from '../cache.js'
+import { queryModel } from '../query/query-model.js'
 import { capabilitiesOf, grantFor } from './capabilities.js'
-import { AccessRuleError, compileRowFilter } from './row-filter.js'
+import { AccessRuleError, RuleFilters } from './row-filter.js'
+import { permissionPlans } from './permissions.js'
 import { OPERATIONS, type AccessPlan, type FieldRule, type Operation, type OperationAccess, type Rule, type RuleContext, type RuleOutcome } from './types.js'
 
 export interface AccessSettings {
   /** Capability bundles per role, when roles are configured as bundles. */
   readonly bundles: Readonly<Record<string, readonly string[]>> | undefined
   readonly defaultAccess: 'allow' | 'deny' | undefined
-}
-
-export interface Caller {
-  readonly user: { readonly id: string, readonly roles: readonly string[] }
-  readonly tenant: string | undefined
+  /** pg_trgm is installed, so the caller's query model offers similar(). */
+  readonly trigram: boolean
+  /** The app's checked rule filters. */
+  readonly ruleFilters: RuleFilters
 }
 
 /** The text that identifies a caller's shape: rules see nothing else of them. */
-export function callerKey (caller: Caller): string {
+export function callerKey (caller: Principal): string {
   return JSON.stringify([caller.user.id, caller.user.roles, caller.tenant ?? null])
 }
 
@@ -28,21 +31,21 @@ function hasRole (ctx: RuleContext, roles: readonly string[]): boolean {
   return roles.some((r) => ctx.user.roles.includes(r))
 }
 
-function fromOutcome (model: ResourceModel, outcome: RuleOutcome): OperationAccess {
+function fromOutcome (model: ResourceModel, outcome: RuleOutcome, filters: RuleFilters): OperationAccess {
   if (outcome === true) return ALLOWED
   if (outcome === false) return DENIED
   if (typeof outcome === 'object' && outcome !== null) {
-    if ('filter' in outcome) return { allowed: true, rows: compileRowFilter(model, outcome.filter), check: undefined }
+    if ('filter' in outcome) return { allowed: true, rows: filters.compile(model, outcome.filter), check: undefined }
     if ('check' in outcome && typeof outcome.check === 'function') return { allowed: true, rows: undefined, check: outcome.check }
   }
   throw new AccessRuleError(`an access rule of ${model.name} returned something other than true, false, { filter } or { check }`)
 }
 
-function fromRule (model: ResourceModel, rule: Rule, ctx: RuleContext): OperationAccess {
+function fromRule (model: ResourceModel, rule: Rule, ctx: RuleContext, filters: RuleFilters): OperationAccess {
   if (typeof rule === 'boolean') return rule ? ALLOWED : DENIED
   if (Array.isArray(rule)) return hasRole(ctx, rule) ? ALLOWED : DENIED
-  if (typeof rule === 'function') return fromOutcome(model, rule(ctx))
-  return fromOutcome(model, rule as RuleOutcome)
+  if (typeof rule === 'function') return fromOutcome(model, rule(ctx), filters)
+  return fromOutcome(model, rule as RuleOutcome, filters)
 }
 
 function fieldAllowed (rule: FieldRule | undefined, ctx: RuleContext): boolean {
@@ -53,7 +56,7 @@ function fieldAllowed (rule: FieldRule | undefined, ctx: RuleContext): boolean {
   return false
 }
 
-export function resolveAccess (caller: Caller, model: ResourceModel, settings: AccessSettings, key = callerKey(caller)): AccessPlan {
+export function resolveAccess (caller: Principal, model: ResourceModel, settings: AccessSettings, key = callerKey(caller)): AccessPlan {
   const base = { user: caller.user, tenant: caller.tenant, resource: model.name }
   const rules = (model.access ?? {}) as Partial<Record<Operation, Rule>> & { fields?: Record<string, { read?: FieldRule, write?: FieldRule }> }
   const capabilities = settings.bundles === undefined ? undefined : capabilitiesOf(caller.user.roles, settings.bundles)
@@ -64,14 +67,14 @@ export function resolveAccess (caller: Caller, model: ResourceModel, settings: A
     const ctx: RuleContext = { ...base, operation }
     const rule = operation === 'undelete' ? rules.undelete ?? rules.delete : rules[operation]
     if (rule !== undefined) {
-      operations[operation] = fromRule(model, rule, ctx)
+      operations[operation] = fromRule(model, rule, ctx, settings.ruleFilters)
     } else if (settings.defaultAccess !== undefined) {
       operations[operation] = settings.defaultAccess === 'allow' ? ALLOWED : DENIED
     } else if (capabilities !== undefined) {
       const grant = grantFor(capabilities, model.name, operation)
       // `.own` needs an owner field to compare with the caller's id; without one it grants nothing.
       operations[operation] = grant === 'all' ? ALLOWED : grant === 'own' && owner !== undefined
-        ? { allowed: true, rows: compileRowFilter(model, { [owner.name]: caller.user.id }), check: undefined }
+        ? { allowed: true, rows: settings.ruleFilters.compile(model, { [owner.name]: caller.user.id }), check: undefined }
         : DENIED
     } else {
       operations[operation] = ALLOWED
@@ -85,12 +88,32 @@ export function resolveAccess (caller: Caller, model: ResourceModel, settings: A
   const create = operations.create
   return {
     resource: model.name,
+    model,
     visible: OPERATIONS.some((op) => operations[op].allowed),
     operations,
     readable,
     writable,
+    query: queryModel(model.name, readable, settings.trigram),
+    permissions: permissionPlans(operations, readable, writable, base),
     ownerField: create.allowed && create.rows !== undefined ? owner : undefined,
     context: base,
     callerKey: key,
+  }
+}
+
+/**
+ * A caller's access to each resource of one app, resolved once per caller shape: rules see only
+ * the caller (id, roles, tenant), the resource and the operation, so a client's repeated requests
+ * resolve nothing again. Undefined for a resource the app does not have.
+ */
+export class AccessResolver {
+  readonly #plans = new BoundedCache<AccessPlan>(10_000)
+
+  constructor (private readonly models: ReadonlyMap<string, ResourceModel>, private readonly settings: AccessSettings) {}
+
+  plan (caller: Principal, key: string, resource: string): AccessPlan | undefined {
+    const model = this.models.get(resource)
+    if (model === undefined) return undefined
+    return this.#plans.getOrCreate(`${resource}\0${key}`, () => resolveAccess(caller, model, this.settings, key))
   }
 }

@@ -1,11 +1,13 @@
 // Row filters of access rules → CheckedFilter, the same value the query language produces, so one
 // SQL compiler serves both. A rule's filter may name any field of the resource, readable or not.
+// Text filters are checked once per app, model and text (RuleFilters, one per app: a checked
+// filter points at its app's field models).
 import type { ResourceModel } from '../model/types.js'
 import type { CheckedFilter, QueryModel } from '../query/filter/checked.js'
 import { checkFilter } from '../query/filter/checker.js'
 import { parseFilter } from '../query/filter/parser.js'
 import { QuerySyntaxError } from '../query/span.js'
-import { BoundedCache } from '../query/cache.js'
+import { BoundedCache } from '../cache.js'
 import type { AccessPlan, FilterSpec, OperationAccess } from './types.js'
 
 export class AccessRuleError extends Error {
@@ -20,21 +22,17 @@ function fullModel (model: ResourceModel): QueryModel {
   return { resource: model.name, filterable: fields, sortable: fields, searchable: [], trigram: false, cacheKey: `${model.name}\0*` }
 }
 
-const textFilters = new BoundedCache<CheckedFilter>(1000)
-
 function fromText (model: ResourceModel, text: string): CheckedFilter {
-  return textFilters.getOrCreate(`${model.name}\0${text}`, () => {
-    let result
-    try {
-      result = checkFilter(parseFilter(text), fullModel(model))
-    } catch (err) {
-      if (err instanceof QuerySyntaxError) throw new AccessRuleError(`access filter of ${model.name} '${text}': ${err.issue.message}`)
-      throw err
-    }
-    if (!result.ok) throw new AccessRuleError(`access filter of ${model.name} '${text}': ${result.issues.map((i) => i.message).join(' ')}`)
-    if (result.filter === undefined) throw new AccessRuleError(`access filter of ${model.name} is empty`)
-    return result.filter
-  })
+  let result
+  try {
+    result = checkFilter(parseFilter(text), fullModel(model))
+  } catch (err) {
+    if (err instanceof QuerySyntaxError) throw new AccessRuleError(`access filter of ${model.name} '${text}': ${err.issue.message}`)
+    throw err
+  }
+  if (!result.ok) throw new AccessRuleError(`access filter of ${model.name} '${text}': ${result.issues.map((i) => i.message).join(' ')}`)
+  if (result.filter === undefined) throw new AccessRuleError(`access filter of ${model.name} is empty`)
+  return result.filter
 }
 
 function fromMap (model: ResourceModel, map: Readonly<Record<string, unknown>>): CheckedFilter {
@@ -57,8 +55,18 @@ function fromMap (model: ResourceModel, map: Readonly<Record<string, unknown>>):
   return children.length === 1 ? children[0]! : { kind: 'and', children }
 }
 
-export function compileRowFilter (model: ResourceModel, spec: FilterSpec): CheckedFilter {
-  return typeof spec === 'string' ? fromText(model, spec) : fromMap(model, spec)
+/** Rule filters → checked filters; text ones are kept by model and text (maps bind values and are cheap). */
+export class RuleFilters {
+  readonly #texts: BoundedCache<CheckedFilter>
+
+  constructor (max = 1000) {
+    this.#texts = new BoundedCache(max)
+  }
+
+  compile (model: ResourceModel, spec: FilterSpec): CheckedFilter {
+    if (typeof spec !== 'string') return fromMap(model, spec)
+    return this.#texts.getOrCreate(`${model.name}\0${spec}`, () => fromText(model, spec))
+  }
 }
 
 export function both (a: CheckedFilter | undefined, b: CheckedFilter | undefined): CheckedFilter | undefined {

@@ -1,13 +1,14 @@
 // Access values: rules as configured, and the AccessPlan one resolution turns them into.
-import type { FieldModel } from '../model/types.js'
-import type { CheckedFilter } from '../query/filter/checked.js'
+import type { FieldModel, ResourceModel } from '../model/types.js'
+import type { CheckedFilter, QueryModel } from '../query/filter/checked.js'
+import type { CallerUser } from '../principal.js'
 
 export type Operation = 'read' | 'create' | 'update' | 'delete' | 'undelete'
 export const OPERATIONS: readonly Operation[] = ['read', 'create', 'update', 'delete', 'undelete']
 
 /** What rules see of the caller. */
 export interface RuleContext {
-  readonly user: { readonly id: string, readonly roles: readonly string[] }
+  readonly user: CallerUser
   readonly tenant: string | undefined
   readonly resource: string
   readonly operation: Operation
@@ -29,13 +30,33 @@ export type OperationAccess =
   | { readonly allowed: false }
   | { readonly allowed: true, readonly rows: CheckedFilter | undefined, readonly check: RecordCheck | undefined }
 
+/**
+ * `permissions` of a caller's records: decided in the page's own query, record checks after it.
+ * An operation narrowed by exactly the read filter is allowed on every row the caller can see.
+ */
+export interface PermissionPlan {
+  readonly update: OperationAccess
+  readonly delete: OperationAccess
+  /** Per-field `edit`/`read` (get only): the fields the caller may write. */
+  readonly writable: readonly FieldModel[] | undefined
+  readonly readable: readonly FieldModel[]
+  readonly context: Omit<RuleContext, 'operation'>
+  /** The JSON of its four forms (update and delete each allowed or not), written on first use. */
+  readonly texts: Array<string | undefined>
+}
+
 export interface AccessPlan {
   readonly resource: string
+  readonly model: ResourceModel
   /** False when the caller can do nothing with the resource: it does not exist for them. */
   readonly visible: boolean
   readonly operations: Readonly<Record<Operation, OperationAccess>>
   readonly readable: readonly FieldModel[]
   readonly writable: readonly FieldModel[]
+  /** What the caller may filter, sort and search: their readable fields, nothing else. */
+  readonly query: QueryModel
+  /** `permissions` of list items and of a get. */
+  readonly permissions: { readonly list: PermissionPlan, readonly get: PermissionPlan }
   /** `.own` on create: the owner field to fill with the caller's id when the body leaves it out. */
   readonly ownerField: FieldModel | undefined
   readonly context: Omit<RuleContext, 'operation'>

@@ -7,7 +7,7 @@ import { rows, query } from '../db/query.js'
 import type { Pool } from '../db/pool.js'
 import { withTransaction } from '../db/transaction.js'
 import { lockAuthStore, type AuthTables } from './store/migrate.js'
-import { decrypt, deriveKey, encrypt } from './secret.js'
+import { decrypt, deriveKey, encrypt } from '../crypto.js'
 
 export interface SigningKey {
   readonly kid: string

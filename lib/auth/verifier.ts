@@ -4,8 +4,11 @@
 import { errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from 'jose'
 import { problem, type Problem } from '../problems.js'
 import { createKeySet, KeySetUnavailableError, type KeySet, type KeySetOptions } from './key-set.js'
-import { rolesOf } from './roles.js'
-import { BoundedCache } from '../query/cache.js'
+import { rolesOf } from '../config/roles.js'
+import { BoundedCache } from '../cache.js'
+import type { Principal } from '../principal.js'
+
+export type { Principal }
 
 export const ASYMMETRIC_ALGORITHMS = ['EdDSA', 'Ed25519', 'ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']
 
@@ -32,10 +35,6 @@ interface Verified {
   readonly kid: string | undefined
 }
 
-export interface Principal {
-  readonly user: { readonly id: string, readonly roles: readonly string[] }
-  readonly tenant?: string | undefined
-}
 
 export interface Verifier {
   verify (token: string): Promise<Principal>

@@ -5,11 +5,9 @@ import { serve } from './serve.js'
 import { migrateAll, withUsers } from './host.js'
 import { formatUserTable } from './format.js'
 import { generatePassword } from '../auth/passwords.js'
+import type { CliIo } from './io.js'
 
-export interface CliIo {
-  readonly out: (line: string) => void
-  readonly err: (line: string) => void
-}
+export type { CliIo }
 
 const defaultIo: CliIo = {
   out: (line) => { process.stdout.write(line + '\n') },

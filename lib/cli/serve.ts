@@ -2,7 +2,7 @@
 // the pools and the embedded database, so nothing is left running.
 import { createServer } from '../server.js'
 import { loadResolvedConfig } from './host.js'
-import type { CliIo } from './main.js'
+import type { CliIo } from './io.js'
 
 export async function serve (opts: { config?: string | undefined, port: number, host: string }, io: CliIo): Promise<void> {
   const resolved = await loadResolvedConfig(opts.config)

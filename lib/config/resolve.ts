@@ -3,7 +3,7 @@
 import { resolve as resolvePath } from 'node:path'
 import { ConfigError, validateConfig } from './validate.js'
 import type { Config, ResourceConfig, VerifierConfig } from './schema.js'
-import { roleSetup, RoleError, type RoleSetup } from '../auth/roles.js'
+import { roleSetup, RoleError, type RoleSetup } from './roles.js'
 
 export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
 const MIN_SECRET_LENGTH = 16
@@ -31,7 +31,21 @@ export interface ResolvedConfig {
   /** Directory of application `.sql` migrations, applied by `migrate` and on start. */
   readonly migrations: string | undefined
   readonly resources: Readonly<Record<string, ResourceConfig>>
+  /** The fixed tenant of every caller (until organizations). */
+  readonly tenant: string | undefined
+  readonly defaultAccess: 'allow' | 'deny' | undefined
+  readonly scanGuard: { readonly mode: 'reject' | 'warn' | 'off', readonly seqScanRows: number }
+  /** The resources whose records carry `permissions`. */
+  readonly rowPermissions: ReadonlySet<string>
+  /** Fastify plugins the root plugin registers after the built-in ones, each with its options. */
+  readonly plugins: ReadonlyArray<readonly [plugin: unknown, options: unknown]>
   readonly onUnhandledError: ((err: unknown, request: unknown) => void) | undefined
+}
+
+function rowPermissionsOf (setting: Config['rowPermissions'], resources: readonly string[]): ReadonlySet<string> {
+  if (setting === false) return new Set()
+  const except = setting === undefined || setting === true ? [] : setting.except
+  return new Set(resources.filter((name) => !except.includes(name)))
 }
 
 function originOf (url: string, key: string): string {
@@ -93,6 +107,11 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     migrateOnStart: config.migrateOnStart ?? true,
     migrations: config.migrations === undefined ? undefined : resolvePath(config.migrations),
     resources: config.resources ?? {},
+    tenant: config.tenant,
+    defaultAccess: config.defaultAccess,
+    scanGuard: { mode: config.scanGuard?.mode ?? 'reject', seqScanRows: config.scanGuard?.seqScanRows ?? 10_000 },
+    rowPermissions: rowPermissionsOf(config.rowPermissions, Object.keys(config.resources ?? {})),
+    plugins: (config.plugins ?? []).map((entry) => Array.isArray(entry) ? [entry[0], entry[1] ?? {}] as const : [entry, {}] as const),
     onUnhandledError: config.onUnhandledError as ResolvedConfig['onUnhandledError'],
   }
 }

@@ -3,6 +3,7 @@
 // the statement timeout always, and read-only for the pool that serves reads.
 import pg from 'pg'
 import { recordTypes } from './types.js'
+import { withStatementNames } from './query.js'
 
 export type Pool = pg.Pool
 export type PoolClient = pg.PoolClient
@@ -28,5 +29,5 @@ export function createPool (connectionString: string, options: PoolOptions = {})
   })
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
   pool.on('error', () => {})
-  return pool
+  return withStatementNames(pool)
 }

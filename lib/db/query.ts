@@ -1,32 +1,63 @@
 // Runs builder fragments on a pool or a transaction client: the only door from `sql` to `pg`.
 // Statement texts depend on plan shapes only, never on values, so the same text comes back again
-// and again: those run as named (prepared) statements, planned once per connection.
+// and again: those run as named (prepared) statements, planned once per connection. Every
+// statement is published on the `tablegate:query` diagnostics channel (text only, never values),
+// so tests and tracing can see what ran without wrapping pg.
 import { createHash } from 'node:crypto'
+import { channel } from 'node:diagnostics_channel'
 import type pg from 'pg'
 import { compile, type Sql } from '../sql/sql.js'
 
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>
 
-/** How many distinct statement texts get a name; later ones run unnamed (and are planned each time). */
+/** How many distinct statement texts get a name per pool; later ones run unnamed (planned each time). */
 const MAX_PREPARED = 500
 const DATA_STATEMENT = /^(SELECT|INSERT|UPDATE|DELETE) /
-const names = new Map<string, string>()
+const kStatementNames = Symbol('tablegate.statementNames')
 
-// Only named texts are kept, so the map stops at MAX_PREPARED entries: texts past it, and EXPLAIN,
-// DDL and the like (not worth preparing), are not remembered at all.
-function nameFor (text: string): string | undefined {
-  const known = names.get(text)
-  if (known !== undefined || names.size >= MAX_PREPARED || !DATA_STATEMENT.test(text)) return known
-  const name = 'tg_' + createHash('sha1').update(text).digest('base64url').slice(0, 20)
-  names.set(text, name)
-  return name
+export const queryChannel = channel('tablegate:query')
+
+/**
+ * The names of a pool's prepared statements. Each connection keeps the statements it prepared
+ * (pg and PostgreSQL both), so only the first MAX_PREPARED data statements are named, for good:
+ * texts past them, and EXPLAIN, DDL and the like, are not remembered at all.
+ */
+export class StatementNames {
+  readonly #names = new Map<string, string>()
+
+  nameFor (text: string): string | undefined {
+    const known = this.#names.get(text)
+    if (known !== undefined || this.#names.size >= MAX_PREPARED || !DATA_STATEMENT.test(text)) return known
+    const name = 'tg_' + createHash('sha1').update(text).digest('base64url').slice(0, 20)
+    this.#names.set(text, name)
+    return name
+  }
+}
+
+type Named = Queryable & { [kStatementNames]?: StatementNames }
+
+/** Gives a pool (and the clients `withStatementNames` is told of) its own statement names. */
+export function withStatementNames<T extends Queryable> (db: T, names = new StatementNames()): T {
+  (db as Named)[kStatementNames] = names
+  return db
+}
+
+export function statementNamesOf (db: Queryable): StatementNames | undefined {
+  return (db as Named)[kStatementNames]
 }
 
 export async function query<R extends pg.QueryResultRow = pg.QueryResultRow> (db: Queryable, fragment: Sql): Promise<pg.QueryResult<R>> {
   const { text, values } = compile(fragment)
-  return await db.query<R>({ text, values, name: nameFor(text) })
+  if (queryChannel.hasSubscribers) queryChannel.publish({ text })
+  return await db.query<R>({ text, values, name: (db as Named)[kStatementNames]?.nameFor(text) })
 }
 
 export async function rows<R extends pg.QueryResultRow = pg.QueryResultRow> (db: Queryable, fragment: Sql): Promise<R[]> {
   return (await query<R>(db, fragment)).rows
+}
+
+/** A statement without parameters that is not built (BEGIN, COMMIT), published like the others. */
+export async function control (db: Queryable, text: 'BEGIN' | 'BEGIN READ ONLY' | 'COMMIT' | 'ROLLBACK'): Promise<void> {
+  if (queryChannel.hasSubscribers) queryChannel.publish({ text })
+  await db.query(text)
 }

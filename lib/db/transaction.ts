@@ -1,6 +1,7 @@
 // One transaction per unit of work. The pool's connections carry the statement timeout; a unit of
 // work that needs another one (a migration) sets its own for the transaction.
 import type { Pool, PoolClient } from './pool.js'
+import { control, statementNamesOf, withStatementNames } from './query.js'
 
 export interface TxOptions {
   readonly readOnly?: boolean
@@ -12,18 +13,21 @@ export type Tx = PoolClient
 
 export async function withTransaction<T> (pool: Pool, options: TxOptions, work: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await pool.connect()
+  // The client prepares statements under its pool's names: they are the same connections.
+  const names = statementNamesOf(pool)
+  if (names !== undefined) withStatementNames(client, names)
   let broken = false
   try {
-    await client.query(options.readOnly === true ? 'BEGIN READ ONLY' : 'BEGIN')
+    await control(client, options.readOnly === true ? 'BEGIN READ ONLY' : 'BEGIN')
     if (options.timeoutMs !== undefined) {
       await client.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.trunc(options.timeoutMs))])
     }
     const result = await work(client)
-    await client.query('COMMIT')
+    await control(client, 'COMMIT')
     return result
   } catch (err) {
     try {
-      await client.query('ROLLBACK')
+      await control(client, 'ROLLBACK')
     } catch {
       broken = true
     }

@@ -77,12 +77,14 @@ export function buildModel (name: string, config: ResourceConfig): ResourceModel
     table: table.ident,
     tableText: table.text,
     fields,
+    fieldList: Object.freeze([...fields.values()]),
     key,
     softDelete: config.softDelete,
     tenant: config.tenant,
     owner: config.owner,
     // The version column's kind is settled by introspection from its PostgreSQL type.
     version: config.version === undefined ? undefined : { column: config.version, kind: 'integer' as const },
+    versionField: [...fields.values()].find((f) => f.managed === 'version'),
     // Settled by introspection; until then, the cautious answer.
     rewritesUpdates: true,
     validate: config.validate,

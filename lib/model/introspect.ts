@@ -83,7 +83,9 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
       return [fieldName, Object.freeze({ ...field, type, notNull, columnType: column?.type, enumLabels: column?.labels ?? undefined } satisfies FieldModel)]
     }))
     const key = model.key.map((k) => fields.get(k.name)!)
-    checked.set(name, Object.freeze({ ...model, fields, key, version, rewritesUpdates: facts.rewritesUpdates }))
+    const fieldList = Object.freeze([...fields.values()])
+    const versionField = fieldList.find((f) => f.managed === 'version')
+    checked.set(name, Object.freeze({ ...model, fields, fieldList, key, version, versionField, rewritesUpdates: facts.rewritesUpdates }))
   }
   return checked
 }

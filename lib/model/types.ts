@@ -44,11 +44,15 @@ export interface ResourceModel {
   readonly tableText: string
   /** Every field in declaration order, including exposed managed columns. */
   readonly fields: ReadonlyMap<string, FieldModel>
+  /** The same fields as a list: what a stored record holds. */
+  readonly fieldList: readonly FieldModel[]
   readonly key: readonly FieldModel[]
   readonly softDelete: string | undefined
   readonly tenant: string | undefined
   readonly owner: string | undefined
   readonly version: VersionColumn | undefined
+  /** The field of the version column (always a field: listed or added read-only). */
+  readonly versionField: FieldModel | undefined
   /**
    * The table has a row trigger (BEFORE or INSTEAD OF) or a rule on UPDATE, which may change a
    * row past what the UPDATE says: its updates are verified on the row as written, never assumed.

@@ -1,7 +1,13 @@
-// Plans are data: what a request will read or write, decided before any I/O.
+// Plans are data: what a request will read or write, decided before any I/O. Each carries what
+// its queries fetch (a Selection), so the SQL compilers need nothing but the plan.
 import type { FieldModel, ResourceModel } from '../model/types.js'
+import type { Selection } from '../model/selection.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
-import type { OperationAccess, RuleContext } from '../access/types.js'
+import type { OrderTerm } from '../query/order-by.js'
+import type { OperationAccess, PermissionPlan, RuleContext } from '../access/types.js'
+import type { WriteOperation } from '../../hooks/types.js'
+
+export type { OrderTerm, PermissionPlan }
 
 /** Rows a caller may see: the tenant, the read rule's row filter, and whether soft-deleted rows count. */
 export interface ReadScope {
@@ -10,25 +16,13 @@ export interface ReadScope {
   readonly showDeleted: boolean
 }
 
-/** `permissions` of each record: decided in the page's own query, record checks after it. */
-export interface PermissionPlan {
-  readonly update: OperationAccess
-  readonly delete: OperationAccess
-  /** Per-field `edit`/`read` (get only): the fields the caller may write. */
-  readonly writable: readonly FieldModel[] | undefined
-  readonly readable: readonly FieldModel[]
-  readonly context: Omit<RuleContext, 'operation'>
-}
-
-export interface OrderTerm {
-  readonly field: FieldModel
-  readonly direction: 'ASC' | 'DESC'
-}
-
 export interface GetPlan {
   readonly kind: 'get'
   readonly model: ResourceModel
-  readonly select: readonly FieldModel[]
+  /** The fields the response carries. */
+  readonly select: Selection
+  /** The fields the query reads: the selected ones and what the ETag and permissions need. */
+  readonly fetch: Selection
   readonly readable: readonly FieldModel[]
   readonly scope: ReadScope
   readonly key: readonly string[]
@@ -38,7 +32,8 @@ export interface GetPlan {
 export interface ListPlan {
   readonly kind: 'list'
   readonly model: ResourceModel
-  readonly select: readonly FieldModel[]
+  readonly select: Selection
+  readonly fetch: Selection
   readonly readable: readonly FieldModel[]
   readonly scope: ReadScope
   /** Always ends with the key fields, so every row has one place in the order. */
@@ -52,8 +47,38 @@ export interface ListPlan {
   /** `count=exact`: also count the filtered rows. */
   readonly count: boolean
   /** What a page token is bound to: resource, filter text, order and show_deleted. */
-  readonly shape: string
-  /** The filtered rows' identity for the cached estimate: the shape and the caller (row filters). */
+  readonly tokenBinding: string
+  /** The filtered rows' identity for the cached estimate: the binding and the caller (row filters). */
   readonly estimateKey: string
   readonly permissions: PermissionPlan | undefined
+}
+
+/** Field → value as sent to PostgreSQL (json stringified, int8/numeric as text). */
+export type ColumnValues = ReadonlyMap<FieldModel, unknown>
+
+/** A write whose request is checked (spec steps 1 and 2): what remains needs the database. */
+export interface WritePlan {
+  readonly kind: 'write'
+  readonly operation: WriteOperation
+  readonly model: ResourceModel
+  /** Key parts (decoded); absent on create. */
+  readonly key: readonly string[] | undefined
+  /** The caller's tenant: the tenant column's value, and a condition of every statement. */
+  readonly tenant: string | undefined
+  readonly ifMatch: '*' | readonly string[] | undefined
+  readonly access: OperationAccess & { readonly allowed: true }
+  readonly ruleContext: RuleContext
+  /** What the answer carries: every field the caller may read. */
+  readonly select: Selection
+  /**
+   * What the lock and the write read back: the stored record when a record check or a write hook
+   * needs it, else what the answer and its ETag need.
+   */
+  readonly fetch: Selection
+  /** The columns the write sets, as bound values. */
+  readonly values: ColumnValues
+  /** The record as the caller sent it, for record checks and `validate`. */
+  readonly sent: Readonly<Record<string, unknown>>
+  /** Write hooks hear of this write: they run, and they need the stored rows. */
+  readonly hooked: boolean
 }

@@ -3,8 +3,12 @@
 import { nearest } from '../text.js'
 import { span, type QueryIssue } from './span.js'
 import type { QueryModel } from './filter/checked.js'
-import type { OrderTerm } from '../plan/types.js'
-import type { ResourceModel } from '../model/types.js'
+import type { FieldModel, ResourceModel } from '../model/types.js'
+
+export interface OrderTerm {
+  readonly field: FieldModel
+  readonly direction: 'ASC' | 'DESC'
+}
 
 export type OrderResult = { readonly ok: true, readonly order: readonly OrderTerm[] } | { readonly ok: false, readonly issues: readonly QueryIssue[] }
 

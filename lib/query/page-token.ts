@@ -1,15 +1,15 @@
 // Keyset page tokens: encrypted and authenticated (AES-256-GCM), so they are opaque — the order
 // values they carry may be of fields a caller cannot read — and tamper-proof. Each is bound to the
-// request shape (resource, order, show_deleted, and later the filter): a token replayed with other
-// parameters is refused.
+// list it continues (resource, filter, order, show_deleted: plan/read.ts pageTokenBinding): a
+// token replayed with other parameters is refused.
 import { problem } from '../problems.js'
-import { decrypt, encrypt } from '../auth/secret.js'
-import { BoundedCache } from './cache.js'
+import { decrypt, encrypt } from '../crypto.js'
+import { BoundedCache } from '../cache.js'
 
 export interface PageTokens {
-  encode (shape: string, after: readonly (string | null)[]): string
+  encode (binding: string, after: readonly (string | null)[]): string
   /** The order values a token carries, or a 400 invalid-parameter problem. */
-  decode (shape: string, token: string): Array<string | null>
+  decode (binding: string, token: string): Array<string | null>
 }
 
 function invalid (detail: string): never {
@@ -24,18 +24,18 @@ export function pageTokens (key: Buffer): PageTokens {
   const issued = new BoundedCache<string>(10_000)
   const opened = new BoundedCache<string>(10_000)
   return {
-    encode: (shape, after) => {
-      const plaintext = JSON.stringify({ s: shape, a: after })
+    encode: (binding, after) => {
+      const plaintext = JSON.stringify({ s: binding, a: after })
       return issued.getOrCreate(plaintext, () => encrypt(key, plaintext).slice('v1.'.length))
     },
-    decode: (shape, token) => {
+    decode: (binding, token) => {
       let body: { s?: unknown, a?: unknown }
       try {
         body = JSON.parse(opened.getOrCreate(token, () => decrypt(key, `v1.${token}`))) as { s?: unknown, a?: unknown }
       } catch {
         return invalid('page_token is not a token this server issued.')
       }
-      if (body.s !== shape || !Array.isArray(body.a)) {
+      if (body.s !== binding || !Array.isArray(body.a)) {
         invalid('page_token belongs to a list with other parameters: send the same filter, order_by and show_deleted as the first page.')
       }
       return (body.a as unknown[]).map((v) => v === null ? null : String(v))

@@ -20,6 +20,20 @@ export function checkKnownParameters (query: Readonly<Record<string, unknown>>, 
   }
 }
 
+/** A text parameter: absent is empty text; anything but text (a JSON number in a body) is refused. */
+export function textParameter (parameter: string, value: unknown): string {
+  if (value === undefined) return ''
+  if (typeof value === 'string') return value
+  return invalid(parameter, `${parameter} must be text.`)
+}
+
+/** `count`: only `exact`, which asks for `total_size`. */
+export function parseCount (value: unknown): boolean {
+  if (value === undefined) return false
+  if (value === 'exact') return true
+  return invalid('count', 'count takes one value: exact.')
+}
+
 function single (parameter: string, value: unknown): string | undefined {
   if (value === undefined) return undefined
   if (typeof value === 'string') return value

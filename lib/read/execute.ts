@@ -8,9 +8,10 @@ import { rows, type Queryable } from '../db/query.js'
 import { compileCount, compileEstimate, compileGet, compileList } from '../sql/read.js'
 import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageTokens } from '../query/page-token.js'
-import { BoundedCache } from '../query/cache.js'
-import { needsWholeRecord, rowPermissions } from './permissions.js'
-import { etagOf, etagsOf, fetchedFields, type Row } from '../serialize/record.js'
+import type { BoundedCache } from '../cache.js'
+import { rowPermissions } from './permissions.js'
+import type { Row } from '../serialize/record.js'
+import type { Etags } from '../serialize/etag.js'
 import { listJson, recordJson, recordWriter } from '../serialize/json.js'
 
 /**
@@ -26,10 +27,19 @@ export interface ListResult {
 }
 
 const ESTIMATE_TTL_MS = 30_000
-const estimates = new BoundedCache<{ rows: number, at: number }>(10_000)
+
+export interface Estimate { readonly rows: number, readonly at: number }
+
+/** What reads need of the app. */
+export interface ReadServices {
+  readonly pageTokens: PageTokens
+  readonly etags: Etags
+  /** The planner's estimates by list and caller, each good for 30 s. */
+  readonly estimates: BoundedCache<Estimate>
+}
 
 /** The planner's estimate of the filtered rows; the same filter and values reuse it for 30 s. */
-async function estimate (db: Queryable, plan: ListPlan): Promise<number> {
+async function estimate (db: Queryable, plan: ListPlan, estimates: BoundedCache<Estimate>): Promise<number> {
   const key = plan.estimateKey
   const cached = estimates.get(key)
   if (cached !== undefined && Date.now() - cached.at < ESTIMATE_TTL_MS) return cached.rows
@@ -54,31 +64,29 @@ export interface ReadRecord {
   readonly etag: string
 }
 
-export async function readOne (db: Queryable, plan: GetPlan): Promise<ReadRecord> {
-  const checked = needsWholeRecord(plan.permissions)
-  const [row] = await rows<Row>(db, compileGet(plan, fetchedFields(plan, checked)))
+export async function readOne (db: Queryable, plan: GetPlan, services: ReadServices): Promise<ReadRecord> {
+  const [row] = await rows<Row>(db, compileGet(plan))
   if (row === undefined) throw problem('not-found', `No ${plan.model.name} has this key.`)
-  const etag = etagOf(plan, row)
-  const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions, checked)(row)
+  const etag = services.etags.of(plan.model, plan.readable)(row)
+  const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions)(row)
   return { etag, json: recordJson(plan.select, row, etag, permissions) }
 }
 
-export async function readList (db: Queryable, plan: ListPlan, tokens: PageTokens, guards: readonly ListGuard[]): Promise<ListResult> {
+export async function readList (db: Queryable, plan: ListPlan, services: ReadServices, guards: readonly ListGuard[]): Promise<ListResult> {
   const warnings: string[] = []
   for (const guard of guards) {
     const warning = await guard(plan, db)
     if (warning !== undefined) warnings.push(warning)
   }
-  const checked = needsWholeRecord(plan.permissions)
-  const fetch = fetchedFields(plan, checked)
-  const found = await rows<Row>(db, compileList(plan, fetch)).catch((err: unknown) => { throw asFilterProblem(err, plan) })
+  const fetch = plan.fetch.fields
+  const found = await rows<Row>(db, compileList(plan)).catch((err: unknown) => { throw asFilterProblem(err, plan) })
   const hasMore = found.length > plan.pageSize
   const size = hasMore ? plan.pageSize : found.length
   // Worked out once per page, so the loop does only per-row work; permissions decided by rows
   // come back as text, so a page of them costs no await per row.
   const write = recordWriter(plan.select)
-  const etag = etagsOf(plan)
-  const permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions, checked)
+  const etag = services.etags.of(plan.model, plan.readable)
+  const permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)
   const records: string[] = []
   for (let i = 0; i < size; i++) {
     const row = found[i]!
@@ -92,13 +100,13 @@ export async function readList (db: Queryable, plan: ListPlan, tokens: PageToken
       return value === null || value === undefined ? null : String(value)
     })
     : undefined
-  let estimated = hasMore || plan.after !== undefined ? Math.max(await estimate(db, plan), size) : size
+  let estimated = hasMore || plan.after !== undefined ? Math.max(await estimate(db, plan, services.estimates), size) : size
   let total: number | undefined
   if (plan.count) {
     const [counted] = await rows<{ total: number }>(db, compileCount(plan))
     total = counted!.total
     estimated = total
   }
-  const nextPageToken = nextAfter === undefined ? '' : tokens.encode(plan.shape, nextAfter)
+  const nextPageToken = nextAfter === undefined ? '' : services.pageTokens.encode(plan.tokenBinding, nextAfter)
   return { json: listJson(records, nextPageToken, estimated, total), warnings }
 }

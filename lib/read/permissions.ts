@@ -1,17 +1,11 @@
 // `permissions` on records: the row conditions came back as `__can_update` / `__can_delete` from
 // the page's own query; record-level checks (functions) run here on the readable record.
 // Informational only: every write is checked again.
-import type { PermissionPlan } from '../plan/types.js'
-import type { OperationAccess } from '../access/types.js'
+import type { OperationAccess, PermissionPlan } from '../access/types.js'
+import { decidedByRows } from '../access/permissions.js'
+import { needsStoredRecord } from '../plan/read.js'
 import { storedRecord, type Row } from '../serialize/record.js'
-import { decidedByRows } from '../sql/read.js'
 import type { ResourceModel } from '../model/types.js'
-
-/** Whether deciding permissions needs the whole stored record (a record check reads it). */
-export function needsWholeRecord (plan: PermissionPlan | undefined): boolean {
-  if (plan === undefined) return false
-  return [plan.update, plan.delete].some((access) => access.allowed && access.check !== undefined)
-}
 
 /** The row conditions' answer: from the query's column, or the same for every row when there is none. */
 function byRows (model: ResourceModel, access: OperationAccess, column: unknown): boolean {
@@ -37,17 +31,10 @@ function permissionsObject (plan: PermissionPlan, update: boolean, remove: boole
 }
 
 // A plan's `permissions` have four forms (update and delete each allowed or not), and plans are
-// cached per caller: each form is written as JSON once.
-const permissionTexts = new WeakMap<PermissionPlan, Array<string | undefined>>()
-
+// kept per caller: each form is written as JSON once, into the plan.
 function permissionsJson (plan: PermissionPlan, update: boolean, remove: boolean): string {
-  let texts = permissionTexts.get(plan)
-  if (texts === undefined) {
-    texts = []
-    permissionTexts.set(plan, texts)
-  }
   const form = (update ? 2 : 0) + (remove ? 1 : 0)
-  return texts[form] ??= JSON.stringify(permissionsObject(plan, update, remove))
+  return plan.texts[form] ??= JSON.stringify(permissionsObject(plan, update, remove))
 }
 
 /** The JSON of a row's permissions; a promise only where a record check (a function) runs. */
@@ -56,10 +43,10 @@ export type RowPermissions = (row: Row) => string | Promise<string>
 /**
  * How a page's rows get their `permissions`, worked out once per page: the same text for every
  * row when no row condition decides them, the query's columns when one does, and the record
- * checks, awaited, when the rule has them (`checked`: the query fetched whole stored records).
+ * checks, awaited, when the rule has them (then the query fetched whole stored records).
  */
-export function rowPermissions (model: ResourceModel, plan: PermissionPlan, checked: boolean): RowPermissions {
-  if (checked) {
+export function rowPermissions (model: ResourceModel, plan: PermissionPlan): RowPermissions {
+  if (needsStoredRecord(plan)) {
     return async (row) => {
       const stored = storedRecord(model, row)
       const update = await decide(model, plan.update, row.__can_update, stored, plan, 'update')

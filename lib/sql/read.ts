@@ -6,8 +6,8 @@ import { compileFilter } from './filter.js'
 import type { GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope } from '../plan/types.js'
 import type { ResourceModel } from '../model/types.js'
 import type { OperationAccess } from '../access/types.js'
-import type { FieldModel } from '../model/types.js'
-import { fetchedFields } from '../serialize/record.js'
+import { decidedByRows } from '../access/permissions.js'
+import type { CheckedFilter } from '../query/filter/checked.js'
 
 export function scopeConditions (model: ResourceModel, scope: ReadScope): Sql[] {
   const conditions: Sql[] = []
@@ -23,14 +23,6 @@ function allowedFor (model: ResourceModel, access: OperationAccess): Sql {
   return access.rows === undefined ? sql`true` : sql`(${compileFilter(model, access.rows)})`
 }
 
-/**
- * Whether the database must decide an operation row by row: a row filter, or soft delete (a
- * soft-deleted record can be neither updated nor deleted, only undeleted). Otherwise it is the
- * same for every row and no column is read.
- */
-export function decidedByRows (model: ResourceModel, access: OperationAccess): boolean {
-  return access.allowed && (access.rows !== undefined || model.softDelete !== undefined)
-}
 
 function permissionColumns (model: ResourceModel, permissions: PermissionPlan | undefined): Sql {
   if (permissions === undefined) return sql.empty
@@ -45,9 +37,8 @@ function where (conditions: readonly Sql[]): Sql {
   return conditions.length === 0 ? sql.empty : sql` WHERE ${sql.join(conditions, sql` AND `)}`
 }
 
-/** `fetch`: the fields to read (the selected ones and what ETags and permissions need). */
-export function compileGet (plan: GetPlan, fetch: readonly FieldModel[] = fetchedFields(plan)): Sql {
-  return sql`SELECT ${recordColumns(plan.model, fetch)}${permissionColumns(plan.model, plan.permissions)} FROM ${plan.model.table}${where([keyCondition(plan.model, plan.key), ...scopeConditions(plan.model, plan.scope)])}`
+export function compileGet (plan: GetPlan): Sql {
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)} FROM ${plan.model.table}${where([keyCondition(plan.model, plan.key), ...scopeConditions(plan.model, plan.scope)])}`
 }
 
 /**
@@ -79,34 +70,41 @@ function afterCondition (model: ResourceModel, order: readonly OrderTerm[], valu
   return alternatives.length === 0 ? sql`false` : sql`(${sql.join(alternatives, sql` OR `)})`
 }
 
-/** The conditions every query of a list shares: scope and filter. */
-export function listConditions (plan: ListPlan): Sql[] {
-  const conditions = scopeConditions(plan.model, plan.scope)
-  if (plan.filter !== undefined) conditions.push(compileFilter(plan.model, plan.filter))
+/** The rows a read covers: the caller's scope and a filter. */
+export interface FilteredRows {
+  readonly model: ResourceModel
+  readonly scope: ReadScope
+  readonly filter: CheckedFilter | undefined
+}
+
+/** The conditions every query of a list (and of an aggregate) shares: scope and filter. */
+export function listConditions ({ model, scope, filter }: FilteredRows): Sql[] {
+  const conditions = scopeConditions(model, scope)
+  if (filter !== undefined) conditions.push(compileFilter(model, filter))
   return conditions
 }
 
 /** The page query; it reads one row more than the page to learn whether another page follows. */
-export function compileList (plan: ListPlan, fetch: readonly FieldModel[] = fetchedFields(plan)): Sql {
+export function compileList (plan: ListPlan): Sql {
   const conditions = listConditions(plan)
   if (plan.after !== undefined) conditions.push(afterCondition(plan.model, plan.order, plan.after))
   // Keyset values of order fields the query fetches anyway come from the record; others are extra columns.
-  const fetched = new Set(fetch)
-  const orderValues = plan.order.flatMap((term, i) => fetched.has(term.field) ? [] : [sql`, ${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`])
+  const fetched = plan.fetch.fields
+  const orderValues = plan.order.flatMap((term, i) => fetched.includes(term.field) ? [] : [sql`, ${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`])
   const orderBy = sql.join(plan.order.map((term) => sql`${qualifiedColumnOf(plan.model, term.field)} ${sql.keyword(term.direction)}`))
-  return sql`SELECT ${recordColumns(plan.model, fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy} LIMIT ${plan.pageSize + 1}`
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy} LIMIT ${plan.pageSize + 1}`
 }
 
 /** The filtered rows without page or order: what the scan guard and the estimate look at. */
-export function compileFiltered (plan: ListPlan): Sql {
-  return sql`SELECT 1 FROM ${plan.model.table}${where(listConditions(plan))}`
+export function compileFiltered (rows: FilteredRows): Sql {
+  return sql`SELECT 1 FROM ${rows.model.table}${where(listConditions(rows))}`
 }
 
 /** The planner's row estimate for the filtered rows: cheap, never a count(*). */
-export function compileEstimate (plan: ListPlan): Sql {
-  return sql`EXPLAIN (FORMAT JSON) ${compileFiltered(plan)}`
+export function compileEstimate (rows: FilteredRows): Sql {
+  return sql`EXPLAIN (FORMAT JSON) ${compileFiltered(rows)}`
 }
 
-export function compileCount (plan: ListPlan): Sql {
-  return sql`SELECT count(*)::int AS total FROM ${plan.model.table}${where(listConditions(plan))}`
+export function compileCount (rows: FilteredRows): Sql {
+  return sql`SELECT count(*)::int AS total FROM ${rows.model.table}${where(listConditions(rows))}`
 }

@@ -2,7 +2,7 @@
 // Values come back as their JSON text (lib/db/types.ts); ETags are made by lib/serialize/record.ts.
 import { sql, type Sql } from './sql.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
-import { perSelection } from '../model/selection.js'
+import type { Selection } from '../model/selection.js'
 
 export function columnOf (field: FieldModel): Sql {
   return sql.ident(field.column)
@@ -30,16 +30,12 @@ function castFor (field: FieldModel): Sql | undefined {
   }
 }
 
-const columnLists = new WeakMap<ResourceModel, (fields: readonly FieldModel[]) => Sql>()
+const kColumns = Symbol('recordColumns')
 
-/** `"column" AS "field", ...`, each read in its field type's JSON form; built once per field set. */
-export function recordColumns (model: ResourceModel, fields: readonly FieldModel[]): Sql {
-  let columns = columnLists.get(model)
-  if (columns === undefined) {
-    columns = perSelection((selected) => sql.freeze(sql.join(selected.map((f) => sql`${qualifiedColumnOf(model, f)}${castFor(f) ?? sql.empty} AS ${sql.ident(f.name)}`))))
-    columnLists.set(model, columns)
-  }
-  return columns(fields)
+/** `"column" AS "field", ...`, each read in its field type's JSON form; built once per selection. */
+export function recordColumns (fetch: Selection): Sql {
+  return fetch.derive(kColumns, ({ model, fields }) =>
+    sql.freeze(sql.join(fields.map((f) => sql`${qualifiedColumnOf(model, f)}${castFor(f) ?? sql.empty} AS ${sql.ident(f.name)}`))))
 }
 
 /** `"k1" = $1 AND "k2" = $2` for key parts given as text (PostgreSQL casts them to the column type). */

@@ -1,26 +1,26 @@
-// Write SQL: lock, insert, update, soft delete/undelete and delete, each returning the record as
-// the caller sees it. Version columns are bumped here, so no trigger is needed.
+// Write plans → SQL: lock, insert, update, soft delete/undelete and delete, each returning what the
+// plan fetches. Version columns are bumped here, so no trigger is needed.
 import { sql, type Sql } from './sql.js'
 import { columnOf, keyCondition, recordColumns } from './record.js'
+import { scopeConditions } from './read.js'
 import type { ResourceModel } from '../model/types.js'
-import { fetchedFields, type RecordShape } from '../serialize/record.js'
-import type { ColumnValues } from '../write/validate-body.js'
+import type { ColumnValues, WritePlan } from '../plan/types.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import { compileFilter } from './filter.js'
 
-export type { RecordShape }
-
 /**
- * RETURNING the record; with `check`, also whether the row as written matches it (WITH CHECK):
- * the write and its verification are one statement.
+ * RETURNING what the plan fetches; with `check`, also whether the row as written matches it
+ * (WITH CHECK): the write and its verification are one statement.
  */
-function returning (shape: RecordShape, check: CheckedFilter | undefined): Sql {
-  const verified = check === undefined ? sql.empty : sql`, (${compileFilter(shape.model, check)}) AS "__verified"`
-  return sql` RETURNING ${recordColumns(shape.model, fetchedFields(shape))}${verified}`
+function returning (plan: WritePlan, check: CheckedFilter | undefined): Sql {
+  const verified = check === undefined ? sql.empty : sql`, (${compileFilter(plan.model, check)}) AS "__verified"`
+  return sql` RETURNING ${recordColumns(plan.fetch)}${verified}`
 }
 
-function tenantCondition (model: ResourceModel, tenant: string | undefined): Sql[] {
-  return model.tenant === undefined ? [] : [sql`${sql.ident(model.tenant)} = ${tenant ?? null}`]
+/** The addressed row: its key, the caller's tenant, and (where given) rows it must be among. */
+function target (plan: WritePlan, rows?: CheckedFilter, live = false): Sql {
+  const scope = scopeConditions(plan.model, { tenant: plan.tenant, rows, showDeleted: !live })
+  return sql.join([keyCondition(plan.model, plan.key!), ...scope], sql` AND `)
 }
 
 /** `updated_at` moves strictly forward, so two quick updates never share an ETag. */
@@ -36,67 +36,63 @@ function versionBump (model: ResourceModel): Sql[] {
 /**
  * The stored row, locked for the rest of the transaction; soft-deleted rows included. `rows` is the
  * caller's read filter and the operation's own: a row outside them does not exist for the write.
- * `stored` fetches every field, for a record check.
  */
-export function compileLock (shape: RecordShape, key: readonly string[], tenant: string | undefined, rows: CheckedFilter | undefined, stored: boolean): Sql {
-  const { model } = shape
+export function compileLock (plan: WritePlan, rows: CheckedFilter | undefined): Sql {
+  const { model } = plan
   const deleted = model.softDelete === undefined ? sql`false` : sql`${sql.ident(model.softDelete)} IS NOT NULL`
-  const conditions = [keyCondition(model, key), ...tenantCondition(model, tenant), ...(rows === undefined ? [] : [compileFilter(model, rows)])]
-  return sql`SELECT ${recordColumns(model, fetchedFields(shape, stored))}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${sql.join(conditions, sql` AND `)} FOR UPDATE`
+  return sql`SELECT ${recordColumns(plan.fetch)}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${target(plan, rows)} FOR UPDATE`
 }
 
-export function compileInsert (shape: RecordShape, values: ColumnValues, tenant: string | undefined, check?: CheckedFilter): Sql {
-  const { model } = shape
+export function compileInsert (plan: WritePlan, check?: CheckedFilter): Sql {
+  const { model } = plan
   const columns: Sql[] = []
   const params: Sql[] = []
-  for (const [field, value] of values) {
+  for (const [field, value] of plan.values) {
     columns.push(columnOf(field))
     params.push(sql`${value}`)
   }
   if (model.tenant !== undefined) {
     columns.push(sql.ident(model.tenant))
-    params.push(sql`${tenant ?? null}`)
+    params.push(sql`${plan.tenant ?? null}`)
   }
   if (model.version !== undefined) {
     columns.push(sql.ident(model.version.column))
     params.push(model.version.kind === 'integer' ? sql`1` : sql`clock_timestamp()`)
   }
-  const target = columns.length === 0 ? sql` DEFAULT VALUES` : sql` (${sql.join(columns)}) VALUES (${sql.join(params)})`
-  return sql`INSERT INTO ${model.table}${target}${returning(shape, check)}`
+  const into = columns.length === 0 ? sql` DEFAULT VALUES` : sql` (${sql.join(columns)}) VALUES (${sql.join(params)})`
+  return sql`INSERT INTO ${model.table}${into}${returning(plan, check)}`
 }
 
-export function compileUpdate (shape: RecordShape, key: readonly string[], values: ColumnValues, tenant: string | undefined, check?: CheckedFilter, guards: readonly Sql[] = []): Sql {
-  const { model } = shape
-  const assignments = [...values].map(([field, value]) => sql`${columnOf(field)} = ${value}`)
-  return sql`UPDATE ${model.table} SET ${sql.join([...assignments, ...versionBump(model)])} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant), ...guards], sql` AND `)}${returning(shape, check)}`
+function assignments (values: ColumnValues): Sql[] {
+  return [...values].map(([field, value]) => sql`${columnOf(field)} = ${value}`)
+}
+
+export function compileUpdate (plan: WritePlan, check?: CheckedFilter): Sql {
+  return sql`UPDATE ${plan.model.table} SET ${sql.join([...assignments(plan.values), ...versionBump(plan.model)])} WHERE ${target(plan)}${returning(plan, check)}`
 }
 
 /**
  * An update that carries its own preconditions (a live row inside `rows`, at one of `versions`
  * unless any version will do): with them it needs no lock, and no transaction around it.
  */
-export function compileGuardedUpdate (shape: RecordShape, key: readonly string[], values: ColumnValues, tenant: string | undefined, rows: CheckedFilter | undefined, versions: readonly unknown[] | '*'): Sql {
-  const { model } = shape
-  const guards: Sql[] = []
-  if (model.softDelete !== undefined) guards.push(sql`${sql.ident(model.softDelete)} IS NULL`)
-  if (rows !== undefined) guards.push(compileFilter(model, rows))
+export function compileGuardedUpdate (plan: WritePlan, rows: CheckedFilter | undefined, versions: readonly string[] | '*'): Sql {
+  const { model } = plan
+  const guards = [target(plan, rows, true)]
   if (versions !== '*') guards.push(sql`${sql.ident(model.version!.column)} IN (${sql.join(versions.map((v) => sql`${v}`))})`)
-  return compileUpdate(shape, key, values, tenant, undefined, guards)
+  return sql`UPDATE ${model.table} SET ${sql.join([...assignments(plan.values), ...versionBump(model)])} WHERE ${sql.join(guards, sql` AND `)}${returning(plan, undefined)}`
 }
 
-export function compileSoftDelete (shape: RecordShape, key: readonly string[], tenant: string | undefined, deleted: boolean, check?: CheckedFilter): Sql {
-  const { model } = shape
-  const marker = sql.ident(model.softDelete!)
+export function compileSoftDelete (plan: WritePlan, deleted: boolean, check?: CheckedFilter): Sql {
+  const marker = sql.ident(plan.model.softDelete!)
   const assignment = deleted ? sql`${marker} = clock_timestamp()` : sql`${marker} = NULL`
-  return sql`UPDATE ${model.table} SET ${sql.join([assignment, ...versionBump(model)])} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape, check)}`
+  return sql`UPDATE ${plan.model.table} SET ${sql.join([assignment, ...versionBump(plan.model)])} WHERE ${target(plan)}${returning(plan, check)}`
 }
 
-export function compileDelete (shape: RecordShape, key: readonly string[], tenant: string | undefined): Sql {
-  const { model } = shape
-  return sql`DELETE FROM ${model.table} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant)], sql` AND `)}${returning(shape, undefined)}`
+export function compileDelete (plan: WritePlan): Sql {
+  return sql`DELETE FROM ${plan.model.table} WHERE ${target(plan)}${returning(plan, undefined)}`
 }
 
-/** Whether the row with this key, as it now stands in the transaction, matches a filter. */
-export function compileVerify (model: ResourceModel, key: readonly string[], tenant: string | undefined, filter: CheckedFilter): Sql {
-  return sql`SELECT 1 FROM ${model.table} WHERE ${sql.join([keyCondition(model, key), ...tenantCondition(model, tenant), compileFilter(model, filter)], sql` AND `)}`
+/** Whether the addressed row, as it now stands in the transaction, matches a filter. */
+export function compileVerify (plan: WritePlan, filter: CheckedFilter): Sql {
+  return sql`SELECT 1 FROM ${plan.model.table} WHERE ${target(plan, filter)}`
 }

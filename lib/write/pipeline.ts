@@ -1,42 +1,51 @@
-// The write pipeline: one create, update, delete or undelete, in the spec's order: tenant → body
-// (prepareWrite, no database) → lock → access → If-Match → write → hooks (commitWrite, on a
-// transaction it is given, so a batch can run hundreds in one). Nothing here commits or rolls
-// back; the caller owns the transaction.
+// The write pipeline: one create, update, delete or undelete, in the spec's order: operation and
+// tenant → body (prepareWrite, no database) → lock → record rule → If-Match → write → hooks
+// (commitWrite, on a transaction it is given, so a batch can run hundreds in one). Nothing here
+// commits or rolls back; the caller owns the transaction.
 import { problem } from '../problems.js'
-import { rows } from '../db/query.js'
-import type { Queryable } from '../db/query.js'
+import { rows, type Queryable } from '../db/query.js'
 import type { TablegateContext } from '../context.js'
 import type { ResourceModel } from '../model/types.js'
+import type { Selections } from '../model/selection.js'
 import { keyText } from '../model/keys.js'
 import { compileDelete, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
-import { present, storedRecord, type RecordShape, type Row } from '../serialize/record.js'
-import { invalidRecord, validateBody, type ColumnValues, type FieldIssue } from './validate-body.js'
+import { storedRecord, type Row } from '../serialize/record.js'
+import type { Etags } from '../serialize/etag.js'
+import { invalidRecord, validateBody, type FieldIssue } from './validate-body.js'
 import type { WriteHooks } from '../../hooks/registry.js'
-import type { RecordValues, WriteOperation } from '../../hooks/types.js'
-import type { AccessPlan, OperationAccess, RuleContext } from '../access/types.js'
-import { both, compileRowFilter, writeRows } from '../access/row-filter.js'
+import type { WriteOperation } from '../../hooks/types.js'
+import type { AccessPlan, RuleContext } from '../access/types.js'
+import { both, writeRows, type RuleFilters } from '../access/row-filter.js'
 import { requireOperation, requireTenant } from '../access/require.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
+import type { ColumnValues, WritePlan } from '../plan/types.js'
 
 export interface WriteRequest {
   readonly operation: WriteOperation
-  readonly model: ResourceModel
   /** Key parts (decoded); absent on create. */
   readonly key?: readonly string[] | undefined
   readonly body?: unknown
   readonly ifMatch?: '*' | readonly string[] | undefined
 }
 
+/** What writes need of the app. */
+export interface WriteServices {
+  readonly hooks: WriteHooks
+  readonly selections: Selections
+  readonly etags: Etags
+  readonly ruleFilters: RuleFilters
+}
+
 export interface WriteContext {
   readonly ctx: TablegateContext
   /** The caller's access to this resource: required, so no write can skip it. */
   readonly access: AccessPlan
-  readonly hooks: WriteHooks
+  readonly services: WriteServices
 }
 
 export interface WriteOutcome {
-  /** The record as the caller sees it after the write (the deleted record after a delete). */
-  readonly record: RecordValues
+  /** The row as written (as deleted, after a delete): at least the caller's readable fields. */
+  readonly row: Row
   readonly etag: string
   /** The key as URL text. */
   readonly key: string
@@ -52,7 +61,7 @@ function denied (detail: string): never {
   throw problem('access-denied', detail)
 }
 
-function checkPrecondition (operation: WriteOperation, ifMatch: WriteRequest['ifMatch'], current: string): void {
+function checkPrecondition (operation: WriteOperation, ifMatch: WritePlan['ifMatch'], current: string): void {
   if (ifMatch === undefined) {
     if (operation === 'update') throw problem('precondition-required', 'An update needs If-Match: send the record\'s etag (or * to overwrite any version).')
     return
@@ -62,12 +71,12 @@ function checkPrecondition (operation: WriteOperation, ifMatch: WriteRequest['if
 }
 
 /** The record a write sends, as the caller sent it (JSON values, not bound parameters). */
-function recordOf (values: ColumnValues, body: unknown, filled: ReadonlyMap<string, unknown>): RecordValues {
+function recordOf (values: ColumnValues, body: unknown, filled: ReadonlyMap<string, unknown>): Record<string, unknown> {
   const sent = (body ?? {}) as Record<string, unknown>
   return Object.fromEntries([...values.keys()].map((f) => [f.name, f.name in sent ? sent[f.name] : filled.get(f.name) ?? f.default]))
 }
 
-async function validateWithResource (model: ResourceModel, record: RecordValues, ctx: TablegateContext, operation: WriteOperation): Promise<void> {
+async function validateWithResource (model: ResourceModel, record: Readonly<Record<string, unknown>>, ctx: TablegateContext, operation: WriteOperation): Promise<void> {
   if (model.validate === undefined) return
   const issues = await model.validate(record, { user: ctx.user, tenant: ctx.tenant, operation }) as FieldIssue[] | undefined
   if (Array.isArray(issues) && issues.length > 0) {
@@ -76,11 +85,12 @@ async function validateWithResource (model: ResourceModel, record: RecordValues,
 }
 
 /** Runs the operation's record-level check; a filter it returns is settled later against the row as written. */
-async function recordCheck (model: ResourceModel, access: OperationAccess & { allowed: true }, record: RecordValues, context: RuleContext): Promise<CheckedFilter | undefined> {
+async function recordCheck (plan: WritePlan, record: Readonly<Record<string, unknown>>, filters: RuleFilters): Promise<CheckedFilter | undefined> {
+  const { access, model, ruleContext } = plan
   if (access.check === undefined) return undefined
-  const verdict = await access.check(record, context)
-  if (verdict === false) denied(`You may not ${context.operation} this ${model.name} record.`)
-  return verdict === true ? undefined : compileRowFilter(model, verdict.filter)
+  const verdict = await access.check(record, ruleContext)
+  if (verdict === false) denied(`You may not ${ruleContext.operation} this ${model.name} record.`)
+  return verdict === true ? undefined : filters.compile(model, verdict.filter)
 }
 
 function outsideWritable (model: ResourceModel): never {
@@ -94,31 +104,18 @@ function written (model: ResourceModel, row: Row | undefined, check: CheckedFilt
 }
 
 /** Settles a check-returned filter against the stored row before it is deleted for good. */
-async function verifyStored (tx: Queryable, model: ResourceModel, key: readonly string[], tenant: string | undefined, filter: CheckedFilter | undefined): Promise<void> {
+async function verifyStored (tx: Queryable, plan: WritePlan, filter: CheckedFilter | undefined): Promise<void> {
   if (filter === undefined) return
-  const [match] = await rows(tx, compileVerify(model, key, tenant, filter))
-  if (match === undefined) outsideWritable(model)
+  const [match] = await rows(tx, compileVerify(plan, filter))
+  if (match === undefined) outsideWritable(plan.model)
 }
 
-/** A write whose request is checked (steps 1 and 2): what remains needs the database. */
-export interface PreparedWrite {
-  readonly request: WriteRequest
-  readonly allowed: OperationAccess & { allowed: true }
-  readonly ruleContext: RuleContext
-  readonly shape: RecordShape
-  /** The columns the write sets, as bound values. */
-  readonly values: ColumnValues
-  /** The record as the caller sent it, for record checks. */
-  readonly sent: RecordValues
-}
-
-/** Steps 1 and 2, which need no database: tenant, then the body and the resource's own rules. */
-export async function prepareWrite (request: WriteRequest, context: WriteContext): Promise<PreparedWrite> {
-  const { model, operation } = request
-  const { ctx, access } = context
+/** Steps 1 and 2, which need no database: the operation, the tenant, then the body and the resource's own rules. */
+export async function prepareWrite (request: WriteRequest, context: WriteContext): Promise<WritePlan> {
+  const { operation } = request
+  const { ctx, access, services } = context
+  const { model } = access
   const allowed = requireOperation(access, model, operation)
-  const ruleContext: RuleContext = { ...access.context, operation }
-  const shape: RecordShape = { model, select: access.readable, readable: access.readable }
   // 1. A tenant-scoped resource needs a caller with a tenant.
   requireTenant(model, ctx.tenant)
   if ((operation === 'undelete') && model.softDelete === undefined) {
@@ -128,7 +125,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
   }
   // 2. The body: unknown, hidden, read-only and tenant fields refused; values checked; resource rules.
   let values: ColumnValues = new Map()
-  let sent: RecordValues = {}
+  let sent: Record<string, unknown> = {}
   if (operation === 'create' || operation === 'update') {
     const checked = validateBody(model, access.readable, access.writable, request.body, operation)
     // `.own` on create: the owner is the caller unless the body names one (which the rule then checks).
@@ -137,56 +134,82 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     sent = recordOf(values, request.body, new Map(owner === undefined ? [] : [[owner.name, ctx.user?.id ?? null]]))
     await validateWithResource(model, sent, ctx, operation)
   }
-  return { request, allowed, ruleContext, shape, values, sent }
+  const hooked = services.hooks.for(model.name, operation).length > 0
+  const select = services.selections.of(model, access.readable)
+  return {
+    kind: 'write',
+    operation,
+    model,
+    key: request.key,
+    tenant: ctx.tenant,
+    ifMatch: request.ifMatch,
+    access: allowed,
+    ruleContext: { ...access.context, operation } satisfies RuleContext,
+    select,
+    fetch: services.selections.fetch(select, access.readable, hooked || allowed.check !== undefined),
+    values,
+    sent,
+    hooked,
+  }
+}
+
+/** The INSERT of a create, one statement; `check` is verified on the row as written. */
+export async function insertRecord (plan: WritePlan, context: WriteContext, db: Queryable, check: CheckedFilter | undefined): Promise<WriteOutcome> {
+  const row = written(plan.model, (await rows<Row>(db, compileInsert(plan, check)))[0], check)
+  return { row, etag: context.services.etags.of(plan.model, context.access.readable)(row), key: keyText(plan.model, row) }
+}
+
+async function runHooks (plan: WritePlan, context: WriteContext, tx: Queryable, key: string, before: Row | undefined, after: Row | undefined): Promise<void> {
+  if (!plan.hooked) return
+  const { model, operation } = plan
+  await context.services.hooks.run({
+    resource: model.name,
+    operation,
+    key,
+    before: before === undefined ? undefined : storedRecord(model, before),
+    after: after === undefined ? undefined : storedRecord(model, after),
+    ctx: context.ctx,
+  }, tx)
 }
 
 /** Steps 3 to 5 on the transaction given: lock, access, If-Match, the write, the hooks. */
-export async function commitWrite (prepared: PreparedWrite, context: WriteContext, tx: Queryable): Promise<WriteOutcome> {
-  const { request, allowed, ruleContext, shape, values, sent } = prepared
-  const { model, operation } = request
-  const { ctx, access } = context
+export async function commitWrite (plan: WritePlan, context: WriteContext, tx: Queryable): Promise<WriteOutcome> {
+  const { model, operation, access } = plan
+  const filters = context.services.ruleFilters
   if (operation === 'create') {
-    const returned = await recordCheck(model, allowed, sent, ruleContext)
-    const check = both(allowed.rows, returned)
-    const created = written(model, (await rows<Row>(tx, compileInsert(shape, values, ctx.tenant, check)))[0], check)
-    const record = present(shape, created)
-    const key = keyText(model, created)
-    await context.hooks.run({ resource: model.name, operation, key, before: undefined, after: record, ctx }, tx)
-    return { record, etag: record.etag, key }
+    const check = both(access.rows, await recordCheck(plan, plan.sent, filters))
+    const outcome = await insertRecord(plan, context, tx, check)
+    await runHooks(plan, context, tx, outcome.key, undefined, outcome.row)
+    return outcome
   }
 
   // 3. The stored row, locked; a row of another tenant, or outside the caller's filters, does not exist.
-  const keyParts = request.key!
-  const [locked] = await rows<StoredRow>(tx, compileLock(shape, keyParts, ctx.tenant, writeRows(access, allowed), allowed.check !== undefined))
+  const [locked] = await rows<StoredRow>(tx, compileLock(plan, writeRows(context.access, access)))
   if (locked === undefined) notFound(model)
   if (locked.__deleted && operation !== 'undelete') notFound(model)
   if (!locked.__deleted && operation === 'undelete') {
     throw problem('conflict', `This ${model.name} is not deleted, so there is nothing to undelete.`)
   }
-  const before = present(shape, locked)
+  const etagOf = context.services.etags.of(model, context.access.readable)
   // 4. The record-level rule with the stored record (hidden fields included), then the precondition.
-  const returned = await recordCheck(model, allowed, storedRecord(model, locked), ruleContext)
-  checkPrecondition(operation, request.ifMatch, before.etag)
+  const returned = await recordCheck(plan, storedRecord(model, locked), filters)
+  checkPrecondition(operation, plan.ifMatch, etagOf(locked))
 
   // 5. The write, checked against the row as written, then the hooks in the same transaction.
-  let after: RecordValues | undefined
-  let record: RecordValues
+  const key = keyText(model, locked)
+  if (operation === 'update' && plan.values.size === 0) return { row: locked, etag: etagOf(locked), key }
+  let row: Row
   if (operation === 'update') {
-    const check = both(allowed.rows, returned)
-    record = values.size === 0 ? before : present(shape, written(model, (await rows<Row>(tx, compileUpdate(shape, keyParts, values, ctx.tenant, check)))[0], check))
-    after = record
+    const check = both(access.rows, returned)
+    row = written(model, (await rows<Row>(tx, compileUpdate(plan, check)))[0], check)
   } else if (operation === 'delete' && model.softDelete === undefined) {
     // The row will be gone: a filter the check returned is settled against it before the delete.
-    await verifyStored(tx, model, keyParts, ctx.tenant, returned)
-    record = present(shape, (await rows<Row>(tx, compileDelete(shape, keyParts, ctx.tenant)))[0]!)
-    after = undefined
+    await verifyStored(tx, plan, returned)
+    row = (await rows<Row>(tx, compileDelete(plan)))[0]!
   } else {
-    record = present(shape, written(model, (await rows<Row>(tx, compileSoftDelete(shape, keyParts, ctx.tenant, operation === 'delete', returned)))[0], returned))
-    after = record
+    row = written(model, (await rows<Row>(tx, compileSoftDelete(plan, operation === 'delete', returned)))[0], returned)
   }
-  const key = keyText(model, locked)
-  if (operation !== 'update' || values.size > 0) {
-    await context.hooks.run({ resource: model.name, operation, key, before, after, ctx }, tx)
-  }
-  return { record, etag: record.etag as string, key }
+  const hardDelete = operation === 'delete' && model.softDelete === undefined
+  await runHooks(plan, context, tx, key, locked, hardDelete ? undefined : row)
+  return { row, etag: etagOf(row), key }
 }

@@ -1,24 +1,27 @@
 // Writes that are one statement, atomic on their own, so they run without BEGIN and COMMIT:
-// - a create with no row filter, no record check and no hooks is one INSERT;
-// - an update that needs nothing of the stored row in Node (no hooks, no record check, a version
-//   ETag this process knows, no trigger or rule that could rewrite the row past what the UPDATE
-//   says) is one UPDATE carrying the lock's and If-Match's conditions in its WHERE. A row it does
-//   not find is not an answer: the caller runs the full pipeline, which tells 404 from 403 from 412.
+// - a create with no row filter, no record check and no write hook is one INSERT;
+// - an update that needs nothing of the stored row in Node (no write hook, no record check, an
+//   If-Match whose ETags carry the version, no trigger or rule that could rewrite the row past
+//   what the UPDATE says) is one UPDATE carrying the lock's and If-Match's conditions in its
+//   WHERE. Any process can take it: the ETag itself says which version it stands for. A row it
+//   does not find is not an answer: the caller runs the full pipeline, which tells 404 from 403
+//   from 412.
 import { rows, type Queryable } from '../db/query.js'
 import { keyText } from '../model/keys.js'
 import { fieldsOf } from '../query/filter/checked.js'
 import { writeRows } from '../access/row-filter.js'
 import { compileGuardedUpdate } from '../sql/write.js'
-import { present, versionField, versionOfEtag, type Row } from '../serialize/record.js'
-import { commitWrite, type PreparedWrite, type WriteContext, type WriteOutcome } from './pipeline.js'
+import type { Row } from '../serialize/record.js'
+import type { WritePlan } from '../plan/types.js'
+import { insertRecord, type WriteContext, type WriteOutcome } from './pipeline.js'
 
-/** The versions `If-Match` stands for ('*': any), or undefined when one of its ETags is unknown here. */
-function matchingVersions (prepared: PreparedWrite): readonly unknown[] | '*' | undefined {
-  const { ifMatch, model } = prepared.request
+/** The versions `If-Match` stands for ('*': any), or undefined when one of its ETags does not say. */
+function matchingVersions (plan: WritePlan, context: WriteContext): readonly string[] | '*' | undefined {
+  const { ifMatch, model, key } = plan
   if (ifMatch === undefined || ifMatch === '*') return ifMatch
-  const versions: unknown[] = []
+  const versions: string[] = []
   for (const etag of ifMatch) {
-    const version = versionOfEtag(model, etag)
+    const version = context.services.etags.versionOf(model, key!, etag)
     if (version === undefined) return undefined
     versions.push(version)
   }
@@ -30,34 +33,35 @@ function matchingVersions (prepared: PreparedWrite): readonly unknown[] | '*' | 
  * checked the stored row, and the update changes no field the filter reads (nor the version,
  * which every update changes).
  */
-function staysInside (prepared: PreparedWrite): boolean {
-  const { rows: filter } = prepared.allowed
+function staysInside (plan: WritePlan): boolean {
+  const { rows: filter } = plan.access
   if (filter === undefined) return true
   const read = fieldsOf(filter)
-  const version = versionField(prepared.request.model)
+  const version = plan.model.versionField
   if (version !== undefined && read.has(version)) return false
-  for (const field of prepared.values.keys()) if (read.has(field)) return false
+  for (const field of plan.values.keys()) if (read.has(field)) return false
   return true
 }
 
-async function guardedUpdate (prepared: PreparedWrite, context: WriteContext, db: Queryable): Promise<WriteOutcome | undefined> {
-  const { request, allowed, shape, values } = prepared
-  const { model } = request
-  if (model.version === undefined || model.rewritesUpdates || values.size === 0) return undefined
-  if (allowed.check !== undefined || !staysInside(prepared)) return undefined
-  const versions = matchingVersions(prepared)
+async function guardedUpdate (plan: WritePlan, context: WriteContext, db: Queryable): Promise<WriteOutcome | undefined> {
+  const { model } = plan
+  const version = model.versionField
+  if (version === undefined || model.rewritesUpdates || plan.values.size === 0) return undefined
+  // A caller who cannot read the version holds ETags that hide it: only the lock can compare them.
+  if (!context.access.readable.includes(version)) return undefined
+  if (plan.access.check !== undefined || !staysInside(plan)) return undefined
+  const versions = matchingVersions(plan, context)
   if (versions === undefined) return undefined
-  const [row] = await rows<Row>(db, compileGuardedUpdate(shape, request.key!, values, context.ctx.tenant, writeRows(context.access, allowed), versions))
+  const [row] = await rows<Row>(db, compileGuardedUpdate(plan, writeRows(context.access, plan.access), versions))
   if (row === undefined) return undefined
-  const record = present(shape, row)
-  return { record, etag: record.etag, key: keyText(model, row) }
+  return { row, etag: context.services.etags.of(model, context.access.readable)(row), key: keyText(model, row) }
 }
 
 /** The write as one statement on `db` (no transaction), or undefined when it needs the full pipeline. */
-export async function writeInOneStatement (prepared: PreparedWrite, context: WriteContext, db: Queryable): Promise<WriteOutcome | undefined> {
-  if (context.hooks.size > 0) return undefined
-  const { operation } = prepared.request
-  const { allowed } = prepared
-  if (operation === 'create') return allowed.rows === undefined && allowed.check === undefined ? await commitWrite(prepared, context, db) : undefined
-  return operation === 'update' ? await guardedUpdate(prepared, context, db) : undefined
+export async function writeInOneStatement (plan: WritePlan, context: WriteContext, db: Queryable): Promise<WriteOutcome | undefined> {
+  if (plan.hooked) return undefined
+  if (plan.operation === 'create') {
+    return plan.access.rows === undefined && plan.access.check === undefined ? await insertRecord(plan, context, db, undefined) : undefined
+  }
+  return plan.operation === 'update' ? await guardedUpdate(plan, context, db) : undefined
 }

@@ -4,12 +4,13 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import cookie from '@fastify/cookie'
 import rateLimit from '@fastify/rate-limit'
-import { deriveKey } from '../../lib/auth/secret.js'
+import { deriveKey } from '../../lib/crypto.js'
+import { runtimeOf } from '../../lib/runtime.js'
 import { loginRoutes } from './routes.js'
 import { sharedLimiterStore } from '../../lib/auth/sign-in-limiter.js'
 
 async function auth (app: FastifyInstance): Promise<void> {
-  const { verifier, users, db, config } = app.tablegate
+  const { verifier, users, db, config } = runtimeOf(app)
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.public === true) return
     const principal = await verifier.authenticate(request.headers.authorization)
@@ -21,7 +22,7 @@ async function auth (app: FastifyInstance): Promise<void> {
   await app.register(async (login) => {
     await login.register(cookie, { secret: deriveKey(db.authSecret, 'cookie').toString('base64url') })
     await login.register(rateLimit, { global: false, store: sharedLimiterStore(users.pool, users.tables) })
-    await login.register(loginRoutes, { users })
+    await login.register(loginRoutes, { users, verifier, config })
   }, { prefix: `${config.apiRoot}/auth` })
 }
 

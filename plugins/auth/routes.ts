@@ -8,8 +8,9 @@ import { authUser } from '../../lib/auth/shapes.js'
 import { sessionUser, SESSION_TTL_SECONDS } from '../../lib/auth/sessions.js'
 import { issueAccessToken } from '../../lib/auth/tokens.js'
 import { isTrustedOrigin, originOf } from '../../lib/auth/origins.js'
-import { ADMIN_ROLE, rolesOf } from '../../lib/auth/roles.js'
-import type { Principal } from '../../lib/auth/verifier.js'
+import { ADMIN_ROLE, rolesOf } from '../../lib/config/roles.js'
+import type { Principal, Verifier } from '../../lib/auth/verifier.js'
+import type { ResolvedConfig } from '../../lib/config/resolve.js'
 import { problem } from '../../lib/problems.js'
 
 const SESSION_COOKIE = 'better-auth.session_token'
@@ -37,9 +38,14 @@ function clientIp (request: FastifyRequest): string {
   return last !== undefined && last !== '' ? last : request.ip
 }
 
-export async function loginRoutes (app: FastifyInstance, options: { users: UserStore }): Promise<void> {
-  const { users } = options
-  const { config, verifier } = app.tablegate
+export interface LoginRouteOptions {
+  readonly users: UserStore
+  readonly verifier: Verifier
+  readonly config: ResolvedConfig
+}
+
+export async function loginRoutes (app: FastifyInstance, options: LoginRouteOptions): Promise<void> {
+  const { users, config, verifier } = options
   const secure = config.publicUrl.startsWith('https:')
   const cookieName = secure ? `__Secure-${SESSION_COOKIE}` : SESSION_COOKIE
 

@@ -1,21 +1,16 @@
 // The scan guard: before a list shape first runs, EXPLAIN its queries; a sequential scan of a
 // table above `seqScanRows` is refused (400 expensive-query with an index to create), or answered
 // with an X-Service-Warning (`warn`). The verdict is cached per shape for the process lifetime.
+// Written as any list-guard plugin would be: it uses `app.tablegate.addListGuard` only.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { problem } from '../../lib/problems.js'
-import { BoundedCache } from '../../lib/query/cache.js'
+import { BoundedCache } from '../../lib/cache.js'
 import { judge, shapeKey, type Verdict } from './verdict.js'
 
-export interface ScanGuardOptions {
-  readonly mode?: 'reject' | 'warn' | 'off'
-  readonly seqScanRows?: number
-}
-
-async function scanGuard (app: FastifyInstance, options: ScanGuardOptions): Promise<void> {
-  const mode = options.mode ?? 'reject'
+async function scanGuard (app: FastifyInstance): Promise<void> {
+  const { mode, seqScanRows } = app.tablegate.config.scanGuard
   if (mode === 'off') return
-  const seqScanRows = options.seqScanRows ?? 10_000
   const verdicts = new BoundedCache<Promise<Verdict>>(10_000)
   // The shape of a caller's list is known from its estimate key (list parameters and caller), so
   // repeated lists skip compiling their SQL to find it.

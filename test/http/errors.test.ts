@@ -1,4 +1,5 @@
 import { test } from 'node:test'
+import { runtimeOf } from '../../lib/runtime.js'
 import assert from 'node:assert/strict'
 import { buildApp, createUser, bearer, json } from '../helpers/app.js'
 import { withTransaction } from '../../lib/db/transaction.js'
@@ -8,13 +9,13 @@ const reported: unknown[] = []
 const app = await buildApp({ signInPerMinute: 1000, onUnhandledError: (err) => { reported.push(err) } })
 app.get('/api/v1/boom', async () => { throw new Error('secret internal detail') })
 app.get('/api/v1/duplicate', async () => {
-  await withTransaction(app.tablegate.db.app, { timeoutMs: 5000 }, async (tx) => {
+  await withTransaction(runtimeOf(app).db.app, { timeoutMs: 5000 }, async (tx) => {
     await tx.query('CREATE TEMP TABLE secret_table (secret_column text CONSTRAINT secret_constraint UNIQUE)')
     await tx.query("INSERT INTO secret_table VALUES ('hidden-value'), ('hidden-value')")
   })
 })
 app.get('/api/v1/slow', async () => {
-  await withTransaction(app.tablegate.db.app, { timeoutMs: 50, readOnly: true }, async (tx) => { await tx.query('SELECT pg_sleep(2)') })
+  await withTransaction(runtimeOf(app).db.app, { timeoutMs: 50, readOnly: true }, async (tx) => { await tx.query('SELECT pg_sleep(2)') })
 })
 await createUser(app, 'admin@example.com')
 const auth = await bearer(app, 'admin@example.com')

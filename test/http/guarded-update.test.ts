@@ -1,6 +1,7 @@
 // Updates that run as one guarded statement (version ETag known, no hooks, no record check) must
 // answer exactly as the full pipeline does: every miss falls back to it for the right problem.
 import { test } from 'node:test'
+import { runtimeOf } from '../../lib/runtime.js'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
@@ -36,7 +37,7 @@ const annId = (await usersOf(app).findByEmail('ann@example.com'))!.id
 const bob = caller(app, await bearer(app, 'bob@example.com'))
 
 async function stored (id: number): Promise<{ title: string, status: string, version: number }> {
-  const { rows } = await app.tablegate.db.app.query('SELECT title, status, version FROM orders WHERE id = $1', [id])
+  const { rows } = await runtimeOf(app).db.app.query('SELECT title, status, version FROM orders WHERE id = $1', [id])
   return rows[0]
 }
 
@@ -111,7 +112,7 @@ test('a trigger that moves the row outside the update rule is caught on the row 
   const refused = await ann('PATCH', `/api/v1/handed/${made.body.id}`, { payload: { title: 'hand over' }, headers: { 'if-match': made.body.etag } })
   assert.equal(refused.status, 403)
   assert.equal(refused.body.type, 'urn:service:problem:access-denied')
-  const { rows } = await app.tablegate.db.app.query('SELECT title, owner_id, version FROM handed WHERE id = $1', [made.body.id])
+  const { rows } = await runtimeOf(app).db.app.query('SELECT title, owner_id, version FROM handed WHERE id = $1', [made.body.id])
   assert.deepEqual(rows, [{ title: 'mine', owner_id: annId, version: 1 }])
   assert.equal(app.tablegate.models.get('handed')?.rewritesUpdates, true)
   assert.equal(app.tablegate.models.get('orders')?.rewritesUpdates, false)

@@ -1,12 +1,13 @@
 // The login routes under /api/auth/* (SPEC "Login routes", "Authentication", "Login store";
 // DESIGN 3 and 5.6-5.8), over HTTP against a real PostgreSQL, with better-auth 1.7 shapes.
 import { test } from 'node:test'
+import { runtimeOf } from '../../lib/runtime.js'
 import assert from 'node:assert/strict'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWK } from 'jose'
 import { buildApp, createUser, bearer, json, PASSWORD, sessionCookie, signIn, TEST_SECRET, usersOf } from '../helpers/app.js'
 import { freshDatabase } from '../helpers/db.js'
-import { decrypt, deriveKey } from '../../lib/auth/secret.js'
+import { decrypt, deriveKey } from '../../lib/crypto.js'
 import { sign as signCookie } from '@fastify/cookie'
 
 const DEFAULT_URL = 'http://localhost:5173'
@@ -357,7 +358,7 @@ test('GET /api/auth/jwks is public and has only public Ed25519 keys; the private
   }
   assert.doesNotMatch(response.body, /"d"/)
 
-  const { rows } = await app.tablegate.db.admin.query<{ id: string, private_key: string }>('SELECT id, private_key FROM auth_key')
+  const { rows } = await runtimeOf(app).db.admin.query<{ id: string, private_key: string }>('SELECT id, private_key FROM auth_key')
   assert.equal(rows.length, body.keys.length)
   for (const row of rows) {
     assert.ok(row.private_key.startsWith('v1.'), 'encrypted, versioned')

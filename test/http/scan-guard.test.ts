@@ -1,15 +1,11 @@
 import { test } from 'node:test'
+import { runtimeOf } from '../../lib/runtime.js'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { buildApp, createUser, bearer, caller, TEST_SECRET } from '../helpers/app.js'
+import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
 import { compile } from '../../lib/sql/sql.js'
 import { compileList } from '../../lib/sql/read.js'
 import { planList, MAX_FILTER_QUERY } from '../../lib/plan/list.js'
-import { pageTokens } from '../../lib/query/page-token.js'
-import { deriveKey } from '../../lib/auth/secret.js'
-import { BoundedCache } from '../../lib/query/cache.js'
-import { queryModel } from '../../lib/model/fields.js'
-import { resolveAccess } from '../../lib/access/resolve.js'
 import type { Config } from '../../lib/config/schema.js'
 
 const ROWS = 200_000
@@ -107,14 +103,12 @@ test('the 100th page is read by keyset: an index range scan, not an offset', asy
 
   // Plan the 100th page exactly as the route does, and ask PostgreSQL how it would run it.
   const model = app.tablegate.models.get('big')!
-  const access = resolveAccess({ user: { id: 'x', roles: ['admin'] }, tenant: undefined }, model, { bundles: undefined, defaultAccess: undefined })
-  const context = {
-    model, access, query: queryModel(model.name, access.readable, true), rowPermissions: false, tokens: pageTokens(deriveKey(TEST_SECRET, 'page-token')),
-    filters: new BoundedCache<never>(10), orders: new BoundedCache<never>(10), maxFilterLength: MAX_FILTER_QUERY,
-  }
+  const runtime = runtimeOf(app)
+  const access = runtime.access.plan({ user: { id: 'x', roles: ['admin'] } }, 'x', model.name)!
+  const context = { access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY }
   const plan = planList({ page_size: '50', fields: 'id', page_token: tokenOfPage100 }, context)
   const { text, values } = compile(compileList(plan))
-  const explained = (await app.tablegate.db.app.query(`EXPLAIN (FORMAT JSON) ${text}`, values)).rows[0]['QUERY PLAN'][0].Plan
+  const explained = (await runtimeOf(app).db.app.query(`EXPLAIN (FORMAT JSON) ${text}`, values)).rows[0]['QUERY PLAN'][0].Plan
   assert.equal(explained['Node Type'], 'Limit')
   const scan = explained.Plans[0]
   assert.equal(scan['Node Type'], 'Index Scan')

@@ -1,4 +1,5 @@
 import { test } from 'node:test'
+import { runtimeOf } from '../../lib/runtime.js'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
@@ -35,11 +36,11 @@ test('a tenant caller reads and writes only its tenant; the tenant column is not
   const created = await call('POST', '/rest/v2/notes', { payload: { body: 'mine' } })
   assert.equal(created.status, 201)
   assert.deepEqual(Object.keys(created.body).sort(), ['body', 'etag', 'id'])
-  const { rows } = await app.tablegate.db.app.query('SELECT tenant_id FROM notes WHERE id = $1', [created.body.id])
+  const { rows } = await runtimeOf(app).db.app.query('SELECT tenant_id FROM notes WHERE id = $1', [created.body.id])
   assert.equal(rows[0].tenant_id, 't1')
   const list = await call('GET', '/rest/v2/notes')
   assert.deepEqual(list.body.items.map((n: { body: string }) => n.body), ['mine'])
-  const [other] = (await app.tablegate.db.app.query("SELECT id FROM notes WHERE tenant_id = 't2'")).rows
+  const [other] = (await runtimeOf(app).db.app.query("SELECT id FROM notes WHERE tenant_id = 't2'")).rows
   assert.equal((await call('GET', `/rest/v2/notes/${other.id}`)).status, 404)
   assert.equal((await call('PATCH', `/rest/v2/notes/${other.id}`, { payload: { body: 'x' }, headers: { 'if-match': '*' } })).status, 404)
   assert.equal((await call('DELETE', `/rest/v2/notes/${other.id}`)).status, 404)

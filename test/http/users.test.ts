@@ -1,6 +1,7 @@
 // Host-side user operations (spec: "Host-side user operations", "User account", "Login store")
 // through `app.tablegate.users`, against a real database.
 import { test } from 'node:test'
+import { runtimeOf } from '../../lib/runtime.js'
 import assert from 'node:assert/strict'
 import { decodeJwt } from 'jose'
 import type { FastifyInstance } from 'fastify'
@@ -17,7 +18,7 @@ function refused (code: UserStoreError['code'], message?: RegExp) {
 }
 
 async function count (app: FastifyInstance, table: string, userId: string): Promise<number> {
-  const result = await app.tablegate.db.admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE user_id = $1`, [userId])
+  const result = await runtimeOf(app).db.admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE user_id = $1`, [userId])
   return result.rows[0]!.n
 }
 
@@ -246,7 +247,7 @@ test('with authSchema the auth tables live in that schema', async () => {
   const users = usersOf(app)
   await users.migrate()
   await users.create({ email: 'root@example.com', password: PASSWORD })
-  const tables = await app.tablegate.db.admin.query<{ table_schema: string, table_name: string }>(
+  const tables = await runtimeOf(app).db.admin.query<{ table_schema: string, table_name: string }>(
     `SELECT table_schema, table_name FROM information_schema.tables WHERE table_name LIKE 'auth\\_%' ORDER BY table_name`)
   assert.deepEqual(tables.rows, [
     { table_schema: 'auth', table_name: 'auth_account' },
@@ -255,11 +256,11 @@ test('with authSchema the auth tables live in that schema', async () => {
     { table_schema: 'auth', table_name: 'auth_session' },
     { table_schema: 'auth', table_name: 'auth_user' },
   ])
-  const stored = await app.tablegate.db.admin.query('SELECT email, role FROM auth.auth_user')
+  const stored = await runtimeOf(app).db.admin.query('SELECT email, role FROM auth.auth_user')
   assert.deepEqual(stored.rows, [{ email: 'root@example.com', role: 'admin' }])
   const signedIn = await signIn(app, 'root@example.com')
   assert.equal(signedIn.statusCode, 200)
-  assert.equal((await app.tablegate.db.admin.query('SELECT hits FROM auth.auth_rate_limit')).rows.length, 1)
+  assert.equal((await runtimeOf(app).db.admin.query('SELECT hits FROM auth.auth_rate_limit')).rows.length, 1)
   const token = await app.inject({ method: 'GET', url: '/api/auth/token', headers: { cookie: sessionCookie(signedIn) } })
   assert.equal(token.statusCode, 200)
   assert.equal(typeof json(token).token, 'string')

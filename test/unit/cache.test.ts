@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { BoundedCache, MAX_KEY_LENGTH } from '../../lib/query/cache.js'
+import { BoundedCache, MAX_KEY_LENGTH } from '../../lib/cache.js'
 
 test('the least recently used entry leaves first', () => {
   const cache = new BoundedCache<number>(2)

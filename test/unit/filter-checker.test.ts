@@ -7,7 +7,7 @@ import { buildModel } from '../../lib/model/build.js'
 import type { FieldModel, ResourceModel } from '../../lib/model/types.js'
 import { parseFilter } from '../../lib/query/filter/parser.js'
 import { checkFilter, FUNCTIONS, MAX_VALUES } from '../../lib/query/filter/checker.js'
-import { queryModel } from '../../lib/model/fields.js'
+import { queryModel } from '../../lib/query/query-model.js'
 import type { CheckedFilter, QueryModel, TypedValue } from '../../lib/query/filter/checked.js'
 import type { QueryIssue } from '../../lib/query/span.js'
 

@@ -8,7 +8,7 @@ import { parseFilter } from '../../lib/query/filter/parser.js'
 import { checkFilter } from '../../lib/query/filter/checker.js'
 import type { CheckedFilter, QueryModel } from '../../lib/query/filter/checked.js'
 import { parseOrderBy } from '../../lib/query/order-by.js'
-import { queryModel as restrictedModel } from '../../lib/model/fields.js'
+import { queryModel as restrictedModel } from '../../lib/query/query-model.js'
 import { compileFilter } from '../../lib/sql/filter.js'
 import { compile, type SqlQuery } from '../../lib/sql/sql.js'
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { RoleError, formatRoles, parseRoles, roleSetup, rolesForNewUser, rolesOf } from '../../lib/auth/roles.js'
+import { RoleError, formatRoles, parseRoles, roleSetup, rolesForNewUser, rolesOf } from '../../lib/config/roles.js'
 
 type Roles = Parameters<typeof roleSetup>[0]
 

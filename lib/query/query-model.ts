@@ -1,7 +1,7 @@
 // The caller's restricted query model: built from the fields the access plan lets them read, so
 // a hidden field is simply not declared and is refused exactly like one that does not exist.
-import type { QueryModel } from '../query/filter/checked.js'
-import type { FieldModel } from './types.js'
+import type { QueryModel } from './filter/checked.js'
+import type { FieldModel } from '../model/types.js'
 
 export function queryModel (resource: string, readable: readonly FieldModel[], trigram: boolean): QueryModel {
   const filterable = readable.filter((f) => f.filterable)

@@ -1,28 +1,19 @@
-// Keys derived from AUTH_SECRET: one per purpose, so the cookie signer never shares a key with
-// the encryption of the signing keys.
-import { hkdfSync, createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto'
+// Keys derived from AUTH_SECRET, one per purpose (the cookie signer never shares a key with the
+// encryption of the signing keys), and AES-256-GCM for what must stay opaque (signing keys at
+// rest, page tokens). A leaf: it knows nothing of auth or queries.
+import { hkdfSync, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 
-export function deriveKey (secret: string, purpose: 'cookie' | 'key-encryption' | 'page-token'): Buffer {
+export type KeyPurpose = 'cookie' | 'key-encryption' | 'page-token' | 'etag'
+
+export function deriveKey (secret: string, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, 'tablegate', purpose, 32))
 }
 
-// Every list page encrypts a page token: random IVs are drawn 256 at a time, not one call each.
 const IV_BYTES = 12
-const ivPool = Buffer.alloc(IV_BYTES * 256)
-let ivOffset = ivPool.length
 
-function nextIv (): Buffer {
-  if (ivOffset === ivPool.length) {
-    randomFillSync(ivPool)
-    ivOffset = 0
-  }
-  ivOffset += IV_BYTES
-  return ivPool.subarray(ivOffset - IV_BYTES, ivOffset)
-}
-
-/** AES-256-GCM; the text form is `v1.<iv>.<tag>.<ciphertext>` in base64url. */
+/** AES-256-GCM with a fresh random IV; the text form is `v1.<iv>.<tag>.<ciphertext>` in base64url. */
 export function encrypt (key: Buffer, plaintext: string): string {
-  const iv = nextIv()
+  const iv = randomBytes(IV_BYTES)
   const cipher = createCipheriv('aes-256-gcm', key, iv)
   const body = cipher.update(plaintext, 'utf8').toString('base64url')
   // GCM is a stream mode: final() adds no bytes, it computes the tag.

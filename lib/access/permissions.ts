@@ -1,0 +1,31 @@
+// The permission plans of a caller's records, made once per access plan. An operation narrowed by
+// exactly the read filter is allowed on every row the caller can see at all: the database need
+// not decide it row by row.
+import { sameFilter } from '../query/filter/equal.js'
+import type { OperationAccess, PermissionPlan, RuleContext } from './types.js'
+import type { FieldModel, ResourceModel } from '../model/types.js'
+
+/** The operation as seen from rows the caller can already read. */
+function withinRead (operation: OperationAccess, read: OperationAccess): OperationAccess {
+  if (!operation.allowed || !read.allowed || !sameFilter(operation.rows, read.rows)) return operation
+  return { allowed: true, rows: undefined, check: operation.check }
+}
+
+export function permissionPlans (operations: Readonly<Record<'read' | 'update' | 'delete', OperationAccess>>, readable: readonly FieldModel[], writable: readonly FieldModel[], context: Omit<RuleContext, 'operation'>): { list: PermissionPlan, get: PermissionPlan } {
+  const base = {
+    update: withinRead(operations.update, operations.read),
+    delete: withinRead(operations.delete, operations.read),
+    readable,
+    context,
+  }
+  return { list: { ...base, writable: undefined, texts: [] }, get: { ...base, writable, texts: [] } }
+}
+
+/**
+ * Whether the database must decide an operation row by row: a row filter, or soft delete (a
+ * soft-deleted record can be neither updated nor deleted, only undeleted). Otherwise it is the
+ * same for every row and no column is read.
+ */
+export function decidedByRows (model: ResourceModel, access: OperationAccess): boolean {
+  return access.allowed && (access.rows !== undefined || model.softDelete !== undefined)
+}

@@ -1,0 +1,81 @@
+// Config → a running app's state: resolve the config, build the models, connect, migrate (when
+// the config says so), open the signing keys, check the models against the tables, make the
+// verifier and the app's services. The root plugin and the CLI use the same steps.
+import { resolveConfig, type ResolvedConfig } from './config/resolve.js'
+import type { Config } from './config/schema.js'
+import { connectDatabases, type Databases } from './db/connect.js'
+import { applyMigrations } from './db/migrations.js'
+import { ensureTrigram } from './db/extensions.js'
+import { userStoreOf } from './auth/users.js'
+import { createVerifier } from './auth/verifier.js'
+import { buildModels } from './model/build.js'
+import { introspectModels } from './model/introspect.js'
+import { Selections } from './model/selection.js'
+import { AccessResolver } from './access/resolve.js'
+import { RuleFilters } from './access/row-filter.js'
+import { BoundedCache } from './cache.js'
+import { deriveKey } from './crypto.js'
+import { pageTokens } from './query/page-token.js'
+import { etags } from './serialize/etag.js'
+import { createMetaVersion } from './meta-version.js'
+import { WriteHooks } from '../hooks/registry.js'
+import type { Runtime, AppServices } from './runtime.js'
+
+export type Warn = (message: string) => void
+
+/**
+ * `tablegate migrate`, and startup with `migrateOnStart`: the auth store (with the built-in
+ * login), pg_trgm where this role may create it, then the application's migrations (which may
+ * use pg_trgm). Returns the migration files applied.
+ */
+export async function migrateDatabase (config: ResolvedConfig, db: Databases, warn: Warn): Promise<string[]> {
+  if (config.verifier === undefined) await userStoreOf(config, db).migrate()
+  await ensureTrigram(db.app, true, warn)
+  return config.migrations === undefined ? [] : await applyMigrations(db.app, config.migrations)
+}
+
+function appServices (config: ResolvedConfig, authSecret: string): AppServices {
+  return {
+    selections: new Selections(),
+    checks: { filters: new BoundedCache(2000), orders: new BoundedCache(2000) },
+    pageTokens: pageTokens(deriveKey(authSecret, 'page-token')),
+    etags: etags(deriveKey(authSecret, 'etag')),
+    estimates: new BoundedCache(10_000),
+    ruleFilters: new RuleFilters(),
+    hooks: new WriteHooks(Object.keys(config.resources)),
+  }
+}
+
+export async function openTablegate (options: Config, warn: Warn): Promise<Runtime> {
+  const config = resolveConfig(options)
+  const declared = buildModels(config.resources)
+  const db = await connectDatabases(config, { warn })
+  try {
+    if (config.migrateOnStart) await migrateDatabase(config, db, warn)
+    const users = config.verifier === undefined ? userStoreOf(config, db) : undefined
+    // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
+    if (users !== undefined) await users.keys.current()
+    const models = await introspectModels(db.app, declared)
+    const trigram = await ensureTrigram(db.app, false, warn)
+    const verifier = users !== undefined
+      ? createVerifier({ loadKeys: users.keys.publicJwks, issuer: config.publicUrl, audience: config.publicUrl, algorithms: ['EdDSA'], tenant: config.tenant })
+      : createVerifier({ ...config.verifier, tenant: config.verifier?.tenant ?? config.tenant })
+    const services = appServices(config, db.authSecret)
+    return {
+      config,
+      db,
+      users,
+      verifier,
+      models,
+      trigram,
+      access: new AccessResolver(models, { bundles: config.roles.bundles, defaultAccess: config.defaultAccess, trigram, ruleFilters: services.ruleFilters }),
+      hooks: services.hooks,
+      listGuards: [],
+      metaVersion: createMetaVersion({ resources: config.resources, roles: config.roles.list, views: config.config.views, pages: config.config.pages, userMenu: config.config.userMenu }),
+      services,
+    }
+  } catch (err) {
+    await db.close()
+    throw err
+  }
+}

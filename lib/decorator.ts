@@ -1,0 +1,59 @@
+// `app.tablegate`: what a plugin author gets of tablegate. Narrow on purpose: read-only settings
+// (no secrets, no connection strings), the models, the app's database for the plugin's own
+// statements, the user store, the page-token codec, and the two extension points. Pools for the
+// auth store, AUTH_SECRET and the hook runner stay inside.
+import type { ResolvedConfig } from './config/resolve.js'
+import type { Queryable } from './db/query.js'
+import type { UserStore } from './auth/users.js'
+import type { ResourceModel } from './model/types.js'
+import type { PageTokens } from './query/page-token.js'
+import type { ListGuard } from './read/execute.js'
+import type { Runtime } from './runtime.js'
+import type { WriteHook, WriteHookOptions } from '../hooks/types.js'
+
+/** The resolved settings a plugin may read: every default filled in, secrets and URLs left out. */
+export type TablegateSettings = Omit<ResolvedConfig, 'config' | 'authSecret' | 'databaseUrl' | 'databaseReadUrl' | 'adminDatabaseUrl' | 'onUnhandledError' | 'plugins'>
+
+export interface TablegateDecorator {
+  readonly config: TablegateSettings
+  /** Resource models, checked against the database at startup. */
+  readonly models: ReadonlyMap<string, ResourceModel>
+  /** The application database (writes' pool), for a plugin's own statements. */
+  readonly db: Queryable
+  /** Host-side user operations; undefined when tokens come from an auth server elsewhere. */
+  readonly users: UserStore | undefined
+  /** Page tokens of this app, for plugins that page through results of their own. */
+  readonly pageTokens: PageTokens
+  /** `X-Meta-Version` for a role set. */
+  readonly metaVersion: (roles: readonly string[]) => string
+  /**
+   * Adds a hook that runs inside the write transaction of the writes it subscribes to (default:
+   * every write), after the write, with the stored rows. Only before the app is ready.
+   */
+  addWriteHook (hook: WriteHook, options?: WriteHookOptions): void
+  /** Adds a check that runs before every list's queries (the scan guard is one). */
+  addListGuard (guard: ListGuard): void
+}
+
+export function decoratorOf (runtime: Runtime): TablegateDecorator {
+  const { config: _raw, authSecret: _secret, databaseUrl: _url, databaseReadUrl: _read, adminDatabaseUrl: _admin, onUnhandledError: _report, plugins: _plugins, ...settings } = runtime.config
+  return Object.freeze({
+    config: Object.freeze(settings),
+    models: runtime.models,
+    db: runtime.db.app,
+    users: runtime.users,
+    pageTokens: runtime.services.pageTokens,
+    metaVersion: runtime.metaVersion,
+    addWriteHook: (hook: WriteHook, options?: WriteHookOptions) => { runtime.hooks.add(hook, options) },
+    addListGuard: (guard: ListGuard) => {
+      if (typeof guard !== 'function') throw new TypeError('addListGuard expects a function (plan, db) => Promise<string | undefined>')
+      runtime.listGuards.push(guard)
+    },
+  })
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    tablegate: TablegateDecorator
+  }
+}

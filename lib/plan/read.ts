@@ -1,0 +1,58 @@
+// What every read plan shares: what planners need of the app, the caller's read scope, what a
+// page token is bound to, and the get plan. Pure: no I/O.
+import type { AccessPlan } from '../access/types.js'
+import { readRows } from '../access/row-filter.js'
+import type { Selections } from '../model/selection.js'
+import type { PageTokens } from '../query/page-token.js'
+import type { OrderTerm } from '../query/order-by.js'
+import { parseFieldMask, parseShowDeleted } from '../query/params.js'
+import type { QueryChecks } from './filter.js'
+import type { GetPlan, PermissionPlan, ReadScope } from './types.js'
+
+/** The app's services a planner uses: interned selections, cached checks, the page-token codec. */
+export interface PlanServices {
+  readonly selections: Selections
+  readonly checks: QueryChecks
+  readonly pageTokens: PageTokens
+}
+
+/** Rows the caller may see: their tenant, the read rule's row filter, and soft-deleted rows or not. */
+export function readScope (access: AccessPlan, showDeleted: boolean): ReadScope {
+  return { tenant: access.context.tenant, rows: readRows(access), showDeleted }
+}
+
+/**
+ * What a page token is bound to: a token replayed with another resource, filter, order or
+ * show_deleted is refused. Seek tokens and list tokens share it, so either route takes both.
+ */
+export function pageTokenBinding (resource: string, filterText: string, order: readonly OrderTerm[], showDeleted: boolean): string {
+  return JSON.stringify([resource, filterText, order.map((t) => [t.field.name, t.direction]), showDeleted])
+}
+
+/** Whether deciding permissions needs the whole stored record (a record check reads it). */
+export function needsStoredRecord (plan: PermissionPlan | undefined): boolean {
+  if (plan === undefined) return false
+  return [plan.update, plan.delete].some((access) => access.allowed && access.check !== undefined)
+}
+
+export interface GetInput {
+  readonly fields?: unknown
+  readonly show_deleted?: unknown
+}
+
+/** A get of one record by its (checked) key parts. */
+export function planGet (key: readonly string[], input: GetInput, access: AccessPlan, services: PlanServices, rowPermissions: boolean): GetPlan {
+  const { model } = access
+  const select = services.selections.of(model, parseFieldMask(access.readable, input.fields))
+  const permissions = rowPermissions ? access.permissions.get : undefined
+  return {
+    kind: 'get',
+    model,
+    select,
+    fetch: services.selections.fetch(select, access.readable, needsStoredRecord(permissions)),
+    readable: access.readable,
+    scope: readScope(access, parseShowDeleted(model, input.show_deleted)),
+    key,
+    permissions,
+  }
+}
