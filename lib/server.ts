@@ -1,5 +1,5 @@
 // createServer(config): a Fastify instance with tablegate and every built-in plugin registered.
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import tablegate from '../plugins/tablegate/index.js'
 import type { Config } from './config/schema.js'
 
@@ -20,7 +20,7 @@ export async function createServer (config: Config = {}, options: ServerOptions 
     await app.register(tablegate, config)
     for (const entry of config.plugins ?? []) {
       const [plugin, options] = Array.isArray(entry) ? entry : [entry, {}]
-      await app.register(plugin as FastifyPluginAsync, options as Record<string, unknown>)
+      await app.register(plugin, options)
     }
   } catch (err) {
     await app.close().catch(() => {})

@@ -3,6 +3,7 @@
 import { resolve as resolvePath } from 'node:path'
 import { ConfigError, validateConfig } from './validate.js'
 import type { Config, ResourceConfig, VerifierConfig } from './schema.js'
+import type { UnhandledErrorHandler } from './functions.js'
 import { roleSetup, RoleError, type RoleSetup } from '../auth/roles.js'
 
 export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
@@ -31,7 +32,7 @@ export interface ResolvedConfig {
   /** Directory of application `.sql` migrations, applied by `migrate` and on start. */
   readonly migrations: string | undefined
   readonly resources: Readonly<Record<string, ResourceConfig>>
-  readonly onUnhandledError: ((err: unknown, request: unknown) => void) | undefined
+  readonly onUnhandledError: UnhandledErrorHandler | undefined
 }
 
 function originOf (url: string, key: string): string {
@@ -93,6 +94,6 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     migrateOnStart: config.migrateOnStart ?? true,
     migrations: config.migrations === undefined ? undefined : resolvePath(config.migrations),
     resources: config.resources ?? {},
-    onUnhandledError: config.onUnhandledError as ResolvedConfig['onUnhandledError'],
+    onUnhandledError: config.onUnhandledError,
   }
 }

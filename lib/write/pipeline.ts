@@ -10,10 +10,11 @@ import type { ResourceModel } from '../model/types.js'
 import { keyText } from '../model/keys.js'
 import { compileDelete, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
 import { present, storedRecord, type RecordShape, type Row } from '../serialize/record.js'
-import { invalidRecord, validateBody, type ColumnValues, type FieldIssue } from './validate-body.js'
+import { invalidRecord, validateBody, type ColumnValues } from './validate-body.js'
 import type { WriteHooks } from '../../hooks/registry.js'
 import type { RecordValues, WriteOperation } from '../../hooks/types.js'
 import type { AccessPlan, OperationAccess, RuleContext } from '../access/types.js'
+import type { ValidateContext } from '../config/functions.js'
 import { both, compileRowFilter, writeRows } from '../access/row-filter.js'
 import { requireOperation, requireTenant } from '../access/require.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
@@ -67,9 +68,10 @@ function recordOf (values: ColumnValues, body: unknown, filled: ReadonlyMap<stri
   return Object.fromEntries([...values.keys()].map((f) => [f.name, f.name in sent ? sent[f.name] : filled.get(f.name) ?? f.default]))
 }
 
-async function validateWithResource (model: ResourceModel, record: RecordValues, ctx: TablegateContext, operation: WriteOperation): Promise<void> {
+async function validateWithResource (model: ResourceModel, record: RecordValues, ctx: ValidateContext): Promise<void> {
   if (model.validate === undefined) return
-  const issues = await model.validate(record, { user: ctx.user, tenant: ctx.tenant, operation }) as FieldIssue[] | undefined
+  const issues = await model.validate(record, ctx)
+  // Checked, not trusted: a JavaScript config's validate may return anything.
   if (Array.isArray(issues) && issues.length > 0) {
     invalidRecord(issues.map((i) => ({ field: String(i.field), code: String(i.code ?? 'invalid'), message: String(i.message) })))
   }
@@ -135,7 +137,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     const owner = operation === 'create' && access.ownerField !== undefined && !checked.has(access.ownerField) ? access.ownerField : undefined
     values = owner === undefined ? checked : new Map([...checked, [owner, ctx.user?.id ?? null]])
     sent = recordOf(values, request.body, new Map(owner === undefined ? [] : [[owner.name, ctx.user?.id ?? null]]))
-    await validateWithResource(model, sent, ctx, operation)
+    await validateWithResource(model, sent, { user: ruleContext.user, tenant: ruleContext.tenant, operation })
   }
   return { request, allowed, ruleContext, shape, values, sent }
 }
