@@ -3,6 +3,7 @@
 import { resolve as resolvePath } from 'node:path'
 import { ConfigError, validateConfig } from './validate.js'
 import type { Config, ResourceConfig, VerifierConfig } from './schema.js'
+import type { UnhandledErrorHandler } from './functions.js'
 import { roleSetup, RoleError, type RoleSetup } from './roles.js'
 
 export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
@@ -39,7 +40,7 @@ export interface ResolvedConfig {
   readonly rowPermissions: ReadonlySet<string>
   /** Fastify plugins the root plugin registers after the built-in ones, each with its options. */
   readonly plugins: ReadonlyArray<readonly [plugin: unknown, options: unknown]>
-  readonly onUnhandledError: ((err: unknown, request: unknown) => void) | undefined
+  readonly onUnhandledError: UnhandledErrorHandler | undefined
 }
 
 function rowPermissionsOf (setting: Config['rowPermissions'], resources: readonly string[]): ReadonlySet<string> {
@@ -112,6 +113,6 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     scanGuard: { mode: config.scanGuard?.mode ?? 'reject', seqScanRows: config.scanGuard?.seqScanRows ?? 10_000 },
     rowPermissions: rowPermissionsOf(config.rowPermissions, Object.keys(config.resources ?? {})),
     plugins: (config.plugins ?? []).map((entry) => Array.isArray(entry) ? [entry[0], entry[1] ?? {}] as const : [entry, {}] as const),
-    onUnhandledError: config.onUnhandledError as ResolvedConfig['onUnhandledError'],
+    onUnhandledError: config.onUnhandledError,
   }
 }

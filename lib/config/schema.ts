@@ -1,12 +1,16 @@
 // The configuration schema: one TypeBox source for the `Config` type and the startup check.
 // Functions (rules, validate, onUnhandledError) are checked as functions; `.json` configs omit them.
 import { Type, type Static } from '@sinclair/typebox'
+import type { FieldRule, Rule } from '../access/types.js'
+import type { PluginEntry, RecordValidator, UnhandledErrorHandler } from './functions.js'
 
+// TypeBox can check that a value is a function but not its signature: each schema holding one is
+// wrapped in `Type.Unsafe<T>`, which keeps the check as it is and makes `Static` give `T`.
 const Fn = Type.Function([Type.Any(), Type.Any()], Type.Any())
 const RoleList = Type.Array(Type.String())
-const Rule = Type.Union([Type.Boolean(), RoleList, Fn, Type.Object({ filter: Type.Any() }), Type.Object({ check: Fn })])
+const RuleSchema = Type.Unsafe<Rule>(Type.Union([Type.Boolean(), RoleList, Fn, Type.Object({ filter: Type.Any() }), Type.Object({ check: Fn })]))
 /** Field rules decide read or write for the whole field: no row filters, no record checks. */
-const FieldRule = Type.Union([Type.Boolean(), RoleList, Fn])
+const FieldRuleSchema = Type.Unsafe<FieldRule>(Type.Union([Type.Boolean(), RoleList, Fn]))
 
 const FieldType = Type.Union([
   Type.Literal('string'), Type.Literal('integer'), Type.Literal('bigint'), Type.Literal('number'), Type.Literal('decimal'),
@@ -40,16 +44,16 @@ export const ResourceSchema = Type.Object({
   owner: Type.Optional(Type.String()),
   version: Type.Optional(Type.String()),
   fields: Type.Record(Type.String(), FieldSchema),
-  validate: Type.Optional(Fn),
+  validate: Type.Optional(Type.Unsafe<RecordValidator>(Fn)),
   access: Type.Optional(Type.Object({
-    read: Type.Optional(Rule),
-    create: Type.Optional(Rule),
-    update: Type.Optional(Rule),
-    delete: Type.Optional(Rule),
-    undelete: Type.Optional(Rule),
+    read: Type.Optional(RuleSchema),
+    create: Type.Optional(RuleSchema),
+    update: Type.Optional(RuleSchema),
+    delete: Type.Optional(RuleSchema),
+    undelete: Type.Optional(RuleSchema),
     fields: Type.Optional(Type.Record(Type.String(), Type.Object({
-      read: Type.Optional(FieldRule),
-      write: Type.Optional(FieldRule),
+      read: Type.Optional(FieldRuleSchema),
+      write: Type.Optional(FieldRuleSchema),
     }, { additionalProperties: false }))),
   }, { additionalProperties: false })),
 }, { additionalProperties: false })
@@ -94,12 +98,12 @@ export const ConfigSchema = Type.Object({
     seqScanRows: Type.Optional(Type.Integer({ minimum: 0 })),
   }, { additionalProperties: false })),
   rowPermissions: Type.Optional(Type.Union([Type.Boolean(), Type.Object({ except: Type.Array(Type.String()) }, { additionalProperties: false })])),
-  onUnhandledError: Type.Optional(Fn),
+  onUnhandledError: Type.Optional(Type.Unsafe<UnhandledErrorHandler>(Fn)),
   verifier: Type.Optional(VerifierSchema),
   migrateOnStart: Type.Optional(Type.Boolean()),
   migrations: Type.Optional(Type.String()),
   /** Fastify plugins registered after tablegate: `plugin` or `[plugin, options]`. */
-  plugins: Type.Optional(Type.Array(Type.Union([Fn, Type.Tuple([Fn, Type.Any()])]))),
+  plugins: Type.Optional(Type.Array(Type.Unsafe<PluginEntry>(Type.Union([Fn, Type.Tuple([Fn, Type.Any()])])))),
   logger: Type.Optional(Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Any())])),
   resources: Type.Optional(Type.Record(Type.String(), ResourceSchema)),
   views: Type.Optional(Type.Record(Type.String(), Type.Any())),

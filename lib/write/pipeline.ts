@@ -11,7 +11,8 @@ import { keyText } from '../model/keys.js'
 import { compileDelete, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
 import { storedRecord, type Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
-import { invalidRecord, validateBody, type FieldIssue } from './validate-body.js'
+import { invalidRecord, validateBody } from './validate-body.js'
+import type { ValidateContext } from '../config/functions.js'
 import type { WriteHooks } from '../../hooks/registry.js'
 import type { WriteOperation } from '../../hooks/types.js'
 import type { AccessPlan, RuleContext } from '../access/types.js'
@@ -76,9 +77,10 @@ function recordOf (values: ColumnValues, body: unknown, filled: ReadonlyMap<stri
   return Object.fromEntries([...values.keys()].map((f) => [f.name, f.name in sent ? sent[f.name] : filled.get(f.name) ?? f.default]))
 }
 
-async function validateWithResource (model: ResourceModel, record: Readonly<Record<string, unknown>>, ctx: TablegateContext, operation: WriteOperation): Promise<void> {
+async function validateWithResource (model: ResourceModel, record: Readonly<Record<string, unknown>>, ctx: ValidateContext): Promise<void> {
   if (model.validate === undefined) return
-  const issues = await model.validate(record, { user: ctx.user, tenant: ctx.tenant, operation }) as FieldIssue[] | undefined
+  const issues = await model.validate(record, ctx)
+  // Checked, not trusted: a JavaScript config's validate may return anything.
   if (Array.isArray(issues) && issues.length > 0) {
     invalidRecord(issues.map((i) => ({ field: String(i.field), code: String(i.code ?? 'invalid'), message: String(i.message) })))
   }
@@ -116,6 +118,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
   const { ctx, access, services } = context
   const { model } = access
   const allowed = requireOperation(access, model, operation)
+  const ruleContext: RuleContext = { ...access.context, operation }
   // 1. A tenant-scoped resource needs a caller with a tenant.
   requireTenant(model, ctx.tenant)
   if ((operation === 'undelete') && model.softDelete === undefined) {
@@ -132,7 +135,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     const owner = operation === 'create' && access.ownerField !== undefined && !checked.has(access.ownerField) ? access.ownerField : undefined
     values = owner === undefined ? checked : new Map([...checked, [owner, ctx.user?.id ?? null]])
     sent = recordOf(values, request.body, new Map(owner === undefined ? [] : [[owner.name, ctx.user?.id ?? null]]))
-    await validateWithResource(model, sent, ctx, operation)
+    await validateWithResource(model, sent, { user: ruleContext.user, tenant: ruleContext.tenant, operation })
   }
   const hooked = services.hooks.for(model.name, operation).length > 0
   const select = services.selections.of(model, access.readable)
@@ -144,7 +147,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     tenant: ctx.tenant,
     ifMatch: request.ifMatch,
     access: allowed,
-    ruleContext: { ...access.context, operation } satisfies RuleContext,
+    ruleContext,
     select,
     fetch: services.selections.fetch(select, access.readable, hooked || allowed.check !== undefined),
     values,

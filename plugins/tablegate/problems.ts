@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { NO_ROUTE_DETAIL, PROBLEM_CONTENT_TYPE, problem, toProblemBody, type Problem } from '../../lib/problems.js'
 import { mapError } from '../../lib/http/error-mapping.js'
+import type { UnhandledErrorHandler } from '../../lib/config/functions.js'
 
 export function sendProblem (request: FastifyRequest, reply: FastifyReply, p: Problem): FastifyReply {
   for (const [name, value] of Object.entries(p.headers)) reply.header(name, value)
@@ -10,7 +11,7 @@ export function sendProblem (request: FastifyRequest, reply: FastifyReply, p: Pr
   return reply.code(p.status).type(PROBLEM_CONTENT_TYPE).send(toProblemBody(p, request.url))
 }
 
-export function problemHandling (app: FastifyInstance, onUnhandledError: ((err: unknown, request: unknown) => void) | undefined): void {
+export function problemHandling (app: FastifyInstance, onUnhandledError: UnhandledErrorHandler | undefined): void {
   app.setErrorHandler(async (error, request, reply) => {
     const { problem: p, unexpected } = mapError(error)
     if (unexpected) {

@@ -1,0 +1,31 @@
+// The types of the functions a config holds besides access rules (those are in access/types.ts).
+// TypeBox checks only that each is a function; these give them their signatures.
+import type { FastifyPluginAsync, FastifyPluginCallback, FastifyPluginOptions, FastifyRequest } from 'fastify'
+import type { Operation, RuleContext } from '../access/types.js'
+
+/** What a resource's `validate` sees of the write: the caller as rules see them, and the operation. */
+export interface ValidateContext {
+  readonly user: RuleContext['user']
+  readonly tenant: string | undefined
+  readonly operation: Extract<Operation, 'create' | 'update'>
+}
+
+/** One problem `validate` finds; `code` defaults to `invalid`. */
+export interface ValidationIssue {
+  readonly field: string
+  readonly code?: string
+  readonly message: string
+}
+
+/** A resource's own check of a record being created or updated: no issues means valid. */
+export type RecordValidator = (record: Readonly<Record<string, unknown>>, ctx: ValidateContext) =>
+  readonly ValidationIssue[] | Promise<readonly ValidationIssue[]>
+
+/** Called for every 500, after it is logged; what it throws is logged too, never answered. */
+export type UnhandledErrorHandler = (err: unknown, request: FastifyRequest) => void
+
+// `any` options: one config array cannot tie each plugin to the type of the options beside it.
+type Plugin = FastifyPluginAsync<any> | FastifyPluginCallback<any>
+
+/** A Fastify plugin registered after tablegate, with or without options. */
+export type PluginEntry = Plugin | [plugin: Plugin, options: FastifyPluginOptions]
