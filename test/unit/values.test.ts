@@ -2,7 +2,9 @@
 // and the JSON forms bodies may use on top of it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { isValueJson, isValueText, VALUE_EXPECTED, type ValueField } from '../../lib/model/values.js'
+import { isValueJson, isValueText, VALUE_EXPECTED, VALUE_PATTERNS, type ValueField } from '../../lib/model/values.js'
+import { valueSchema } from '../../lib/model/field-types.js'
+import { Value } from '@sinclair/typebox/value'
 import type { FieldType } from '../../lib/model/types.js'
 import { VALUE_CASES } from '../fixtures/value-cases.js'
 
@@ -39,6 +41,14 @@ test('a body gives the same texts as strings, and numbers where the type is nume
     ['date', {}, false], ['decimal', [1], false],
   ]
   for (const [type, value, valid, column] of cases) assert.equal(isValueJson(field(type, column), value), valid, `${type} ${JSON.stringify(value)}`)
+})
+
+test('every text the grammar accepts also passes its JSON schema: the schema cannot refuse it first', () => {
+  for (const c of VALUE_CASES.filter((c) => c.valid && ['bigint', 'decimal', 'date', 'timestamp', 'uuid', 'string'].includes(c.type))) {
+    assert.ok(Value.Check(valueSchema({ type: c.type }), c.text), `${c.type} ${c.text}`)
+  }
+  // The patterns are the grammar's syntax, published in the schemas (and OpenAPI).
+  assert.equal((valueSchema({ type: 'timestamp' }) as { pattern?: string }).pattern, VALUE_PATTERNS.timestamp)
 })
 
 test('what a valid value is, in words that quote nothing sent', () => {
