@@ -3,12 +3,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FieldConfig } from '../config/schema.js'
 import type { FieldType } from './types.js'
-
-const INT8 = '^-?[0-9]{1,19}$'
-const DECIMAL = '^-?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][-+]?[0-9]+)?$'
-const DATE = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
-const TIMESTAMP = '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\\.[0-9]{1,6})?)?(?:[Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)$'
-const UUID = '^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$'
+import { INT4_MAX, INT4_MIN, MAX_DECIMAL_TEXT, VALUE_PATTERNS } from './values.js'
 
 /** PostgreSQL base type names (`pg_type.typname`; enums count as `enum`) each field type may sit on. */
 export const COMPATIBLE_PG_TYPES: Record<FieldType, readonly string[]> = {
@@ -24,20 +19,24 @@ export const COMPATIBLE_PG_TYPES: Record<FieldType, readonly string[]> = {
   json: ['jsonb', 'json'],
 }
 
-/** The schema of one non-null value; format checks are patterns, so TypeBox needs no format registry. */
+/**
+ * The schema of one non-null value: its JSON shape and the field's own rules (enum, bounds,
+ * length). Whether it is a value of the type at all is values.ts's decision; the patterns here are
+ * its syntax, so a schema never refuses what values.ts accepts, and TypeBox needs no format registry.
+ */
 export function valueSchema (field: FieldConfig): TSchema {
   const enumValues = field.enum
   if (enumValues !== undefined) return Type.Union(enumValues.map((v) => Type.Literal(v as string | number | boolean)))
   switch (field.type) {
     case 'string': return Type.String({ minLength: field.minLength, maxLength: field.maxLength, pattern: field.pattern })
-    case 'integer': return Type.Integer({ minimum: field.minimum ?? -2147483648, maximum: field.maximum ?? 2147483647 })
-    case 'bigint': return Type.Union([Type.String({ pattern: INT8 }), Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })])
+    case 'integer': return Type.Integer({ minimum: field.minimum ?? INT4_MIN, maximum: field.maximum ?? INT4_MAX })
+    case 'bigint': return Type.Union([Type.String({ pattern: VALUE_PATTERNS.integer }), Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })])
     case 'number': return Type.Number({ minimum: field.minimum, maximum: field.maximum })
-    case 'decimal': return Type.Union([Type.String({ pattern: DECIMAL, maxLength: 1000 }), Type.Number()])
+    case 'decimal': return Type.Union([Type.String({ pattern: VALUE_PATTERNS.decimal, maxLength: MAX_DECIMAL_TEXT }), Type.Number()])
     case 'boolean': return Type.Boolean()
-    case 'date': return Type.String({ pattern: DATE })
-    case 'timestamp': return Type.String({ pattern: TIMESTAMP })
-    case 'uuid': return Type.String({ pattern: UUID })
+    case 'date': return Type.String({ pattern: VALUE_PATTERNS.date })
+    case 'timestamp': return Type.String({ pattern: VALUE_PATTERNS.timestamp })
+    case 'uuid': return Type.String({ pattern: VALUE_PATTERNS.uuid })
     case 'json': return Type.Unknown()
   }
 }

@@ -1,24 +1,8 @@
 // Keys in URLs: a composite key is its parts joined by `,`, each percent-encoded. Parts are checked
 // against their field types here, so a malformed key is a 400 before any query runs.
 import { problem, type Problem } from '../problems.js'
-import type { FieldModel, ResourceModel } from './types.js'
-
-const PART_PATTERNS: Partial<Record<FieldModel['type'], RegExp>> = {
-  integer: /^-?[0-9]{1,10}$/,
-  bigint: /^-?[0-9]{1,19}$/,
-  number: /^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/,
-  decimal: /^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/,
-  boolean: /^(?:true|false)$/,
-  uuid: /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/,
-  date: /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/,
-  timestamp: /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:[Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)$/,
-}
-
-function inRange (field: FieldModel, part: string): boolean {
-  if (field.type === 'integer') return Math.abs(Number(part)) <= 2147483648 && Number(part) !== 2147483648
-  if (field.type === 'bigint') return BigInt(part) >= -(2n ** 63n) && BigInt(part) < 2n ** 63n
-  return true
-}
+import type { ResourceModel } from './types.js'
+import { isValueText } from './values.js'
 
 function invalidKey (model: ResourceModel, detail: string): Problem {
   const shape = model.key.map((f) => `<${f.name}>`).join(',')
@@ -39,8 +23,7 @@ export function parseKey (model: ResourceModel, raw: string): string[] {
     } catch {
       throw invalidKey(model, `Key part ${i + 1} is not valid percent-encoding.`)
     }
-    const pattern = PART_PATTERNS[field.type]
-    if (part === '' || (pattern !== undefined && !pattern.test(part)) || !inRange(field, part)) {
+    if (part === '' || !isValueText(field, part)) {
       throw invalidKey(model, `Key part ${i + 1} (${field.name}) is not a valid ${field.type}.`)
     }
     return part

@@ -4,6 +4,7 @@
 import { Value } from '@sinclair/typebox/value'
 import { problem } from '../problems.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
+import { isValueJson, VALUE_EXPECTED } from '../model/values.js'
 
 export interface FieldIssue {
   readonly field: string
@@ -32,6 +33,8 @@ function valueIssue (field: FieldModel, value: unknown): FieldIssue | undefined 
   if (value === null) {
     return field.nullable ? undefined : { field: field.name, code: 'required', message: `${field.name} cannot be null.` }
   }
+  // The type's grammar first (values.ts, shared with keys and filters), then the field's own rules.
+  if (!isValueJson(field, value)) return { field: field.name, code: 'invalid', message: `${field.name} must be ${VALUE_EXPECTED[field.type]}.` }
   if (Value.Check(field.schema, value)) return undefined
   const first = Value.Errors(field.schema, value).First()
   const reason = first === undefined ? 'is invalid' : first.message.replace(/^Expected/, 'must be').replace(/ union value$/, ' valid value')

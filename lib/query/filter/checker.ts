@@ -3,6 +3,7 @@
 // not declared, so all three get the same issue, word for word. Messages never quote a value.
 import { nearest } from '../../text.js'
 import type { FieldModel } from '../../model/types.js'
+import { isValueText } from '../../model/values.js'
 import type { QueryIssue, Span } from '../span.js'
 import type { Call, FilterNode, LiteralValue, Value } from './ast.js'
 import { conditionsOf, type CheckedFilter, type FilterCondition, type QueryModel, type SqlComparator, type TypedValue } from './checked.js'
@@ -12,13 +13,7 @@ export const FUNCTIONS = ['in', 'search', 'similar', 'regex', 'isNull', 'now']
 
 const DURATION = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d|w)$/
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
-const INTEGER = /^-?[0-9]+$/
-const NUMBER = /^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/
-const DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/
-const TIMESTAMP = /^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:[Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)?)?$/
-const UUID = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/
 const MAX_PATTERN = 1000
-const MAX_EXPONENT = 1000
 /** Bound values per filter: PostgreSQL takes at most 65,535 per statement, and planning slows long before. */
 export const MAX_VALUES = 20_000
 /** Search terms per filter: each is an ILIKE over every searchable field; thousands would run for seconds. */
@@ -75,38 +70,6 @@ function likePattern (value: LiteralValue, surround: boolean): string {
   return surround ? `%${body}%` : body
 }
 
-function validDate (text: string): boolean {
-  const m = DATE.exec(text)
-  if (m === null) return false
-  // setUTCFullYear, as Date.UTC reads years 0-99 as 1900-1999; PostgreSQL has no year 0.
-  const d = new Date(0)
-  d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
-  return Number(m[1]) > 0 && d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])
-}
-
-function validTimestamp (text: string): boolean {
-  // PostgreSQL refuses zone offsets beyond 15:59 (JavaScript takes up to 23:59).
-  const offsetHours = /[+-]([0-9]{2}):?[0-9]{0,2}$/.exec(text.slice(10))?.[1]
-  return TIMESTAMP.test(text) && validDate(text.slice(0, 10)) && Number(offsetHours ?? 0) <= 15 &&
-    Number.isFinite(Date.parse(text.length === 10 ? text : text.replace(' ', 'T')))
-}
-
-/**
- * Numbers PostgreSQL reads: numeric keeps its exponent in range; a float (float4 on a float4
- * column) neither overflows nor underflows to 0.
- */
-function validNumber (text: string, field: FieldModel): boolean {
-  if (!NUMBER.test(text) || text.length > 100) return false
-  if (Math.abs(Number(/[eE](.*)$/.exec(text)?.[1] ?? 0)) > MAX_EXPONENT) return false
-  const n = field.columnType === 'float4' ? Math.fround(Number(text)) : Number(text)
-  return field.type === 'decimal' || (Number.isFinite(n) && (n !== 0 || /^-?[0.]*(?:[eE].*)?$/.test(text)))
-}
-
-function inIntRange (text: string, type: 'integer' | 'bigint'): boolean {
-  const n = BigInt(text)
-  return type === 'integer' ? n >= -2147483648n && n <= 2147483647n : n >= -(2n ** 63n) && n < 2n ** 63n
-}
-
 class Checker {
   readonly issues: QueryIssue[] = []
   constructor (private readonly model: QueryModel) {}
@@ -151,22 +114,11 @@ class Checker {
     const text = literalText(value)
     const mismatch = (): undefined => this.#issue('type-mismatch', `The value is not a valid ${field.type} for field '${field.name}'.`, value.span,
       DURATION.test(text) ? 'A duration goes with now(): placed_at > now() - 7d.' : TYPE_HINTS[field.type])
-    switch (field.type) {
-      case 'string':
-        if (field.enumLabels !== undefined && !field.enumLabels.includes(text)) {
-          return this.#issue('type-mismatch', `The value is not one of the values of field '${field.name}'.`, value.span, `One of: ${field.enumLabels.join(', ')}.`)
-        }
-        return { kind: 'value', value: text }
-      case 'uuid': return UUID.test(text) ? { kind: 'value', value: text } : mismatch()
-      case 'integer':
-      case 'bigint': return INTEGER.test(text) && inIntRange(text, field.type) ? { kind: 'value', value: text } : mismatch()
-      case 'number':
-      case 'decimal': return validNumber(text, field) ? { kind: 'value', value: text } : mismatch()
-      case 'boolean': return text === 'true' || text === 'false' ? { kind: 'value', value: text === 'true' } : mismatch()
-      case 'date': return validDate(text) ? { kind: 'value', value: text } : mismatch()
-      case 'timestamp': return validTimestamp(text) ? { kind: 'value', value: text } : mismatch()
-      case 'json': return mismatch()
+    if (field.type === 'string' && field.enumLabels !== undefined && !field.enumLabels.includes(text)) {
+      return this.#issue('type-mismatch', `The value is not one of the values of field '${field.name}'.`, value.span, `One of: ${field.enumLabels.join(', ')}.`)
     }
+    if (!isValueText(field, text)) return mismatch()
+    return { kind: 'value', value: field.type === 'boolean' ? text === 'true' : text }
   }
 
   #compare (node: Extract<FilterNode, { kind: 'compare' }>): CheckedFilter | undefined {
