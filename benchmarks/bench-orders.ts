@@ -11,7 +11,7 @@ export const ORDER_FIELDS: Record<string, FieldConfig> = {
 }
 
 /**
- * `bench_orders` with `rows` rows owned by `owner`, the indexes the scenarios use (status and
+ * `bench_orders` (and an empty `bench_customers`) with `rows` rows owned by `owner`, the indexes the scenarios use (status and
  * placed_at for filter + sort, owner for the row filter), and fresh statistics.
  */
 export async function seedOrders (db: pg.Pool | pg.Client, rows: number, owner: string | null = null): Promise<void> {
@@ -24,4 +24,6 @@ export async function seedOrders (db: pg.Pool | pg.Client, rows: number, owner: 
   await db.query('CREATE INDEX bench_orders_status_placed ON bench_orders (status, placed_at DESC, id DESC)')
   await db.query('CREATE INDEX bench_orders_owner ON bench_orders (owner_id, id)')
   await db.query('ANALYZE bench_orders')
+  // Another resource, for hooks that hear of other writes than the ones measured.
+  await db.query('DROP TABLE IF EXISTS bench_customers; CREATE TABLE bench_customers (id bigserial PRIMARY KEY, name text NOT NULL)')
 }

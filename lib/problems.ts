@@ -68,6 +68,11 @@ export function problem (slug: ProblemSlug, detail: string, extras?: ProblemExtr
   return new Problem(slug, detail, extras, headers)
 }
 
+/** The 404 of a key that addresses no record the caller may see: the same words for reads and writes. */
+export function recordNotFound (resource: string): Problem {
+  return problem('not-found', `No ${resource} has this key.`)
+}
+
 export function isProblem (value: unknown): value is Problem {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PROBLEM_BRAND] === true
 }

@@ -1,4 +1,4 @@
-// Small text helpers shared by config errors and, later, filter hints.
+// Small text helpers shared by config errors, unknown-parameter messages and filter hints.
 
 /**
  * Edit distance with transpositions (optimal string alignment): `titel` → `title` is one edit, as

@@ -1,6 +1,10 @@
 // tablegate as the benchmark runs it: a real bearer token, a row filter (owner = caller), a field
-// hidden from the caller, and row permissions on.
+// hidden from the caller, row permissions on, and write hooks as the example shop has them: the
+// audit log on another resource, and a rule on order deletes. Writes no hook hears of (the
+// measured create and patch) keep their one-statement paths.
 import { createServer } from '../../lib/server.js'
+import { auditLog } from '../../lib/index.js'
+import shopRules from '../../examples/shop/rules.js'
 import { ORDER_FIELDS } from '../bench-orders.js'
 
 const app = await createServer({
@@ -18,7 +22,11 @@ const app = await createServer({
         fields: { cost: { read: ['admin'], write: ['admin'] } },
       },
     },
+    bench_customers: { fields: { id: { type: 'bigint', readOnly: true }, name: { type: 'string' } } },
+    // The example shop's rule hears of deletes of `orders`: here, of bench_orders.
+    orders: { table: 'bench_orders', version: 'version', fields: ORDER_FIELDS },
   },
+  plugins: [[auditLog, { resources: ['bench_customers'] }], shopRules],
 })
 await app.listen({ port: 0, host: '127.0.0.1' })
 const address = app.server.address()

@@ -2,7 +2,7 @@
 // values they carry may be of fields a caller cannot read — and tamper-proof. Each is bound to the
 // list it continues (resource, filter, order, show_deleted: plan/read.ts pageTokenBinding): a
 // token replayed with other parameters is refused.
-import { problem } from '../problems.js'
+import { invalidParameter } from './params.js'
 import { decrypt, encrypt } from '../crypto.js'
 import { BoundedCache } from '../cache.js'
 
@@ -10,10 +10,6 @@ export interface PageTokens {
   encode (binding: string, after: readonly (string | null)[]): string
   /** The order values a token carries, or a 400 invalid-parameter problem. */
   decode (binding: string, token: string): Array<string | null>
-}
-
-function invalid (detail: string): never {
-  throw problem('invalid-parameter', detail, { errors: [{ parameter: 'page_token', message: detail }] })
 }
 
 export function pageTokens (key: Buffer): PageTokens {
@@ -33,10 +29,10 @@ export function pageTokens (key: Buffer): PageTokens {
       try {
         body = JSON.parse(opened.getOrCreate(token, () => decrypt(key, `v1.${token}`))) as { s?: unknown, a?: unknown }
       } catch {
-        return invalid('page_token is not a token this server issued.')
+        return invalidParameter('page_token', 'page_token is not a token this server issued.')
       }
       if (body.s !== binding || !Array.isArray(body.a)) {
-        invalid('page_token belongs to a list with other parameters: send the same filter, order_by and show_deleted as the first page.')
+        invalidParameter('page_token', 'page_token belongs to a list with other parameters: send the same filter, order_by and show_deleted as the first page.')
       }
       return (body.a as unknown[]).map((v) => v === null ? null : String(v))
     },

@@ -7,7 +7,8 @@ import type { FieldModel, ResourceModel } from '../model/types.js'
 export const DEFAULT_PAGE_SIZE = 50
 export const MAX_PAGE_SIZE = 500
 
-function invalid (parameter: string, message: string): never {
+/** 400 invalid-parameter, naming the parameter in `errors`. */
+export function invalidParameter (parameter: string, message: string): never {
   throw problem('invalid-parameter', message, { errors: [{ parameter, message }] })
 }
 
@@ -16,7 +17,7 @@ export function checkKnownParameters (query: Readonly<Record<string, unknown>>, 
   for (const name of Object.keys(query)) {
     if (known.includes(name)) continue
     const suggestion = nearest(name, known)
-    invalid(name, `Unknown parameter '${name}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}. Known: ${known.join(', ')}.`)
+    invalidParameter(name, `Unknown parameter '${name}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}. Known: ${known.join(', ')}.`)
   }
 }
 
@@ -24,28 +25,28 @@ export function checkKnownParameters (query: Readonly<Record<string, unknown>>, 
 export function textParameter (parameter: string, value: unknown): string {
   if (value === undefined) return ''
   if (typeof value === 'string') return value
-  return invalid(parameter, `${parameter} must be text.`)
+  return invalidParameter(parameter, `${parameter} must be text.`)
 }
 
 /** `count`: only `exact`, which asks for `total_size`. */
 export function parseCount (value: unknown): boolean {
   if (value === undefined) return false
   if (value === 'exact') return true
-  return invalid('count', 'count takes one value: exact.')
+  return invalidParameter('count', 'count takes one value: exact.')
 }
 
 function single (parameter: string, value: unknown): string | undefined {
   if (value === undefined) return undefined
   if (typeof value === 'string') return value
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  return invalid(parameter, `${parameter} must be given once.`)
+  return invalidParameter(parameter, `${parameter} must be given once.`)
 }
 
 /** page_size: default 50; above 500 is coerced to 500 (AIP-158); zero, negative or not a number is 400. */
 export function parsePageSize (value: unknown): number {
   const text = single('page_size', value)
   if (text === undefined) return DEFAULT_PAGE_SIZE
-  if (!/^[0-9]+$/.test(text) || Number(text) < 1) invalid('page_size', 'page_size must be a whole number from 1 (larger than 500 counts as 500).')
+  if (!/^[0-9]+$/.test(text) || Number(text) < 1) invalidParameter('page_size', 'page_size must be a whole number from 1 (larger than 500 counts as 500).')
   return Math.min(Number(text), MAX_PAGE_SIZE)
 }
 
@@ -53,13 +54,13 @@ export function parseBoolean (parameter: string, value: unknown): boolean {
   const text = single(parameter, value)
   if (text === undefined || text === 'false') return false
   if (text === 'true') return true
-  return invalid(parameter, `${parameter} must be true or false.`)
+  return invalidParameter(parameter, `${parameter} must be true or false.`)
 }
 
 export function parseShowDeleted (model: ResourceModel, value: unknown): boolean {
   const show = parseBoolean('show_deleted', value)
   if (show && model.softDelete === undefined) {
-    invalid('show_deleted', `${model.name} has no soft delete: its deleted records are gone, so show_deleted=true does not apply.`)
+    invalidParameter('show_deleted', `${model.name} has no soft delete: its deleted records are gone, so show_deleted=true does not apply.`)
   }
   return show
 }
@@ -70,7 +71,7 @@ export function parseShowDeleted (model: ResourceModel, value: unknown): boolean
  */
 export function parseFieldMask (readable: readonly FieldModel[], value: unknown): readonly FieldModel[] {
   if (value === undefined) return readable
-  const names = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : invalid('fields', 'fields must be a comma separated list of field names.')
+  const names = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : invalidParameter('fields', 'fields must be a comma separated list of field names.')
   const byName = new Map(readable.map((f) => [f.name, f]))
   const wanted = new Set<string>()
   for (const raw of names) {
@@ -78,7 +79,7 @@ export function parseFieldMask (readable: readonly FieldModel[], value: unknown)
     if (name === '' || name === 'etag') continue
     if (!byName.has(name)) {
       const suggestion = nearest(name, byName.keys())
-      invalid('fields', `fields: '${name}' is not a field${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}.`)
+      invalidParameter('fields', `fields: '${name}' is not a field${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}.`)
     }
     wanted.add(name)
   }

@@ -2,7 +2,7 @@
 // list is one statement plus, at most once per filter per 30 s, the planner's estimate.
 // `total_size_estimate` is exact for free when the first page holds everything, and never a
 // count(*) unless count=exact asks for `total_size`.
-import { problem } from '../problems.js'
+import { problem, recordNotFound } from '../problems.js'
 import { isPgError } from '../db/pg-errors.js'
 import { rows, type Queryable } from '../db/query.js'
 import { compileCount, compileEstimate, compileGet, compileList } from '../sql/read.js'
@@ -66,7 +66,7 @@ export interface ReadRecord {
 
 export async function readOne (db: Queryable, plan: GetPlan, services: ReadServices): Promise<ReadRecord> {
   const [row] = await rows<Row>(db, compileGet(plan))
-  if (row === undefined) throw problem('not-found', `No ${plan.model.name} has this key.`)
+  if (row === undefined) throw recordNotFound(plan.model.name)
   const etag = services.etags.of(plan.model, plan.readable)(row)
   const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions)(row)
   return { etag, json: recordJson(plan.select, row, etag, permissions) }

@@ -2,7 +2,7 @@
 // tenant → body (prepareWrite, no database) → lock → record rule → If-Match → write → hooks
 // (commitWrite, on a transaction it is given, so a batch can run hundreds in one). Nothing here
 // commits or rolls back; the caller owns the transaction.
-import { problem } from '../problems.js'
+import { problem, recordNotFound } from '../problems.js'
 import { rows, type Queryable } from '../db/query.js'
 import type { TablegateContext } from '../context.js'
 import type { ResourceModel } from '../model/types.js'
@@ -55,7 +55,7 @@ export interface WriteOutcome {
 type StoredRow = Row & { __deleted: boolean }
 
 function notFound (model: ResourceModel): never {
-  throw problem('not-found', `No ${model.name} has this key.`)
+  throw recordNotFound(model.name)
 }
 
 function denied (detail: string): never {
