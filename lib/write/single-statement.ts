@@ -15,10 +15,14 @@ import type { Row } from '../serialize/record.js'
 import type { WritePlan } from '../plan/types.js'
 import { insertRecord, type WriteContext, type WriteOutcome } from './pipeline.js'
 
-/** The versions `If-Match` stands for ('*': any), or undefined when one of its ETags does not say. */
+/**
+ * The versions `If-Match` stands for ('*': any), or undefined when one of its ETags does not say
+ * (or it names none: only weak tags), which the locked pipeline then answers.
+ */
 function matchingVersions (plan: WritePlan, context: WriteContext): readonly string[] | '*' | undefined {
   const { ifMatch, model, key } = plan
   if (ifMatch === undefined || ifMatch === '*') return ifMatch
+  if (ifMatch.length === 0) return undefined
   const versions: string[] = []
   for (const etag of ifMatch) {
     const version = context.services.etags.versionOf(model, key!, etag)

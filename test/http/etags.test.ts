@@ -104,6 +104,8 @@ test('made-up ETags, even well-formed ones, are 412 problems, never a 500', asyn
   const etagOf = runtimeOf(first).services.etags.of(model, model.fieldList)
   for (const etag of [
     '"1.0000000000000000"', '"abc"', '""', '"1."', '".1"', '"99999999999999999999.0000000000000000"',
+    // Weak tags never match: an If-Match of only weak tags names no version at all.
+    'W/"1.0000000000000000"', 'W/"a", W/"b"',
     // A hash that matches its text, but the text is no integer version.
     etagOf({ id: created.body.id, version: 'x) OR (true' }),
     etagOf({ id: created.body.id, version: '2026-01-01T00:00:00.000000Z' }),
