@@ -1,8 +1,10 @@
 // The registry of write hooks and their runner. A hook subscribes to resources and operations,
 // so a resource no hook hears of keeps its one-statement writes. Registration errors carry a
-// `code`, as Fastify's do; run errors name the hook that failed and keep the original as `cause`,
-// and a Problem thrown by a hook (say a 409) reaches the caller as it is.
+// `code`, as Fastify's do; run errors name the hook that failed and keep the original as `cause`.
+// A Problem thrown by a hook (say a 409) reaches the caller as it is, and so does a database that
+// went away under the hook (a 503 or 504, not the hook's fault).
 import { isProblem } from '../lib/problems.js'
+import { isDatabaseUnavailable } from '../lib/db/pg-errors.js'
 import type { Queryable } from '../lib/db/query.js'
 import type { WriteEvent, WriteHook, WriteHookOptions, WriteOperation } from './types.js'
 
@@ -83,7 +85,7 @@ export class WriteHooks {
       try {
         await hook(event, tx)
       } catch (err) {
-        if (isProblem(err)) throw err
+        if (isProblem(err) || isDatabaseUnavailable(err)) throw err
         throw new WriteHookError(hook, err)
       }
     }

@@ -27,6 +27,8 @@ export interface ResolvedConfig {
   readonly signInPerMinute: number
   readonly roles: RoleSetup
   readonly statementTimeoutMs: number
+  readonly connectTimeoutMs: number
+  readonly poolSize: number
   readonly verifier: VerifierConfig | undefined
   readonly migrateOnStart: boolean
   /** Directory of application `.sql` migrations, applied by `migrate` and on start. */
@@ -104,6 +106,8 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     signInPerMinute: config.signInPerMinute ?? 5,
     roles,
     statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
+    connectTimeoutMs: config.connectTimeoutMs ?? 5_000,
+    poolSize: config.poolSize ?? 20,
     verifier: config.verifier,
     migrateOnStart: config.migrateOnStart ?? true,
     migrations: config.migrations === undefined ? undefined : resolvePath(config.migrations),

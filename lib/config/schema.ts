@@ -93,6 +93,10 @@ export const ConfigSchema = Type.Object({
   defaultAccess: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('deny')])),
   tenant: Type.Optional(Type.String()),
   statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** Connections of each application pool (writes, reads). */
+  poolSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  /** How long to wait for a database connection (a new one, or a free one of the pool). */
+  connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
   scanGuard: Type.Optional(Type.Object({
     mode: Type.Optional(Type.Union([Type.Literal('reject'), Type.Literal('warn'), Type.Literal('off')])),
     seqScanRows: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -24,7 +24,6 @@ export interface Databases {
 export interface ConnectOptions {
   /** Called with warnings worth a line in the log (a generated secret). */
   readonly warn?: (message: string) => void
-  readonly poolMax?: number
 }
 
 function embeddedSecret (dataDir: string, warn: (message: string) => void): string {
@@ -49,9 +48,9 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
   } else if (authSecret === undefined) {
     throw new ConfigError('AUTH_SECRET is required when DATABASE_URL is set (it signs cookies and encrypts the signing keys)')
   }
-  const timeout = { statementTimeoutMs: config.statementTimeoutMs }
-  const app = createPool(url, { max: options.poolMax, ...timeout, records: true })
-  const read = createPool(config.databaseReadUrl ?? url, { max: options.poolMax, ...timeout, records: true, readOnly: true, applicationName: 'tablegate-read' })
+  const timeout = { statementTimeoutMs: config.statementTimeoutMs, connectTimeoutMs: config.connectTimeoutMs }
+  const app = createPool(url, { max: config.poolSize, ...timeout, records: true })
+  const read = createPool(config.databaseReadUrl ?? url, { max: config.poolSize, ...timeout, records: true, readOnly: true, applicationName: 'tablegate-read' })
   // The auth store has pools of its own, with pg's default parsing (its timestamps are Dates).
   const admin = createPool(config.adminDatabaseUrl ?? url, { max: 5, applicationName: 'tablegate-auth', ...timeout })
   return {

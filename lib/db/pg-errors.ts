@@ -10,13 +10,30 @@ export function isPgError (err: unknown): err is PgLikeError & { code: string } 
   return typeof e === 'object' && e !== null && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && typeof e.severity === 'string'
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'])
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE'])
+// node-postgres reports a lost or unreachable server with plain Errors and no code: these are its
+// messages for a connection that could not be had in time, or ended under a statement.
+const CONNECTION_MESSAGES = new Set([
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+  'Connection terminated unexpectedly',
+  'Connection terminated',
+  'Query read timeout',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+])
+/** Seconds a caller should wait before trying again when the database is away. */
+const RETRY_AFTER_SECONDS = '1'
+
+function unavailable (detail: string): Problem {
+  return problem('service-unavailable', detail, {}, { 'retry-after': RETRY_AFTER_SECONDS })
+}
 
 /** The problem for a database error, or undefined when it is unexpected (a 500). */
 export function problemFromPgError (err: unknown): Problem | undefined {
   const code = (err as PgLikeError | null)?.code
-  if (typeof code === 'string' && CONNECTION_CODES.has(code)) {
-    return problem('service-unavailable', 'The database cannot be reached right now. Try again shortly.')
+  if ((typeof code === 'string' && CONNECTION_CODES.has(code)) || (err instanceof Error && CONNECTION_MESSAGES.has(err.message))) {
+    return unavailable('The database cannot be reached right now. Try again shortly.')
   }
   if (!isPgError(err)) return undefined
   switch (err.code) {
@@ -31,7 +48,13 @@ export function problemFromPgError (err: unknown): Problem | undefined {
   if (err.code.startsWith('22')) return problem('invalid-record', 'A value is out of range or has the wrong format.')
   // 08P01 is a protocol violation: our own bug, not the database being away.
   if ((err.code.startsWith('08') && err.code !== '08P01') || err.code.startsWith('53') || ['57P01', '57P02', '57P03'].includes(err.code)) {
-    return problem('service-unavailable', 'The database cannot serve the request right now. Try again shortly.')
+    return unavailable('The database cannot serve the request right now. Try again shortly.')
   }
   return undefined
+}
+
+/** The database is away or too slow (503, 504): not the fault of the code that met it. */
+export function isDatabaseUnavailable (err: unknown): boolean {
+  const status = problemFromPgError(err)?.status
+  return status === 503 || status === 504
 }

@@ -1,5 +1,7 @@
 // One transaction per unit of work. The pool's connections carry the statement timeout; a unit of
-// work that needs another one (a migration) sets its own for the transaction.
+// work that needs another one (a migration) sets its own for the transaction. A connection that
+// dies while checked out (the server killed, a backend terminated) fails the work in flight and
+// is discarded, never left to crash the process with an unhandled 'error' event.
 import type { Pool, PoolClient } from './pool.js'
 import { control, statementNamesOf, withStatementNames } from './query.js'
 
@@ -13,6 +15,11 @@ export type Tx = PoolClient
 
 export async function withTransaction<T> (pool: Pool, options: TxOptions, work: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await pool.connect()
+  // pg emits 'error' on a checked-out client whose connection ends; the statement in flight
+  // rejects on its own, so the listener only has to keep the client from going back to the pool.
+  let lost: Error | undefined
+  const onLost = (err: Error): void => { lost ??= err }
+  client.on('error', onLost)
   // The client prepares statements under its pool's names: they are the same connections.
   const names = statementNamesOf(pool)
   if (names !== undefined) withStatementNames(client, names)
@@ -26,13 +33,16 @@ export async function withTransaction<T> (pool: Pool, options: TxOptions, work: 
     await control(client, 'COMMIT')
     return result
   } catch (err) {
-    try {
-      await control(client, 'ROLLBACK')
-    } catch {
-      broken = true
+    if (lost === undefined) {
+      try {
+        await control(client, 'ROLLBACK')
+      } catch {
+        broken = true
+      }
     }
     throw err
   } finally {
-    client.release(broken)
+    client.removeListener('error', onLost)
+    client.release(lost ?? broken)
   }
 }

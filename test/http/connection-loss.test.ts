@@ -1,0 +1,59 @@
+// A database connection that dies under a write, or a pool with no connection free, is a 503
+// problem with Retry-After; the process lives on and the next request is served. (Before, a
+// backend terminated inside a write transaction ended the process with an unhandled 'error'.)
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { freshDatabase, runSql } from '../helpers/db.js'
+import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
+import { query, sql } from '../../lib/index.js'
+import { runtimeOf } from '../../lib/runtime.js'
+
+const databaseUrl = await freshDatabase()
+await runSql(databaseUrl, 'CREATE TABLE items (id serial PRIMARY KEY, title text NOT NULL)')
+const app = await buildApp({
+  databaseUrl,
+  poolSize: 2,
+  connectTimeoutMs: 300,
+  resources: { items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } } },
+})
+// Hooks stand in for a database that goes away mid-write, or a slow one: they run inside the write.
+app.tablegate.addWriteHook(async function misbehave (event, tx) {
+  const title = (event.after as { title: string }).title
+  if (title === 'terminate') await query(tx, sql`SELECT pg_terminate_backend(pg_backend_pid())`)
+  if (title === 'slow') await query(tx, sql`SELECT pg_sleep(1)`)
+}, { resources: ['items'], operations: ['create'] })
+await createUser(app, 'admin@example.com')
+const call = caller(app, await bearer(app, 'admin@example.com'))
+
+async function count (): Promise<number> {
+  const { rows } = await runtimeOf(app).db.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM items')
+  return rows[0]!.n
+}
+
+test('a backend terminated inside a write transaction is a 503 with Retry-After; nothing is written, the next write works', async () => {
+  const before = await count()
+  const lost = await call('POST', '/api/v1/items', { payload: { title: 'terminate' } })
+  assert.equal(lost.status, 503)
+  assert.equal(lost.headers['content-type'], 'application/problem+json; charset=utf-8')
+  assert.equal(lost.body.type, 'urn:service:problem:service-unavailable')
+  assert.equal(lost.headers['retry-after'], '1')
+  // Give pg's 'error' event its turn: without a listener it would end the process here.
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  assert.equal(await count(), before)
+  for (let i = 0; i < 3; i++) assert.equal((await call('POST', '/api/v1/items', { payload: { title: `after ${i}` } })).status, 201)
+  assert.equal(await count(), before + 3)
+})
+
+test('with every connection busy, a request waits at most connectTimeoutMs, then gets 503 with Retry-After', async () => {
+  const slow = [call('POST', '/api/v1/items', { payload: { title: 'slow' } }), call('POST', '/api/v1/items', { payload: { title: 'slow' } })]
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  const started = Date.now()
+  const waited = await call('POST', '/api/v1/items', { payload: { title: 'no room' } })
+  const elapsed = Date.now() - started
+  assert.equal(waited.status, 503)
+  assert.equal(waited.body.type, 'urn:service:problem:service-unavailable')
+  assert.equal(waited.headers['retry-after'], '1')
+  assert.ok(elapsed >= 250 && elapsed < 900, `waited ${elapsed} ms`)
+  assert.deepEqual((await Promise.all(slow)).map((r) => r.status), [201, 201])
+  assert.equal((await call('POST', '/api/v1/items', { payload: { title: 'room again' } })).status, 201)
+})
