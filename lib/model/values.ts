@@ -27,6 +27,26 @@ export const INT4_MAX = 2147483647
 export const MAX_DECIMAL_TEXT = 100
 const MAX_EXPONENT = 1000
 
+/**
+ * Arrays and objects inside a json value, counted from its top: far below what JSON.stringify's
+ * recursion and PostgreSQL's jsonb parser (its stack depth limit) can take.
+ */
+export const MAX_JSON_DEPTH = 100
+
+/** Whether a JSON value nests no deeper than `MAX_JSON_DEPTH`, walked without recursion. */
+function shallowJson (value: unknown): boolean {
+  let level: unknown[] = [value]
+  for (let depth = 0; level.length > 0; depth++) {
+    const next: unknown[] = []
+    for (const item of level) {
+      if (item !== null && typeof item === 'object') next.push(...(Array.isArray(item) ? item : Object.values(item)))
+    }
+    if (next.length > 0 && depth >= MAX_JSON_DEPTH) return false
+    level = next
+  }
+  return true
+}
+
 /** What a valid value is, in fixed words: refusals say what is expected, never what was sent. */
 export const VALUE_EXPECTED: Readonly<Record<FieldType, string>> = {
   string: 'text',
@@ -38,7 +58,7 @@ export const VALUE_EXPECTED: Readonly<Record<FieldType, string>> = {
   date: 'a date YYYY-MM-DD from 0001-01-01 to 9999-12-31',
   timestamp: 'an ISO 8601 timestamp such as 2026-01-31T12:00:00Z, from year 0001 to 9999 in UTC',
   uuid: 'a UUID',
-  json: 'JSON',
+  json: `JSON nested at most ${MAX_JSON_DEPTH} levels deep`,
 }
 
 const INTEGER = new RegExp(VALUE_PATTERNS.integer)
@@ -146,7 +166,7 @@ const NUMBER_TYPES: ReadonlySet<FieldType> = new Set(['integer', 'bigint', 'numb
  * only while it is a safe integer: past that, JSON parsing has already rounded it.
  */
 export function isValueJson (field: ValueField, value: unknown): boolean {
-  if (field.type === 'json') return true
+  if (field.type === 'json') return shallowJson(value)
   switch (typeof value) {
     case 'string': return STRING_TYPES.has(field.type) && isValueText(field, value)
     case 'number':
