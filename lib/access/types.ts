@@ -1,29 +1,12 @@
-// Access values: rules as configured, and the AccessPlan one resolution turns them into.
+// Access values: rules as configured (lib/config/rules.ts), and the AccessPlan one resolution
+// turns them into.
 import type { FieldModel, ResourceModel } from '../model/types.js'
 import type { CheckedFilter, QueryModel } from '../query/filter/checked.js'
-import type { CallerUser } from '../principal.js'
+import type { Operation, RuleContext, FilterSpec, RecordCheck, RuleOutcome, Rule, FieldRule } from '../config/rules.js'
 
-export type Operation = 'read' | 'create' | 'update' | 'delete' | 'undelete'
+export type { Operation, RuleContext, FilterSpec, RecordCheck, RuleOutcome, Rule, FieldRule }
+
 export const OPERATIONS: readonly Operation[] = ['read', 'create', 'update', 'delete', 'undelete']
-
-/** What rules see of the caller. */
-export interface RuleContext {
-  readonly user: CallerUser
-  readonly tenant: string | undefined
-  readonly resource: string
-  readonly operation: Operation
-}
-
-/** An equality map (`{ owner_id: ctx.user.id }`, values bound as parameters) or AIP-160 text. */
-export type FilterSpec = Readonly<Record<string, unknown>> | string
-
-export type RecordCheck = (record: Readonly<Record<string, unknown>>, ctx: RuleContext) => boolean | { filter: FilterSpec } | Promise<boolean | { filter: FilterSpec }>
-
-export type RuleOutcome = boolean | { readonly filter: FilterSpec } | { readonly check: RecordCheck }
-
-export type Rule = boolean | readonly string[] | ((ctx: RuleContext) => RuleOutcome) | { readonly filter: FilterSpec } | { readonly check: RecordCheck }
-
-export type FieldRule = boolean | readonly string[] | ((ctx: RuleContext) => boolean)
 
 /** One operation for one caller: denied, or allowed for rows matching `rows` and records passing `check`. */
 export type OperationAccess =

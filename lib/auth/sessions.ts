@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { sql } from '../sql/sql.js'
 import { query, rows, type Queryable } from '../db/query.js'
 import type { AuthTables } from './store/migrate.js'
-import type { UserRow } from './users.js'
+import type { UserRow } from './store/migrate.js'
 
 export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60
 

@@ -6,7 +6,7 @@ import { sql } from '../sql/sql.js'
 import { query, rows, type Queryable } from '../db/query.js'
 import type { Pool } from '../db/pool.js'
 import { withTransaction } from '../db/transaction.js'
-import { authTables, lockAuthStore, migrateAuthStore, type AuthTables } from './store/migrate.js'
+import { authTables, lockAuthStore, migrateAuthStore, type AuthTables, type UserRow } from './store/migrate.js'
 import { ADMIN_ROLE, RoleError, formatRoles, noRoleGiven, parseRoles, rolesForNewUser, rolesOf, type RoleSetup } from '../config/roles.js'
 import { hashPassword, passwordProblem } from './passwords.js'
 import { endSessions } from './sessions.js'
@@ -15,16 +15,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, MAX_MINTED_TTL_SECONDS, issueAccessToken, typ
 import type { ResolvedConfig } from '../config/resolve.js'
 import type { Databases } from '../db/connect.js'
 
-export interface UserRow {
-  id: string
-  email: string
-  name: string
-  role: string
-  banned: boolean
-  email_verified: boolean
-  created_at: Date
-  updated_at: Date
-}
+export type { UserRow }
 
 export interface UserSummary {
   id: string

@@ -1,7 +1,7 @@
 // The types of the functions a config holds besides access rules (those are in access/types.ts).
 // TypeBox checks only that each is a function; these give them their signatures.
 import type { FastifyPluginAsync, FastifyPluginCallback, FastifyPluginOptions, FastifyRequest } from 'fastify'
-import type { Operation, RuleContext } from '../access/types.js'
+import type { Operation, RuleContext } from './rules.js'
 
 /** What a resource's `validate` sees of the write: the caller as rules see them, and the operation. */
 export interface ValidateContext {

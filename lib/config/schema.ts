@@ -1,7 +1,7 @@
 // The configuration schema: one TypeBox source for the `Config` type and the startup check.
 // Functions (rules, validate, onUnhandledError) are checked as functions; `.json` configs omit them.
 import { Type, type Static } from '@sinclair/typebox'
-import type { FieldRule, Rule } from '../access/types.js'
+import type { FieldRule, Rule } from './rules.js'
 import type { PluginEntry, RecordValidator, UnhandledErrorHandler } from './functions.js'
 
 // TypeBox can check that a value is a function but not its signature: each schema holding one is

@@ -7,6 +7,18 @@ import { query, type Queryable } from '../../db/query.js'
 import type { Pool } from '../../db/pool.js'
 import { withTransaction } from '../../db/transaction.js'
 
+/** A row of the user table. */
+export interface UserRow {
+  id: string
+  email: string
+  name: string
+  role: string
+  banned: boolean
+  email_verified: boolean
+  created_at: Date
+  updated_at: Date
+}
+
 export interface AuthTables {
   readonly schema: string | undefined
   readonly user: Sql

@@ -1,0 +1,24 @@
+// Access rules as a config writes them, and what they see of the caller: the types users give
+// `defineConfig`. Access resolution (lib/access) turns them into AccessPlans.
+import type { CallerUser } from '../principal.js'
+
+export type Operation = 'read' | 'create' | 'update' | 'delete' | 'undelete'
+
+/** What rules see of the caller. */
+export interface RuleContext {
+  readonly user: CallerUser
+  readonly tenant: string | undefined
+  readonly resource: string
+  readonly operation: Operation
+}
+
+/** An equality map (`{ owner_id: ctx.user.id }`, values bound as parameters) or AIP-160 text. */
+export type FilterSpec = Readonly<Record<string, unknown>> | string
+
+export type RecordCheck = (record: Readonly<Record<string, unknown>>, ctx: RuleContext) => boolean | { filter: FilterSpec } | Promise<boolean | { filter: FilterSpec }>
+
+export type RuleOutcome = boolean | { readonly filter: FilterSpec } | { readonly check: RecordCheck }
+
+export type Rule = boolean | readonly string[] | ((ctx: RuleContext) => RuleOutcome) | { readonly filter: FilterSpec } | { readonly check: RecordCheck }
+
+export type FieldRule = boolean | readonly string[] | ((ctx: RuleContext) => boolean)
