@@ -57,3 +57,34 @@ test('with every connection busy, a request waits at most connectTimeoutMs, then
   assert.deepEqual((await Promise.all(slow)).map((r) => r.status), [201, 201])
   assert.equal((await call('POST', '/api/v1/items', { payload: { title: 'room again' } })).status, 201)
 })
+
+test('a backend that stops answering is given up within the statement timeout and as much again: 503, then service resumes', { timeout: 10_000 }, async () => {
+  const frozenApp = await buildApp({
+    databaseUrl,
+    poolSize: 1,
+    statementTimeoutMs: 300,
+    resources: { items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } } },
+  })
+  const frozenCall = caller(frozenApp, await bearer(app, 'admin@example.com'))
+  assert.equal((await frozenCall('POST', '/api/v1/items', { payload: { title: 'warm' } })).status, 201)
+  // The write pool's one backend: stopped, it holds its connection open and never answers.
+  const { rows } = await runtimeOf(app).db.admin.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tablegate' AND pid <> pg_backend_pid()")
+  const mine = [] as number[]
+  for (const { pid } of rows) {
+    mine.push(pid)
+    process.kill(pid, 'SIGSTOP')
+  }
+  try {
+    const started = Date.now()
+    const answer = await frozenCall('POST', '/api/v1/items', { payload: { title: 'into the void' } })
+    const elapsed = Date.now() - started
+    assert.equal(answer.status, 503)
+    assert.equal(answer.body.type, 'urn:service:problem:service-unavailable')
+    assert.equal(answer.headers['retry-after'], '1')
+    assert.ok(elapsed >= 550 && elapsed < 2000, `answered after ${elapsed} ms`)
+  } finally {
+    for (const pid of mine) process.kill(pid, 'SIGCONT')
+  }
+  assert.equal((await frozenCall('POST', '/api/v1/items', { payload: { title: 'back' } })).status, 201)
+})
