@@ -9,6 +9,7 @@ import { benchDatabase } from './database.js'
 import { createServer } from '../lib/server.js'
 import { hashPassword, verifyPassword } from '../lib/auth/passwords.js'
 import { createVerifier } from '../lib/auth/verifier.js'
+import type { Revocation } from '../lib/auth/revocations.js'
 
 const PASSWORD = 'correct-horse-battery'
 
@@ -58,6 +59,13 @@ try {
   console.log(row('  floor: bare argon2id verify', await measure(60, async () => await verifyPassword(hash, PASSWORD)), 'ms'))
   const uncached = createVerifier({ loadKeys: users.keys.publicJwks, issuer: app.tablegate.config.publicUrl, audience: app.tablegate.config.publicUrl, algorithms: ['EdDSA'], verifiedTokens: 0 })
   console.log(row('token verification, repeated token (cache hit)', await measure(5000, async () => await verifier.verify(token)), 'µs'))
+  // Bans, deletions and role changes of 10,000 other users; then one for this token's user.
+  const revoked = new Map<string, Revocation>(Array.from({ length: 10_000 }, (_, i) => [`user-${i}`, { endedBefore: Date.now(), rolesSince: undefined, roles: [] }]))
+  const withRevocations = createVerifier({ loadKeys: users.keys.publicJwks, issuer: app.tablegate.config.publicUrl, audience: app.tablegate.config.publicUrl, algorithms: ['EdDSA'], revocations: { lookup: (id) => revoked.get(id) } })
+  console.log(row('  cache hit, 10,000 revocations of others', await measure(5000, async () => await withRevocations.verify(token)), 'µs'))
+  const sub = JSON.parse(Buffer.from(payload, 'base64url').toString()).sub as string
+  revoked.set(sub, { endedBefore: undefined, rolesSince: Date.now() + 60_000, roles: ['user'] })
+  console.log(row('  cache hit, its user\'s roles changed since', await measure(5000, async () => await withRevocations.verify(token)), 'µs'))
   console.log(row('token verification, cache off (first sight)', await measure(5000, async () => await uncached.verify(token)), 'µs'))
   console.log(row('  floor: bare jose jwtVerify', await measure(5000, async () => await jwtVerify(token, joseKey, { algorithms: ['EdDSA'] })), 'µs'))
   console.log(row('  floor: bare node:crypto Ed25519 verify', await measure(5000, () => cryptoVerify(null, signingInput, nodeKey, sig)), 'µs'))

@@ -8,6 +8,7 @@ import { applyMigrations } from './db/migrations.js'
 import { ensureTrigram } from './db/extensions.js'
 import { userStoreOf } from './auth/users.js'
 import { createVerifier } from './auth/verifier.js'
+import { revocationList } from './auth/revocations.js'
 import { buildModels } from './model/build.js'
 import { introspectModels } from './model/introspect.js'
 import { Selections } from './model/selection.js'
@@ -57,9 +58,12 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
     if (users !== undefined) await users.keys.current()
     const models = await introspectModels(db.app, declared)
     const trigram = await ensureTrigram(db.app, false, warn)
+    const revocations = users === undefined ? undefined : revocationList(users.pool, users.tables)
+    await revocations?.refresh()
     const verifier = users !== undefined
-      ? createVerifier({ loadKeys: users.keys.publicJwks, issuer: config.publicUrl, audience: config.publicUrl, algorithms: ['EdDSA'], tenant: config.tenant })
+      ? createVerifier({ loadKeys: users.keys.publicJwks, issuer: config.publicUrl, audience: config.publicUrl, algorithms: ['EdDSA'], tenant: config.tenant, revocations })
       : createVerifier({ ...config.verifier, tenant: config.verifier?.tenant ?? config.tenant })
+    revocations?.start(config.revocationPollMs)
     const services = appServices(config, db.authSecret)
     return {
       config,
@@ -73,6 +77,10 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       listGuards: [],
       metaVersion: createMetaVersion({ resources: config.resources, roles: config.roles.list, views: config.config.views, pages: config.config.pages, userMenu: config.config.userMenu }),
       services,
+      close: async () => {
+        revocations?.stop()
+        await db.close()
+      },
     }
   } catch (err) {
     await db.close()

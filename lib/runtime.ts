@@ -31,6 +31,8 @@ export interface Runtime {
   /** `X-Meta-Version` for a role set. */
   readonly metaVersion: (roles: readonly string[]) => string
   readonly services: AppServices
+  /** Stops the app's timers and closes its pools (and the embedded database it started). */
+  close (): Promise<void>
 }
 
 // A registered symbol: a plugin loaded through another module instance of tablegate (a

@@ -10,6 +10,7 @@ import { authTables, lockAuthStore, migrateAuthStore, type AuthTables, type User
 import { ADMIN_ROLE, RoleError, formatRoles, noRoleGiven, parseRoles, rolesForNewUser, rolesOf, type RoleSetup } from '../config/roles.js'
 import { hashPassword, passwordProblem } from './passwords.js'
 import { endSessions } from './sessions.js'
+import { endTokens, limitTokenRoles } from './revocations.js'
 import { signingKeys, type SigningKeys } from './keys.js'
 import { ACCESS_TOKEN_TTL_SECONDS, MAX_MINTED_TTL_SECONDS, issueAccessToken, type IssuedToken } from './tokens.js'
 import type { ResolvedConfig } from '../config/resolve.js'
@@ -169,6 +170,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
       if (!next.includes(ADMIN_ROLE)) await guardLastAdmin(db, user, 'remove the admin role from')
       const [updated] = await rows<UserRow>(db, sql`UPDATE ${tables.user} SET role = ${formatRoles(next)}, updated_at = now()
         WHERE id = ${user.id} RETURNING *`)
+      await limitTokenRoles(db, tables, user.id, updated!.role)
       return updated!
     }),
 
@@ -177,6 +179,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
       if (banned) {
         await guardLastAdmin(db, user, 'ban')
         await endSessions(db, tables, user.id)
+        await endTokens(db, tables, user.id)
       }
       const [updated] = await rows<UserRow>(db, sql`UPDATE ${tables.user} SET banned = ${banned}, updated_at = now()
         WHERE id = ${user.id} RETURNING *`)
@@ -188,6 +191,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
         const user = await byEmail(db, email)
         await guardLastAdmin(db, user, 'delete')
         await query(db, sql`DELETE FROM ${tables.user} WHERE id = ${user.id}`)
+        await endTokens(db, tables, user.id)
       })
     },
 

@@ -7,6 +7,7 @@ import { createKeySet, KeySetUnavailableError, type KeySet, type KeySetOptions }
 import { rolesOf } from '../config/roles.js'
 import { BoundedCache } from '../cache.js'
 import type { Principal } from '../principal.js'
+import type { Revocation, Revocations } from './revocations.js'
 
 export type { Principal }
 
@@ -27,12 +28,18 @@ export interface VerifierOptions {
   readonly now?: (() => number) | undefined
   /** How many verified tokens to remember (default 10,000; 0 turns the cache off). */
   readonly verifiedTokens?: number | undefined
+  /** Bans, deletions and role changes since tokens were issued (the built-in auth server's). */
+  readonly revocations?: Revocations | undefined
 }
 
 interface Verified {
   readonly principal: Principal
   readonly expiresAt: number
+  /** `iat` in milliseconds; 0 when the token has none, so every revocation applies to it. */
+  readonly issuedAt: number
   readonly kid: string | undefined
+  /** The principal as a role change limits it, made once per change. */
+  limited?: { readonly by: Revocation, readonly principal: Principal }
 }
 
 
@@ -77,11 +84,26 @@ export function createVerifier (options: VerifierOptions): Verifier {
   // never match. An entry lives until the token's exp and while its signing key is in the set.
   const verified = new BoundedCache<Verified>(options.verifiedTokens ?? 10_000)
   const remember = options.verifiedTokens !== 0
+  const { revocations } = options
+
+  // A token issued before its user was banned or deleted is void; one issued before a role
+  // change holds no role the user has lost.
+  const current = (entry: Verified): Principal => {
+    const revoked = revocations?.lookup(entry.principal.user.id)
+    if (revoked === undefined) return entry.principal
+    if (revoked.endedBefore !== undefined && entry.issuedAt < revoked.endedBefore) throw unauthenticated('The access token was revoked.', 'invalid_token')
+    if (revoked.rolesSince === undefined || entry.issuedAt >= revoked.rolesSince) return entry.principal
+    if (entry.limited?.by !== revoked) {
+      const { user, tenant } = entry.principal
+      entry.limited = { by: revoked, principal: { user: { id: user.id, roles: user.roles.filter((r) => revoked.roles.includes(r)) }, tenant } }
+    }
+    return entry.limited.principal
+  }
 
   const verify = async (token: string): Promise<Principal> => {
     const hit = remember ? verified.get(token) : undefined
     if (hit !== undefined) {
-      if (now() < hit.expiresAt && await keySet.holds(hit.kid)) return hit.principal
+      if (now() < hit.expiresAt && await keySet.holds(hit.kid)) return current(hit)
       verified.delete(token)
     }
     let payload: JWTPayload
@@ -112,8 +134,9 @@ export function createVerifier (options: VerifierOptions): Verifier {
       user: { id: payload.sub, roles: rolesFrom(payload[rolesClaim]) },
       tenant: options.tenant ?? (typeof claimedTenant === 'string' && claimedTenant !== '' ? claimedTenant : undefined),
     }
-    if (remember) verified.set(token, { principal, expiresAt: (payload.exp as number) * 1000, kid })
-    return principal
+    const entry: Verified = { principal, expiresAt: (payload.exp as number) * 1000, issuedAt: typeof payload.iat === 'number' ? payload.iat * 1000 : 0, kid }
+    if (remember) verified.set(token, entry)
+    return current(entry)
   }
 
   return {

@@ -29,6 +29,7 @@ export interface ResolvedConfig {
   readonly statementTimeoutMs: number
   readonly connectTimeoutMs: number
   readonly poolSize: number
+  readonly revocationPollMs: number
   readonly verifier: VerifierConfig | undefined
   readonly migrateOnStart: boolean
   /** Directory of application `.sql` migrations, applied by `migrate` and on start. */
@@ -108,6 +109,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
     connectTimeoutMs: config.connectTimeoutMs ?? 5_000,
     poolSize: config.poolSize ?? 20,
+    revocationPollMs: config.revocationPollMs ?? 5_000,
     verifier: config.verifier,
     migrateOnStart: config.migrateOnStart ?? true,
     migrations: config.migrations === undefined ? undefined : resolvePath(config.migrations),

@@ -24,7 +24,7 @@ function noAccess (): never {
 
 async function tablegate (app: FastifyInstance, options: Config): Promise<void> {
   const runtime = await openTablegate(options, (message) => { app.log.warn(message) })
-  app.addHook('onClose', async () => { await runtime.db.close() })
+  app.addHook('onClose', async () => { await runtime.close() })
   app.decorate(kRuntime as unknown as string, runtime)
   app.decorate('tablegate', decoratorOf(runtime))
   app.decorateRequest('ctx', null as never)

@@ -253,6 +253,7 @@ test('with authSchema the auth tables live in that schema', async () => {
     { table_schema: 'auth', table_name: 'auth_account' },
     { table_schema: 'auth', table_name: 'auth_key' },
     { table_schema: 'auth', table_name: 'auth_rate_limit' },
+    { table_schema: 'auth', table_name: 'auth_revocation' },
     { table_schema: 'auth', table_name: 'auth_session' },
     { table_schema: 'auth', table_name: 'auth_user' },
   ])

@@ -27,6 +27,8 @@ export interface AuthTables {
   readonly key: Sql
   /** The sign-in limiter's counters, shared by every process on the database. */
   readonly rateLimit: Sql
+  /** Per user, which tokens issued before a ban, a deletion or a role change no longer count. */
+  readonly revocation: Sql
 }
 
 export function authTables (schema: string | undefined): AuthTables {
@@ -37,6 +39,7 @@ export function authTables (schema: string | undefined): AuthTables {
     session: sql.ident(schema, 'auth_session'),
     key: sql.ident(schema, 'auth_key'),
     rateLimit: sql.ident(schema, 'auth_rate_limit'),
+    revocation: sql.ident(schema, 'auth_revocation'),
   }
 }
 
@@ -91,5 +94,14 @@ export async function migrateAuthStore (pool: Pool, tables: AuthTables): Promise
       hits integer NOT NULL,
       window_ends timestamptz NOT NULL
     )`)
+    // No foreign key: a deleted user's row must outlive the user, as long as their tokens could.
+    await query(tx, sql`CREATE TABLE IF NOT EXISTS ${tables.revocation} (
+      user_id text PRIMARY KEY,
+      ended_before timestamptz,
+      roles_since timestamptz,
+      roles text,
+      changed_at timestamptz NOT NULL
+    )`)
+    await query(tx, sql`CREATE INDEX IF NOT EXISTS auth_revocation_changed_at_idx ON ${tables.revocation} (changed_at)`)
   })
 }

@@ -1,0 +1,81 @@
+// Tokens outlive nothing that ends a user: a ban or a deletion ends every token issued before it,
+// and a role change limits every token issued before it to the new roles. The user store writes
+// one row per user in the change's own transaction; every process reads new rows on a short
+// interval (default 5 s, under the 10 s the spec allows) and the verifier consults them from
+// memory, so a request pays a Map lookup, not a query.
+import { sql } from '../sql/sql.js'
+import { query, rows, type Queryable } from '../db/query.js'
+import { rolesOf } from '../config/roles.js'
+import type { AuthTables } from './store/migrate.js'
+import { MAX_MINTED_TTL_SECONDS } from './tokens.js'
+
+/** What limits a user's tokens: all issued before `endedBefore` are void, those before `rolesSince` hold at most `roles`. */
+export interface Revocation {
+  readonly endedBefore: number | undefined
+  readonly rolesSince: number | undefined
+  readonly roles: readonly string[]
+}
+
+export interface Revocations {
+  lookup (userId: string): Revocation | undefined
+}
+
+/** Ends the user's tokens issued until now (a ban, a deletion). */
+export async function endTokens (db: Queryable, tables: AuthTables, userId: string): Promise<void> {
+  await query(db, sql`INSERT INTO ${tables.revocation} (user_id, ended_before, changed_at) VALUES (${userId}, clock_timestamp(), clock_timestamp())
+    ON CONFLICT (user_id) DO UPDATE SET ended_before = excluded.ended_before, changed_at = excluded.changed_at`)
+}
+
+/** Limits the user's tokens issued until now to `roles` (the user's new role column). */
+export async function limitTokenRoles (db: Queryable, tables: AuthTables, userId: string, roles: string): Promise<void> {
+  await query(db, sql`INSERT INTO ${tables.revocation} (user_id, roles_since, roles, changed_at) VALUES (${userId}, clock_timestamp(), ${roles}, clock_timestamp())
+    ON CONFLICT (user_id) DO UPDATE SET roles_since = excluded.roles_since, roles = excluded.roles, changed_at = excluded.changed_at`)
+}
+
+interface RevocationRow {
+  user_id: string
+  ended_before: Date | null
+  roles_since: Date | null
+  roles: string | null
+}
+
+export interface RevocationList extends Revocations {
+  /** Reads the rows changed since the last read; the first read takes all that can still matter. */
+  refresh (): Promise<void>
+  /** Refreshes every `intervalMs` until stopped; a failed read keeps what it had and tries again. */
+  start (intervalMs: number): void
+  stop (): void
+}
+
+// A row older than the longest-lived token limits nothing any more.
+const RELEVANT_MS = (MAX_MINTED_TTL_SECONDS + 3600) * 1000
+// A change commits a little after its changed_at: each read looks back this far, so a row that
+// committed late is read on a later round, never skipped (re-reading a row changes nothing).
+const LOOK_BACK_MS = 60_000
+
+export function revocationList (db: Queryable, tables: AuthTables): RevocationList {
+  const byUser = new Map<string, Revocation>()
+  let lookBack = RELEVANT_MS
+  let timer: NodeJS.Timeout | undefined
+  const refresh = async (): Promise<void> => {
+    const changed = await rows<RevocationRow>(db, sql`SELECT * FROM ${tables.revocation}
+      WHERE changed_at > now() - ${`${lookBack} milliseconds`}::interval`)
+    for (const row of changed) {
+      byUser.set(row.user_id, {
+        endedBefore: row.ended_before?.getTime(),
+        rolesSince: row.roles_since?.getTime(),
+        roles: rolesOf(row.roles ?? ''),
+      })
+    }
+    lookBack = LOOK_BACK_MS
+  }
+  return {
+    lookup: (userId) => byUser.get(userId),
+    refresh,
+    start: (intervalMs) => {
+      timer = setInterval(() => { refresh().catch(() => {}) }, intervalMs)
+      timer.unref()
+    },
+    stop: () => { clearInterval(timer) },
+  }
+}
