@@ -1,6 +1,7 @@
 // Public library surface of tablegate.
 export { default as tablegate } from '../plugins/tablegate/index.js'
 export { createServer, type ServerOptions } from './server.js'
+export { serverOptions } from './http/server-options.js'
 export { defineConfig } from './config/define-config.js'
 export type { Config, ResourceConfig, FieldConfig, VerifierConfig } from './config/schema.js'
 export { createVerifier, type Verifier, type VerifierOptions } from './auth/verifier.js'

@@ -3,6 +3,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import tablegate from '../plugins/tablegate/index.js'
 import type { Config } from './config/schema.js'
+import { serverOptions } from './http/server-options.js'
 
 export interface ServerOptions {
   /** Fastify logger option; default: off unless the config says otherwise. */
@@ -11,10 +12,9 @@ export interface ServerOptions {
 
 export async function createServer (config: Config = {}, options: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
+    ...serverOptions(),
     logger: options.logger ?? (config.logger as FastifyServerOptions['logger']) ?? false,
     trustProxy: false,
-    // Bodies: record writes and :search filters (200,000 characters) fit well inside 1 MiB.
-    bodyLimit: 1024 * 1024,
   })
   try {
     // Awaiting the registration surfaces startup errors here, yet leaves the app open for more plugins.

@@ -49,7 +49,7 @@ function shallowJson (value: unknown): boolean {
 
 /** What a valid value is, in fixed words: refusals say what is expected, never what was sent. */
 export const VALUE_EXPECTED: Readonly<Record<FieldType, string>> = {
-  string: 'text',
+  string: 'text without NUL characters or unpaired surrogates',
   integer: `a whole number from ${INT4_MIN} to ${INT4_MAX}`,
   bigint: 'a whole number from -9223372036854775808 to 9223372036854775807 (as a string beyond 9007199254740991)',
   number: 'a finite number the column can hold',
@@ -142,9 +142,13 @@ function validTimestamp (text: string): boolean {
  * True when PostgreSQL stores `text` as a value of the field's type, as a URL key part or a filter
  * literal gives it. A json field has no text form here: keys and comparisons never take one.
  */
+// PostgreSQL text holds no NUL, and a lone surrogate has no UTF-8 form (it would be stored as
+// U+FFFD): neither can be stored as sent.
+const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
 export function isValueText (field: ValueField, text: string): boolean {
   switch (field.type) {
-    case 'string': return true
+    case 'string': return !UNSTORABLE_TEXT.test(text)
     case 'integer': return inIntRange(text, INT4)
     case 'bigint': return inIntRange(text, INT8)
     case 'number': return validFloat(text, field.columnType)

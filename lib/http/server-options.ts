@@ -1,0 +1,65 @@
+// Fastify and Node server options under which the spec's limits are the ones callers meet, and
+// the refusals Node and Fastify make on their own (a header block too large, a URL that is not
+// valid percent-encoded UTF-8, an over-long path segment) are problem+json like every other error.
+// createServer uses them; an app that makes its own Fastify instance passes them to Fastify().
+import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Server } from 'node:http'
+import type { Socket } from 'node:net'
+import { PROBLEM_CONTENT_TYPE, problem, toProblemBody, type Problem, type ProblemSlug } from '../problems.js'
+
+/**
+ * Request headers, the request line included: a 10,000-character filter is 90 KB when every
+ * character is percent-encoded UTF-8 of three bytes, so the filter limit, not Node's 16 KB default,
+ * is what a long query meets.
+ */
+export const MAX_HEADER_BYTES = 128 * 1024
+/** Record bodies and :search filters (200,000 characters) fit well inside 1 MiB. */
+export const BODY_LIMIT_BYTES = 1024 * 1024
+/** A path segment: a record key, composite keys included, each part percent-encoded. */
+export const MAX_PATH_SEGMENT = 4096
+
+const CLIENT_ERRORS: Record<string, ProblemSlug> = {
+  HPE_HEADER_OVERFLOW: 'headers-too-large',
+  ERR_HTTP_REQUEST_TIMEOUT: 'request-timeout',
+}
+
+const CLIENT_ERROR_DETAILS: Partial<Record<ProblemSlug, string>> = {
+  'headers-too-large': `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes: send long filters in the body of POST /{resource}:search.`,
+  'request-timeout': 'The request did not arrive in time.',
+}
+
+function rawProblem (p: Problem, metaVersion: string | undefined): string {
+  // The request line could not be read, so there is no path to name as the instance.
+  const body = JSON.stringify(toProblemBody(p, '/'))
+  const meta = metaVersion === undefined ? '' : `X-Meta-Version: ${metaVersion}\r\n`
+  return `HTTP/1.1 ${p.status} ${p.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${meta}Connection: close\r\n\r\n${body}`
+}
+
+/** Node's parser refused the request before Fastify saw it: answer on the socket, as a problem. */
+function clientErrorHandler (this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const slug = CLIENT_ERRORS[err.code ?? ''] ?? 'malformed-request'
+  const p = problem(slug, CLIENT_ERROR_DETAILS[slug] ?? 'The request is not valid HTTP.')
+  if (socket.writable) socket.write(rawProblem(p, (this as Partial<FastifyInstance>).tablegate?.metaVersion([])))
+  socket.destroy(err)
+}
+
+/** Fastify's router refused the URL (bad percent-encoding, a segment over the limit). */
+function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const p = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? problem('uri-too-long', `A path segment is longer than ${MAX_PATH_SEGMENT} characters.`)
+    : problem('malformed-request', 'The URL is not valid percent-encoded UTF-8.')
+  // The URL cannot be trusted as text: the instance is the path up to the query, percent-encoded.
+  void reply.code(p.status).type(PROBLEM_CONTENT_TYPE).send(toProblemBody(p, encodeURI(request.raw.url?.split('?')[0] ?? '/')))
+}
+
+/** The options createServer gives Fastify; pass them to your own `Fastify()` to get the same. */
+export function serverOptions (): FastifyHttpOptions<Server> {
+  return {
+    bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    clientErrorHandler,
+    frameworkErrors,
+  }
+}

@@ -1,0 +1,99 @@
+// Hostile input over a real socket: every refusal is a 4xx problem+json with its exact slug, Node's
+// and Fastify's own refusals included, and the spec's limits are the ones a caller meets.
+import { test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { request } from 'node:http'
+import { freshDatabase, runSql } from '../helpers/db.js'
+import { buildApp, createUser, bearer } from '../helpers/app.js'
+
+const databaseUrl = await freshDatabase()
+await runSql(databaseUrl, 'CREATE TABLE items (id serial PRIMARY KEY, title text NOT NULL, data jsonb, amount numeric)')
+const app = await buildApp({
+  databaseUrl,
+  resources: { items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' }, data: { type: 'json' }, amount: { type: 'decimal' } } } },
+})
+await createUser(app, 'admin@example.com')
+const { authorization } = await bearer(app, 'admin@example.com')
+await app.listen({ port: 0, host: '127.0.0.1' })
+after(async () => { await app.close() })
+const port = (app.server.address() as { port: number }).port
+
+interface Answer { status: number, type: string | undefined, body: any }
+
+/** One request as written, byte for byte: no client library normalises the path. */
+async function send (method: string, path: string, options: { headers?: Record<string, string>, body?: string } = {}): Promise<Answer> {
+  return await new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { authorization, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers } }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8')
+        resolve({ status: res.statusCode!, type: res.headers['content-type'], body: text === '' ? undefined : JSON.parse(text) })
+      })
+    })
+    req.on('error', reject)
+    req.end(options.body)
+  })
+}
+
+function isProblem (answer: Answer, status: number, slug: string): void {
+  assert.equal(answer.status, status, JSON.stringify(answer.body))
+  assert.equal(answer.type, 'application/problem+json; charset=utf-8')
+  assert.equal(answer.body.type, `urn:service:problem:${slug}`)
+  assert.equal(answer.body.status, status)
+  assert.equal(typeof answer.body.detail, 'string')
+  assert.equal(typeof answer.body.instance, 'string')
+}
+
+test('headers over the limit are a 431 problem, not Node\'s bare answer', async () => {
+  isProblem(await send('GET', '/api/v1/items', { headers: { 'x-pad': 'a'.repeat(200 * 1024) } }), 431, 'headers-too-large')
+})
+
+test('a path that is not valid percent-encoded UTF-8 is a 400 problem', async () => {
+  isProblem(await send('GET', '/api/v1/items/%C3%28'), 400, 'malformed-request')
+})
+
+test('a path segment over 4,096 characters is a 414 problem', async () => {
+  isProblem(await send('GET', `/api/v1/items/${'1'.repeat(5000)}`), 414, 'uri-too-long')
+})
+
+test('a 10,000-character filter that needs percent-encoding reaches the filter; 10,001 is too long', async () => {
+  // Every 'é' is six bytes percent-encoded: 60 KB of query string.
+  const filter = `title = "${'é'.repeat(9988)}"`.padEnd(10_000, ' ')
+  assert.equal(filter.length, 10_000)
+  const encoded = encodeURIComponent(filter)
+  assert.ok(encoded.length > 16 * 1024, 'longer than Node\'s default header limit')
+  const answer = await send('GET', `/api/v1/items?filter=${encoded}`)
+  assert.equal(answer.status, 200, JSON.stringify(answer.body))
+  const tooLong = await send('GET', `/api/v1/items?filter=${encodeURIComponent(filter + ' ')}`)
+  isProblem(tooLong, 400, 'invalid-filter')
+  assert.equal(tooLong.body.errors[0].code, 'too-long')
+})
+
+test('a json value nested 6,000 levels deep is a 400 invalid-record', async () => {
+  const deep = '['.repeat(6000) + ']'.repeat(6000)
+  const answer = await send('POST', '/api/v1/items', { body: `{"title":"deep","data":${deep}}` })
+  isProblem(answer, 400, 'invalid-record')
+  assert.equal(answer.body.errors[0].field, 'data')
+})
+
+test('a decimal of 30 bytes that would store 131,072 digits is a 400 invalid-record', async () => {
+  isProblem(await send('POST', '/api/v1/items', { body: '{"title":"big","amount":"1e131071"}' }), 400, 'invalid-record')
+})
+
+test('NUL characters and lone surrogates in text cannot be stored as sent: 400 invalid-record', async () => {
+  for (const title of ['a\\u0000b', '\\ud800', 'x\\udc00y']) {
+    const answer = await send('POST', '/api/v1/items', { body: `{"title":"${title}"}` })
+    isProblem(answer, 400, 'invalid-record')
+    assert.equal(answer.body.errors[0].field, 'title')
+  }
+})
+
+test('prototype keys in a body are refused as malformed JSON', async () => {
+  isProblem(await send('POST', '/api/v1/items', { body: '{"title":"p","__proto__":{"x":1}}' }), 400, 'malformed-json')
+  isProblem(await send('POST', '/api/v1/items', { body: '{"title":"c","constructor":{"prototype":{"x":1}}}' }), 400, 'malformed-json')
+})
+
+test('numbers too large for their field are 400 invalid-record, never stored rounded', async () => {
+  isProblem(await send('POST', '/api/v1/items', { body: '{"title":"n","amount":1e400}' }), 400, 'invalid-record')
+})
