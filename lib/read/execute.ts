@@ -1,7 +1,10 @@
 // Runs read plans on the read-only pool and shapes the list envelope. A get is one statement; a
-// list is one statement plus, at most once per filter per 30 s, the planner's estimate.
-// `total_size_estimate` is exact for free when the first page holds everything, and never a
-// count(*) unless count=exact asks for `total_size`.
+// list is one statement plus, at most once per filter and caller per 30 s, its estimate.
+// `total_size_estimate` is exact for free when the first page holds everything. Otherwise it comes
+// from the planner's statistics only where every caller sees every row; where a row filter or a
+// tenant narrows the caller's rows, table-wide statistics would reveal rows of others (a value
+// frequent in another user's rows gives a larger estimate), so it is a count of the caller's own
+// rows that stops at ESTIMATE_COUNT_CAP: a lower bound above it.
 import { problem, recordNotFound } from '../problems.js'
 import { isPgError } from '../db/pg-errors.js'
 import { rows, type Queryable } from '../db/query.js'
@@ -27,6 +30,8 @@ export interface ListResult {
 }
 
 const ESTIMATE_TTL_MS = 30_000
+/** Where the estimate counts the caller's rows, it counts this many at most. */
+export const ESTIMATE_COUNT_CAP = 10_000
 
 export interface Estimate { readonly rows: number, readonly at: number }
 
@@ -38,13 +43,24 @@ export interface ReadServices {
   readonly estimates: BoundedCache<Estimate>
 }
 
-/** The planner's estimate of the filtered rows; the same filter and values reuse it for 30 s. */
+/** Whether the caller sees only some rows of the table, whatever their filter. */
+function narrowed (plan: ListPlan): boolean {
+  return plan.scope.rows !== undefined || plan.model.tenant !== undefined
+}
+
+/** The estimate of the filtered rows the caller may see; the same list and caller reuse it for 30 s. */
 async function estimate (db: Queryable, plan: ListPlan, estimates: BoundedCache<Estimate>): Promise<number> {
   const key = plan.estimateKey
   const cached = estimates.get(key)
   if (cached !== undefined && Date.now() - cached.at < ESTIMATE_TTL_MS) return cached.rows
-  const [explained] = await rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(db, compileEstimate(plan))
-  const found = explained?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0
+  let found: number
+  if (narrowed(plan)) {
+    const [counted] = await rows<{ total: number }>(db, compileCount(plan, ESTIMATE_COUNT_CAP))
+    found = counted?.total ?? 0
+  } else {
+    const [explained] = await rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(db, compileEstimate(plan))
+    found = explained?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0
+  }
   estimates.set(key, { rows: found, at: Date.now() })
   return found
 }

@@ -105,6 +105,8 @@ export function compileEstimate (rows: FilteredRows): Sql {
   return sql`EXPLAIN (FORMAT JSON) ${compileFiltered(rows)}`
 }
 
-export function compileCount (rows: FilteredRows): Sql {
-  return sql`SELECT count(*)::int AS total FROM ${rows.model.table}${where(listConditions(rows))}`
+/** The filtered rows' count; with `cap`, it stops counting there (an index-only walk of at most `cap` rows). */
+export function compileCount (rows: FilteredRows, cap?: number): Sql {
+  if (cap === undefined) return sql`SELECT count(*)::int AS total FROM ${rows.model.table}${where(listConditions(rows))}`
+  return sql`SELECT count(*)::int AS total FROM (SELECT 1 FROM ${rows.model.table}${where(listConditions(rows))} LIMIT ${cap}) AS visible`
 }

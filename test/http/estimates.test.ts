@@ -1,0 +1,54 @@
+// total_size_estimate says nothing about rows the caller cannot see. With a row filter (.own) or a
+// tenant, it counts the caller's own rows (capped), never table-wide statistics: before, a value
+// frequent in another user's rows gave an estimate of 7 where a made-up value gave 1.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { freshDatabase, runSql } from '../helpers/db.js'
+import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
+import { kinds, statementsOf } from '../helpers/statements.js'
+
+const databaseUrl = await freshDatabase()
+await runSql(databaseUrl, `
+  CREATE TABLE notes (id serial PRIMARY KEY, title text NOT NULL, owner_id text NOT NULL);
+  CREATE INDEX ON notes (owner_id, id);
+  CREATE TABLE public_notes (id serial PRIMARY KEY, title text NOT NULL);
+`)
+const app = await buildApp({
+  databaseUrl,
+  resources: {
+    notes: { owner: 'owner_id', fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' }, owner_id: { type: 'string' } }, access: { read: (ctx) => ({ filter: { owner_id: ctx.user.id } }) } },
+    public_notes: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } },
+  },
+})
+await createUser(app, 'admin@example.com')
+await createUser(app, 'ann@example.com', 'user')
+const annId = (await usersOf(app).findByEmail('ann@example.com'))!.id
+// Others own 3,000 rows titled 'common'; Ann owns 3 of those, and no 'made-up' one.
+await runSql(databaseUrl, `
+  INSERT INTO notes (title, owner_id) SELECT 'common', 'someone-' || (i % 50) FROM generate_series(1, 3000) AS i;
+  INSERT INTO notes (title, owner_id) VALUES ('common', '${annId}'), ('common', '${annId}'), ('common', '${annId}');
+  INSERT INTO public_notes (title) SELECT 'p' || i FROM generate_series(1, 500) AS i;
+  ANALYZE;
+`)
+const ann = caller(app, await bearer(app, 'ann@example.com'))
+
+async function estimateOf (path: string): Promise<number> {
+  const page = await ann('GET', path)
+  assert.equal(page.status, 200)
+  return page.body.total_size_estimate
+}
+
+test('a value frequent in others\' rows and a made-up one give the caller the same truth', async () => {
+  assert.equal(await estimateOf(`/api/v1/notes?page_size=1&filter=${encodeURIComponent('title = "common"')}`), 3)
+  assert.equal(await estimateOf(`/api/v1/notes?page_size=1&filter=${encodeURIComponent('title = "made-up"')}`), 0)
+  assert.equal(await estimateOf('/api/v1/notes?page_size=1'), 3)
+})
+
+test('the caller\'s count is capped at 10,000 and taken once per 30 s; unnarrowed lists keep the planner\'s estimate', async () => {
+  const statements = await statementsOf(async () => { await ann('GET', '/api/v1/notes?page_size=2&order_by=title') })
+  assert.ok(statements.some((s) => /LIMIT \$\d+\) AS visible$/.test(s)), statements.join('\n'))
+  const again = await statementsOf(async () => { await ann('GET', '/api/v1/notes?page_size=2&order_by=title') })
+  assert.deepEqual(kinds(again), ['SELECT'])
+  const open = await statementsOf(async () => { await ann('GET', '/api/v1/public_notes?page_size=1') })
+  assert.ok(open.some((s) => s.startsWith('EXPLAIN (FORMAT JSON)')), open.join('\n'))
+})
