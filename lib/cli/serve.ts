@@ -1,5 +1,5 @@
-// `tablegate serve`: the API on a port until SIGINT/SIGTERM, then a graceful close of the server,
-// the pools and the embedded database, so nothing is left running.
+// `tablegate serve`: the API on a port until SIGINT/SIGTERM, then a graceful close: no new
+// requests, those in flight finish (bounded), then the pools and the embedded database close.
 import { createServer } from '../server.js'
 import { loadResolvedConfig } from './host.js'
 import type { CliIo } from './io.js'
@@ -15,6 +15,13 @@ export async function serve (opts: { config?: string | undefined, port: number, 
         process.exit(1)
       }
       closing = true
+      // Requests in flight finish (none outlives the statement timeout and the lost-backend
+      // sweep); a close that still hangs is given up, not waited on for ever.
+      const limitMs = resolved.statementTimeoutMs * 2 + 5_000
+      setTimeout(() => {
+        io.err(`tablegate: requests still running ${limitMs} ms after ${signal}, exiting now`)
+        process.exit(1)
+      }, limitMs).unref()
       app.close().then(resolve, (err: unknown) => {
         io.err(`tablegate: shutdown failed: ${(err as Error).message}`)
         process.exitCode = 1

@@ -61,5 +61,8 @@ export function serverOptions (): FastifyHttpOptions<Server> {
     http: { maxHeaderSize: MAX_HEADER_BYTES },
     clientErrorHandler,
     frameworkErrors,
+    // Fastify's own 503 while closing is application/json: the root plugin answers those requests
+    // with a service-unavailable problem instead.
+    return503OnClosing: false,
   }
 }

@@ -28,8 +28,13 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   app.decorate(kRuntime as unknown as string, runtime)
   app.decorate('tablegate', decoratorOf(runtime))
   app.decorateRequest('ctx', null as never)
+  // Once the app is closing, requests still arriving on open connections are turned away to
+  // another server; those already in flight finish before the pools close.
+  let closing = false
+  app.addHook('preClose', async () => { closing = true })
   app.addHook('onRequest', async (request) => {
     request.ctx = { user: null, tenant: undefined, access: noAccess }
+    if (closing) throw problem('service-unavailable', 'This server is shutting down. Try again.', {}, { 'retry-after': '1', connection: 'close' })
   })
   problemHandling(app, runtime.config.onUnhandledError)
   app.addHook('onSend', async (request, reply) => {
