@@ -1,9 +1,9 @@
 // List parameters (query string or :search body) → ListPlan, with no I/O: limits, the cached
 // filter and order_by checks, the field mask, and the page token bound to the list's shape.
 import type { AccessPlan } from '../access/types.js'
-import { parseCount, parseFieldMask, parsePageSize, parseShowDeleted, textParameter } from '../query/params.js'
+import { parseCount, parsePageSize, parseShowDeleted, textParameter } from '../query/params.js'
 import { planFilter, planOrder } from './filter.js'
-import { needsStoredRecord, pageTokenBinding, readScope, type PlanServices } from './read.js'
+import { pageTokenBinding, readScope, recordsRead, type PlanServices } from './read.js'
 import type { ListPlan } from './types.js'
 
 export { MAX_FILTER_BODY, MAX_FILTER_QUERY } from './filter.js'
@@ -36,14 +36,9 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
   const showDeleted = parseShowDeleted(model, input.show_deleted)
   const tokenBinding = pageTokenBinding(model.name, filterText, order, showDeleted)
   const token = textParameter('page_token', input.page_token)
-  const select = services.selections.of(model, parseFieldMask(access.readable, input.fields))
-  const permissions = context.rowPermissions ? access.permissions.list : undefined
   return {
     kind: 'list',
-    model,
-    select,
-    fetch: services.selections.fetch(select, access.readable, needsStoredRecord(permissions)),
-    readable: access.readable,
+    ...recordsRead(access, input.fields, services, context.rowPermissions ? access.permissions.list : undefined),
     scope: readScope(access, showDeleted),
     filter,
     filterText,
@@ -53,6 +48,5 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
     count: parseCount(input.count),
     tokenBinding,
     estimateKey: `${tokenBinding}\0${access.callerKey}`,
-    permissions,
   }
 }

@@ -40,19 +40,24 @@ export interface GetInput {
   readonly show_deleted?: unknown
 }
 
-/** A get of one record by its (checked) key parts. */
-export function planGet (key: readonly string[], input: GetInput, access: AccessPlan, services: PlanServices, rowPermissions: boolean): GetPlan {
-  const { model } = access
-  const select = services.selections.of(model, parseFieldMask(access.readable, input.fields))
-  const permissions = rowPermissions ? access.permissions.get : undefined
+/** What a read answers with for each record: the `fields` mask, what its query fetches, permissions. */
+export function recordsRead (access: AccessPlan, fields: unknown, services: PlanServices, permissions: PermissionPlan | undefined): Pick<GetPlan, 'model' | 'select' | 'fetch' | 'readable' | 'permissions'> {
+  const select = services.selections.of(access.model, parseFieldMask(access.readable, fields))
   return {
-    kind: 'get',
-    model,
+    model: access.model,
     select,
     fetch: services.selections.fetch(select, access.readable, needsStoredRecord(permissions)),
     readable: access.readable,
-    scope: readScope(access, parseShowDeleted(model, input.show_deleted)),
-    key,
     permissions,
+  }
+}
+
+/** A get of one record by its (checked) key parts. */
+export function planGet (key: readonly string[], input: GetInput, access: AccessPlan, services: PlanServices, rowPermissions: boolean): GetPlan {
+  return {
+    kind: 'get',
+    ...recordsRead(access, input.fields, services, rowPermissions ? access.permissions.get : undefined),
+    scope: readScope(access, parseShowDeleted(access.model, input.show_deleted)),
+    key,
   }
 }
