@@ -74,8 +74,8 @@ function urlFor (creds: Credentials, port: number, database = 'postgres'): strin
   return `postgres://${encodeURIComponent(creds.user)}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${database}`
 }
 
-/** Starts (or joins) the embedded PostgreSQL whose files live in `<dataDir>/pgdata`. */
-export async function startEmbedded (dataDir: string): Promise<EmbeddedDatabase> {
+/** Starts (or joins) the embedded PostgreSQL whose files live in `<dataDir>/pgdata`; on `port` when given. */
+export async function startEmbedded (dataDir: string, options: { readonly port?: number } = {}): Promise<EmbeddedDatabase> {
   // 0711: PostgreSQL runs as `postgres` when we are root and must traverse into pgdata, but may not
   // list the directory; the secret and the credentials inside are 0600.
   mkdirSync(dataDir, { recursive: true, mode: 0o711 })
@@ -85,7 +85,7 @@ export async function startEmbedded (dataDir: string): Promise<EmbeddedDatabase>
   const existing = runningPort(pgdata)
   if (existing !== undefined) return { url: urlFor(creds, existing), owned: false, stop: async () => {} }
 
-  const port = await freePort()
+  const port = options.port ?? await freePort()
   const fresh = !existsSync(join(pgdata, 'PG_VERSION'))
   mkdirSync(pgdata, { recursive: true })
   const EmbeddedPostgres = await loadEmbeddedPostgres()

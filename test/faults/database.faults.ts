@@ -1,0 +1,221 @@
+// The fault suite (`npm run test:faults`): `tablegate serve` as a real process on a PostgreSQL of
+// its own, under a steady write load, while the database is hurt: a backend killed with SIGKILL
+// (the postmaster then restarts every backend), every backend terminated, the postmaster stopped
+// for longer than the connect timeout, the pool exhausted, the database restarted. Asserted: the
+// process lives; every answer is a 201 or a 503/504 problem, within a bound; no acknowledged
+// write is lost and none is partial (each has its audit row, written in the same transaction);
+// service resumes within 2 s of the database coming back.
+import { test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import pg from 'pg'
+import { freePort, startEmbedded, type EmbeddedDatabase } from '../../lib/db/embedded.js'
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const cli = join(root, 'bin', 'tablegate.js')
+const AUTH_SECRET = 'fault-suite-secret-0123456789abcdef'
+const STATEMENT_TIMEOUT_MS = 1000
+const CONNECT_TIMEOUT_MS = 500
+/** No answer may take longer: a connection wait, a statement, the lost-backend sweep, and slack. */
+const ANSWER_BOUND_MS = CONNECT_TIMEOUT_MS + 2 * STATEMENT_TIMEOUT_MS + 1500
+
+const dataDir = mkdtempSync(join(tmpdir(), 'tablegate-faults-'))
+const pgPort = await freePort()
+let database: EmbeddedDatabase = await startEmbedded(dataDir, { port: pgPort })
+const adminUrl = database.url
+const databaseUrl = adminUrl.replace(/\/postgres$/, '/faults')
+
+async function onDatabase<T> (url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+await onDatabase(adminUrl, async (c) => { await c.query('CREATE DATABASE faults') })
+await onDatabase(databaseUrl, async (c) => {
+  await c.query('CREATE TABLE ledger (id serial PRIMARY KEY, n integer NOT NULL UNIQUE, note text NOT NULL)')
+  await c.query('CREATE TABLE slow (id serial PRIMARY KEY, note text NOT NULL)')
+})
+
+// The config: the audit log on the ledger (so a write is two inserts in one transaction), and a
+// plugin that holds its connection on `slow` creates, to exhaust the pool.
+const configFile = join(dataDir, 'tablegate.config.mjs')
+writeFileSync(configFile, `
+import fp from ${JSON.stringify(pathToFileURL(join(root, 'node_modules', 'fastify-plugin', 'index.js')).href)}
+import { auditLog, query, sql } from ${JSON.stringify(pathToFileURL(join(root, 'dist', 'lib', 'index.js')).href)}
+const slowWrites = fp(async (app) => {
+  app.tablegate.addWriteHook(async (event, tx) => { await query(tx, sql\`SELECT pg_sleep(0.3)\`) }, { resources: ['slow'] })
+}, { name: 'slow-writes', dependencies: ['tablegate'] })
+export default {
+  statementTimeoutMs: ${STATEMENT_TIMEOUT_MS},
+  connectTimeoutMs: ${CONNECT_TIMEOUT_MS},
+  poolSize: 4,
+  plugins: [[auditLog, { resources: ['ledger'] }], slowWrites],
+  resources: {
+    ledger: { fields: { id: { type: 'integer', readOnly: true }, n: { type: 'integer', required: true }, note: { type: 'string', required: true } } },
+    slow: { fields: { id: { type: 'integer', readOnly: true }, note: { type: 'string', required: true } } },
+  },
+}
+`)
+const env = { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET }
+const run = (...args: string[]): string => execFileSync(process.execPath, [cli, ...args, '--config', configFile], { env, encoding: 'utf8' })
+run('migrate')
+run('user', 'create', '--email', 'admin@example.com', '--password', 'correct-horse-battery')
+const token = (JSON.parse(run('token', '--email', 'admin@example.com', '--ttl', '3600', '--json')) as { token: string }).token
+
+const apiPort = await freePort()
+const server: ChildProcess = spawn(process.execPath, [cli, 'serve', '--config', configFile, '--port', String(apiPort), '--host', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+let serverOutput = ''
+server.stdout!.on('data', (chunk: Buffer) => { serverOutput += chunk.toString() })
+server.stderr!.on('data', (chunk: Buffer) => { serverOutput += chunk.toString() })
+await new Promise<void>((resolve, reject) => {
+  const waiting = setInterval(() => { if (serverOutput.includes('tablegate is serving')) { clearInterval(waiting); resolve() } }, 50)
+  server.once('exit', (code) => { clearInterval(waiting); reject(new Error(`serve exited with ${code}: ${serverOutput}`)) })
+})
+
+after(async () => {
+  server.kill('SIGKILL')
+  await database.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+interface Answer { readonly n: number, readonly status: number, readonly ms: number, readonly problem: boolean, readonly slug: string | undefined, readonly at: number }
+
+const answers: Answer[] = []
+let next = 1
+let loading = true
+
+/** One writer: POSTs ledger rows with increasing n until the load stops. */
+async function writer (): Promise<void> {
+  while (loading) {
+    const n = next++
+    const started = Date.now()
+    try {
+      const response = await fetch(`http://127.0.0.1:${apiPort}/api/v1/ledger`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ n, note: `note ${n}` }),
+        signal: AbortSignal.timeout(ANSWER_BOUND_MS * 3),
+      })
+      const text = await response.text()
+      const problem = response.headers.get('content-type') === 'application/problem+json; charset=utf-8'
+      const slug = problem ? (JSON.parse(text) as { type: string }).type.replace('urn:service:problem:', '') : undefined
+      answers.push({ n, status: response.status, ms: Date.now() - started, problem, slug, at: Date.now() })
+    } catch (err) {
+      answers.push({ n, status: 0, ms: Date.now() - started, problem: false, slug: String((err as Error).message), at: Date.now() })
+    }
+  }
+}
+
+const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+
+function postmaster (): number {
+  return Number(readFileSync(join(dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0])
+}
+
+/** The server's backends on the application database. */
+async function serverBackends (): Promise<number[]> {
+  return await onDatabase(adminUrl, async (c) => (await c.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = 'faults' AND application_name LIKE 'tablegate%'")).rows.map((r) => r.pid))
+}
+
+/** Waits until a 201 is answered after `since`; returns when it was. */
+async function firstSuccessAfter (since: number, within: number): Promise<number> {
+  const deadline = since + within
+  while (Date.now() < deadline + 1000) {
+    const ok = answers.find((a) => a.status === 201 && a.at >= since)
+    if (ok !== undefined) return ok.at
+    await sleep(20)
+  }
+  return Number.POSITIVE_INFINITY
+}
+
+const recovery: Record<string, number> = {}
+
+test('the server lives through every fault, answers each request with a 201 or a 503/504 problem in time, and recovers', { timeout: 120_000 }, async () => {
+  const writers = Array.from({ length: 8 }, async () => { await writer() })
+  await sleep(1000)
+
+  // 1. SIGKILL of one backend: the postmaster ends every backend and recovers.
+  const [victim] = await serverBackends()
+  assert.ok(victim !== undefined, 'the server has backends')
+  let hurt = Date.now()
+  process.kill(victim, 'SIGKILL')
+  recovery.killedBackend = await firstSuccessAfter(hurt + 200, 5000) - hurt
+  await sleep(1000)
+
+  // 2. Every backend terminated.
+  hurt = Date.now()
+  await onDatabase(adminUrl, async (c) => { await c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'faults' AND application_name LIKE 'tablegate%'") })
+  recovery.terminatedBackends = await firstSuccessAfter(hurt + 50, 5000) - hurt
+  await sleep(1000)
+
+  // 3. The postmaster stopped for longer than the connect timeout: new connections hang.
+  process.kill(postmaster(), 'SIGSTOP')
+  await sleep(CONNECT_TIMEOUT_MS * 4)
+  process.kill(postmaster(), 'SIGCONT')
+  hurt = Date.now()
+  recovery.stoppedPostmaster = await firstSuccessAfter(hurt, 5000) - hurt
+  await sleep(1000)
+
+  // 4. The pool exhausted: 30 writes that each hold a connection 0.3 s, on a pool of 4.
+  const slow = await Promise.all(Array.from({ length: 30 }, async () => {
+    const started = Date.now()
+    const response = await fetch(`http://127.0.0.1:${apiPort}/api/v1/slow`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ note: 'slow' }),
+    })
+    return { status: response.status, type: response.headers.get('content-type'), retry: response.headers.get('retry-after'), ms: Date.now() - started }
+  }))
+  assert.ok(slow.some((r) => r.status === 201), 'some slow writes are served')
+  for (const r of slow.filter((r) => r.status !== 201)) {
+    assert.equal(r.status, 503)
+    assert.equal(r.type, 'application/problem+json; charset=utf-8')
+    assert.equal(r.retry, '1')
+    assert.ok(r.ms < ANSWER_BOUND_MS, `a refused slow write took ${r.ms} ms`)
+  }
+  await sleep(500)
+
+  // 5. The database restarted.
+  await database.stop()
+  await sleep(1500)
+  database = await startEmbedded(dataDir, { port: pgPort })
+  const back = Date.now()
+  recovery.restartedDatabase = await firstSuccessAfter(back, 2000) - back
+  await sleep(1000)
+
+  loading = false
+  await Promise.all(writers)
+
+  assert.equal(server.exitCode, null, `the server process ended: ${serverOutput}`)
+  assert.equal(server.signalCode, null)
+  const failed = answers.filter((a) => a.status !== 201)
+  assert.ok(failed.length > 0, 'the faults were felt')
+  for (const a of failed) {
+    assert.ok(a.problem && (a.status === 503 || a.status === 504), `write ${a.n}: ${a.status} ${a.slug ?? ''}`)
+  }
+  const slowest = Math.max(...answers.map((a) => a.ms))
+  assert.ok(slowest < ANSWER_BOUND_MS, `the slowest answer took ${slowest} ms`)
+  for (const [fault, ms] of Object.entries(recovery)) assert.ok(ms <= 2000, `${fault}: service resumed after ${ms} ms`)
+
+  // Every acknowledged write is stored whole: its row and its audit row; nothing else is.
+  const acknowledged = new Set(answers.filter((a) => a.status === 201).map((a) => a.n))
+  const { ledger, audited } = await onDatabase(databaseUrl, async (c) => ({
+    ledger: (await c.query<{ id: number, n: number, note: string }>('SELECT id, n, note FROM ledger')).rows,
+    audited: (await c.query<{ record_key: string }>("SELECT record_key FROM tablegate_audit_log WHERE resource = 'ledger' AND operation = 'create'")).rows,
+  }))
+  const stored = new Map(ledger.map((r) => [r.n, r]))
+  for (const n of acknowledged) assert.equal(stored.get(n)?.note, `note ${n}`, `acknowledged write ${n} is stored`)
+  const auditedIds = audited.map((r) => Number(r.record_key)).sort((a, b) => a - b)
+  assert.deepEqual(auditedIds, ledger.map((r) => r.id).sort((a, b) => a - b), 'each stored write has exactly its audit row')
+  console.log(`faults: ${answers.length} writes, ${acknowledged.size} acknowledged and all stored, ${failed.length} refused (${[...new Set(failed.map((a) => `${a.status} ${a.slug}`))].join(', ')}); slowest answer ${slowest} ms; recovery ms: ${JSON.stringify(recovery)}`)
+})
