@@ -10,6 +10,7 @@ import { decoratorOf } from '../../lib/decorator.js'
 import { kRuntime } from '../../lib/runtime.js'
 import { problem, NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { problemHandling } from './problems.js'
+import { hasDuplicateKeys } from '../../lib/http/json-body.js'
 import auth from '../auth/index.js'
 import access from '../access/index.js'
 import resources from '../resources/index.js'
@@ -37,8 +38,21 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     if (closing) throw problem('service-unavailable', 'This server is shutting down. Try again.', {}, { 'retry-after': '1', connection: 'close' })
   })
   problemHandling(app, runtime.config.onUnhandledError)
+  // Fastify's own JSON parser (prototype poisoning refused), then names given twice refused.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString()
+    parseJson(request, text, (err, value) => {
+      if (err !== null) done(err, undefined)
+      else if (hasDuplicateKeys(text)) done(problem('malformed-json', 'The body names a member twice: send each field once.'), undefined)
+      else done(null, value)
+    })
+  })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-meta-version', runtime.metaVersion(request.ctx?.user?.roles ?? NO_ROLES))
+    // A keep-alive connection left open would hold the server's close until the client drops it.
+    if (closing) reply.header('connection', 'close')
   })
   app.addHook('onReady', async () => { runtime.hooks.seal() })
   await app.register(auth)

@@ -219,3 +219,21 @@ test('the server lives through every fault, answers each request with a 201 or a
   assert.deepEqual(auditedIds, ledger.map((r) => r.id).sort((a, b) => a - b), 'each stored write has exactly its audit row')
   console.log(`faults: ${answers.length} writes, ${acknowledged.size} acknowledged and all stored, ${failed.length} refused (${[...new Set(failed.map((a) => `${a.status} ${a.slug}`))].join(', ')}); slowest answer ${slowest} ms; recovery ms: ${JSON.stringify(recovery)}`)
 })
+
+test('SIGTERM lets the requests in flight finish, then the process exits 0', { timeout: 30_000 }, async () => {
+  const inFlight = Array.from({ length: 3 }, async () => await fetch(`http://127.0.0.1:${apiPort}/api/v1/slow`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ note: 'in flight at shutdown' }),
+  }))
+  await sleep(100)
+  const signalled = Date.now()
+  const exited = new Promise<number | null>((resolve) => { server.once('exit', (code) => { resolve(code) }) })
+  server.kill('SIGTERM')
+  assert.deepEqual((await Promise.all(inFlight)).map((r) => r.status), [201, 201, 201])
+  assert.equal(await exited, 0, serverOutput.split("\n").filter((l) => !l.startsWith("{")).join("\n"))
+  const took = Date.now() - signalled
+  assert.ok(took < 5000, `exited ${took} ms after SIGTERM`)
+  const stored = await onDatabase(databaseUrl, async (c) => (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM slow WHERE note = 'in flight at shutdown'")).rows[0]!.n)
+  assert.equal(stored, 3)
+})

@@ -97,3 +97,14 @@ test('prototype keys in a body are refused as malformed JSON', async () => {
 test('numbers too large for their field are 400 invalid-record, never stored rounded', async () => {
   isProblem(await send('POST', '/api/v1/items', { body: '{"title":"n","amount":1e400}' }), 400, 'invalid-record')
 })
+
+test('a body that names a member twice, in any spelling, is refused as malformed JSON', async () => {
+  for (const body of ['{"title":"a","title":"b"}', '{"title":"a","\\u0074itle":"b"}', '{"title":"x","data":{"k":1,"k":2}}', '{"title":"x","data":[{"k":1},{"k":2,"k":3}]}']) {
+    const answer = await send('POST', '/api/v1/items', { body })
+    isProblem(answer, 400, 'malformed-json')
+  }
+  // The same name in sibling objects, and in strings that only look like keys, is no duplicate.
+  for (const body of ['{"title":"x","data":[{"k":1},{"k":2}]}', '{"title":"x \\"title\\": y","data":{"title":1}}']) {
+    assert.equal((await send('POST', '/api/v1/items', { body })).status, 201, body)
+  }
+})
