@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import pg from 'pg'
+import { withClient } from '../helpers/db.js'
 import { freePort, startEmbedded, type EmbeddedDatabase } from '../../lib/db/embedded.js'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
@@ -29,15 +29,7 @@ let database: EmbeddedDatabase = await startEmbedded(dataDir, { port: pgPort })
 const adminUrl = database.url
 const databaseUrl = adminUrl.replace(/\/postgres$/, '/faults')
 
-async function onDatabase<T> (url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await work(client)
-  } finally {
-    await client.end()
-  }
-}
+const onDatabase = withClient
 
 await onDatabase(adminUrl, async (c) => { await c.query('CREATE DATABASE faults') })
 await onDatabase(databaseUrl, async (c) => {

@@ -9,8 +9,9 @@ function serverUrl (): string {
   return url
 }
 
-async function onServer<T> (work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl() })
+/** Work on a connection of its own to `url`, closed afterwards. */
+export async function withClient<T> (url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
     return await work(client)
@@ -22,9 +23,9 @@ async function onServer<T> (work: (client: pg.Client) => Promise<T>): Promise<T>
 /** Creates an empty database for the calling test file and returns its URL; dropped after the file. */
 export async function freshDatabase (): Promise<string> {
   const name = `tablegate_test_${randomBytes(6).toString('hex')}`
-  await onServer(async (c) => { await c.query(`CREATE DATABASE "${name}"`) })
+  await withClient(serverUrl(), async (c) => { await c.query(`CREATE DATABASE "${name}"`) })
   after(async () => {
-    await onServer(async (c) => { await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) })
+    await withClient(serverUrl(), async (c) => { await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) })
   })
   const url = new URL(serverUrl())
   url.pathname = `/${name}`
@@ -33,11 +34,5 @@ export async function freshDatabase (): Promise<string> {
 
 /** Runs SQL text (a fixture schema) on a database. */
 export async function runSql (databaseUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  try {
-    await client.query(text)
-  } finally {
-    await client.end()
-  }
+  await withClient(databaseUrl, async (client) => { await client.query(text) })
 }

@@ -2,8 +2,8 @@
 // run on PostgreSQL in a transaction rolled back, so the golden text is SQL the database takes.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import pg from 'pg'
-import { freshDatabase, runSql } from '../helpers/db.js'
+import type pg from 'pg'
+import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { buildModels } from '../../lib/model/build.js'
 import { introspectModels } from '../../lib/model/introspect.js'
 import { Selections } from '../../lib/model/selection.js'
@@ -35,13 +35,7 @@ await runSql(databaseUrl, `
 
 /** A connection of its own for each use: freshDatabase's `after` drops the database before a later one could close a shared client. */
 async function onDatabase<T> (work: (db: pg.Client) => Promise<T>): Promise<T> {
-  const db = new pg.Client({ connectionString: databaseUrl })
-  await db.connect()
-  try {
-    return await work(db)
-  } finally {
-    await db.end()
-  }
+  return await withClient(databaseUrl, work)
 }
 
 // The models as the server has them: built from config, then given the facts of their tables.
