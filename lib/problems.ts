@@ -72,6 +72,11 @@ export function problem (slug: ProblemSlug, detail: string, extras?: ProblemExtr
   return new Problem(slug, detail, extras, headers)
 }
 
+/** The same problem with more members in its body (a batch names the operation that failed). */
+export function withExtras (p: Problem, extras: ProblemExtras): Problem {
+  return new Problem(p.slug, p.detail, { ...p.extras, ...extras }, { ...p.headers })
+}
+
 /** The 404 of a key that addresses no record the caller may see: the same words for reads and writes. */
 export function recordNotFound (resource: string): Problem {
   return problem('not-found', `No ${resource} has this key.`)

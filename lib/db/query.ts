@@ -56,8 +56,10 @@ export async function rows<R extends pg.QueryResultRow = pg.QueryResultRow> (db:
   return (await query<R>(db, fragment)).rows
 }
 
-/** A statement without parameters that is not built (BEGIN, COMMIT), published like the others. */
-export async function control (db: Queryable, text: 'BEGIN' | 'BEGIN READ ONLY' | 'COMMIT' | 'ROLLBACK'): Promise<void> {
+export type ControlStatement = 'BEGIN' | 'BEGIN READ ONLY' | 'COMMIT' | 'ROLLBACK' | `${'SAVEPOINT' | 'RELEASE SAVEPOINT' | 'ROLLBACK TO SAVEPOINT'} tg_${string}`
+
+/** A statement without parameters that is not built (BEGIN, COMMIT, savepoints), published like the others. */
+export async function control (db: Queryable, text: ControlStatement): Promise<void> {
   if (queryChannel.hasSubscribers) queryChannel.publish({ text })
   await db.query(text)
 }

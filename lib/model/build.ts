@@ -87,6 +87,7 @@ export function buildModel (name: string, config: ResourceConfig): ResourceModel
     versionField: [...fields.values()].find((f) => f.managed === 'version'),
     // Settled by introspection; until then, the cautious answer.
     rewritesUpdates: true,
+    uniqueColumns: new Set<string>(),
     validate: config.validate,
     access: config.access,
   })

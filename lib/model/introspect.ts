@@ -11,6 +11,7 @@ interface ColumnRow { column: string, type: string, not_null: boolean, has_defau
 interface TableFacts {
   readonly columns: Map<string, ColumnRow>
   readonly rewritesUpdates: boolean
+  readonly uniqueColumns: ReadonlySet<string>
 }
 
 // pg_trigger.tgtype bits: ROW 1, BEFORE 2, UPDATE 16, INSTEAD 64. pg_rewrite.ev_type '2': UPDATE.
@@ -34,7 +35,11 @@ async function tableFacts (db: Queryable, table: string): Promise<TableFacts | u
     JOIN pg_type t ON t.oid = a.atttypid
     JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
     WHERE a.attrelid = ${found.oid} AND a.attnum > 0 AND NOT a.attisdropped`)
-  return { columns: new Map(list.map((c) => [c.column, c])), rewritesUpdates: rewrites?.rewrites !== false }
+  const unique = await rows<{ column: string }>(db, sql`
+    SELECT DISTINCT a.attname AS column FROM pg_index i
+    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+    WHERE i.indrelid = ${found.oid} AND i.indisunique`)
+  return { columns: new Map(list.map((c) => [c.column, c])), rewritesUpdates: rewrites?.rewrites !== false, uniqueColumns: new Set(unique.map((u) => u.column)) }
 }
 
 function checkField (path: string, field: FieldModel, column: ColumnRow | undefined, table: string): void {
@@ -85,7 +90,7 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
     const key = model.key.map((k) => fields.get(k.name)!)
     const fieldList = Object.freeze([...fields.values()])
     const versionField = fieldList.find((f) => f.managed === 'version')
-    checked.set(name, Object.freeze({ ...model, fields, fieldList, key, version, versionField, rewritesUpdates: facts.rewritesUpdates }))
+    checked.set(name, Object.freeze({ ...model, fields, fieldList, key, version, versionField, rewritesUpdates: facts.rewritesUpdates, uniqueColumns: facts.uniqueColumns }))
   }
   return checked
 }

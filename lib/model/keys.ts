@@ -9,25 +9,41 @@ function invalidKey (model: ResourceModel, detail: string): Problem {
   return problem('invalid-key', `${detail} A ${model.name} key is ${shape}${model.key.length > 1 ? ', each part percent-encoded' : ''}.`)
 }
 
-/** The key parts of a raw (still percent-encoded) URL segment, checked against the key fields. */
-export function parseKey (model: ResourceModel, raw: string): string[] {
-  const pieces = raw.split(',')
-  if (pieces.length !== model.key.length) {
-    throw invalidKey(model, `The key has ${pieces.length} part${pieces.length === 1 ? '' : 's'}, expected ${model.key.length}.`)
+function checkedParts (model: ResourceModel, parts: readonly string[]): string[] {
+  if (parts.length !== model.key.length) {
+    throw invalidKey(model, `The key has ${parts.length} part${parts.length === 1 ? '' : 's'}, expected ${model.key.length}.`)
   }
-  return pieces.map((piece, i) => {
+  parts.forEach((part, i) => {
     const field = model.key[i]!
-    let part: string
-    try {
-      part = decodeURIComponent(piece)
-    } catch {
-      throw invalidKey(model, `Key part ${i + 1} is not valid percent-encoding.`)
-    }
     if (part === '' || !isValueText(field, part)) {
       throw invalidKey(model, `Key part ${i + 1} (${field.name}) is not a valid ${field.type}.`)
     }
-    return part
   })
+  return [...parts]
+}
+
+/** The key parts of a raw (still percent-encoded) URL segment, checked against the key fields. */
+export function parseKey (model: ResourceModel, raw: string): string[] {
+  return checkedParts(model, raw.split(',').map((piece, i) => {
+    try {
+      return decodeURIComponent(piece)
+    } catch {
+      throw invalidKey(model, `Key part ${i + 1} is not valid percent-encoding.`)
+    }
+  }))
+}
+
+/**
+ * A key given as JSON (batch operations): its URL text, a number, or a list of parts (each text
+ * or a number, not percent-encoded). Checked like a URL key.
+ */
+export function keyFromValue (model: ResourceModel, value: unknown): string[] {
+  if (typeof value === 'string') return parseKey(model, value)
+  if (typeof value === 'number' && Number.isFinite(value)) return checkedParts(model, [String(value)])
+  if (Array.isArray(value) && value.every((part) => typeof part === 'string' || (typeof part === 'number' && Number.isFinite(part)))) {
+    return checkedParts(model, value.map(String))
+  }
+  throw invalidKey(model, 'A key is its URL text, a number, or a list of its parts.')
 }
 
 /** The URL text of a record's key. */

@@ -58,6 +58,8 @@ export interface ResourceModel {
    * row past what the UPDATE says: its updates are verified on the row as written, never assumed.
    */
   readonly rewritesUpdates: boolean
+  /** Columns some unique index covers (alone or with others): a reorder moves their values aside first. */
+  readonly uniqueColumns: ReadonlySet<string>
   readonly validate: ResourceConfig['validate']
   readonly access: ResourceConfig['access']
 }

@@ -96,3 +96,16 @@ export function compileDelete (plan: WritePlan): Sql {
 export function compileVerify (plan: WritePlan, filter: CheckedFilter): Sql {
   return sql`SELECT 1 FROM ${plan.model.table} WHERE ${target(plan, filter)}`
 }
+
+/** The highest and lowest value of a column over the whole table (every tenant: an index may span them). */
+export function compileBounds (model: ResourceModel, column: string): Sql {
+  return sql`SELECT max(${sql.ident(column)})::text AS top, min(${sql.ident(column)})::text AS bottom FROM ${model.table}`
+}
+
+/**
+ * A value set aside: the addressed row's column moved out of the range in use, with no version
+ * bump and nothing returned, so the record's ETag does not move with it.
+ */
+export function compileSetAside (plan: WritePlan, column: string, value: string): Sql {
+  return sql`UPDATE ${plan.model.table} SET ${sql.ident(column)} = ${value} WHERE ${target(plan)}`
+}

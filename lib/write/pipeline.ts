@@ -175,44 +175,59 @@ async function runHooks (plan: WritePlan, context: WriteContext, tx: Queryable, 
   }, tx)
 }
 
-/** Steps 3 to 5 on the transaction given: lock, access, If-Match, the write, the hooks. */
-export async function commitWrite (plan: WritePlan, context: WriteContext, tx: Queryable): Promise<WriteOutcome> {
-  const { model, operation, access } = plan
-  const filters = context.services.ruleFilters
-  if (operation === 'create') {
-    const check = both(access.rows, await recordCheck(plan, plan.sent, filters))
-    const outcome = await insertRecord(plan, context, tx, check)
-    await runHooks(plan, context, tx, outcome.key, undefined, outcome.row)
-    return outcome
-  }
+/** A stored row locked for a write, judged by the record rule and the precondition (steps 3 and 4). */
+export interface LockedRecord {
+  readonly row: Row
+  readonly etag: string
+  /** A filter the record rule returned, to settle against the row as written. */
+  readonly returned: CheckedFilter | undefined
+}
 
-  // 3. The stored row, locked; a row of another tenant, or outside the caller's filters, does not exist.
-  const [locked] = await rows<StoredRow>(tx, compileLock(plan, writeRows(context.access, access)))
+/** Steps 3 and 4: the stored row, locked; then the record-level rule and If-Match. */
+export async function lockForWrite (plan: WritePlan, context: WriteContext, tx: Queryable): Promise<LockedRecord> {
+  const { model, operation } = plan
+  // A row of another tenant, or outside the caller's filters, does not exist.
+  const [locked] = await rows<StoredRow>(tx, compileLock(plan, writeRows(context.access, plan.access)))
   if (locked === undefined) notFound(model)
   if (locked.__deleted && operation !== 'undelete') notFound(model)
   if (!locked.__deleted && operation === 'undelete') {
     throw problem('conflict', `This ${model.name} is not deleted, so there is nothing to undelete.`)
   }
-  const etagOf = context.services.etags.of(model, context.access.readable)
-  // 4. The record-level rule with the stored record (hidden fields included), then the precondition.
-  const returned = await recordCheck(plan, storedRecord(model, locked), filters)
-  checkPrecondition(operation, plan.ifMatch, etagOf(locked))
+  // The record-level rule with the stored record (hidden fields included), then the precondition.
+  const returned = await recordCheck(plan, storedRecord(model, locked), context.services.ruleFilters)
+  const etag = context.services.etags.of(model, context.access.readable)(locked)
+  checkPrecondition(operation, plan.ifMatch, etag)
+  return { row: locked, etag, returned }
+}
 
-  // 5. The write, checked against the row as written, then the hooks in the same transaction.
-  const key = keyText(model, locked)
-  if (operation === 'update' && plan.values.size === 0) return { row: locked, etag: etagOf(locked), key }
+/** Step 5 on a locked, judged row: the write, checked against the row as written, then the hooks. */
+export async function applyWrite (plan: WritePlan, context: WriteContext, tx: Queryable, locked: LockedRecord): Promise<WriteOutcome> {
+  const { model, operation, access } = plan
+  const key = keyText(model, locked.row)
+  if (operation === 'update' && plan.values.size === 0) return { row: locked.row, etag: locked.etag, key }
   let row: Row
   if (operation === 'update') {
-    const check = both(access.rows, returned)
+    const check = both(access.rows, locked.returned)
     row = written(model, (await rows<Row>(tx, compileUpdate(plan, check)))[0], check)
   } else if (operation === 'delete' && model.softDelete === undefined) {
     // The row will be gone: a filter the check returned is settled against it before the delete.
-    await verifyStored(tx, plan, returned)
+    await verifyStored(tx, plan, locked.returned)
     row = (await rows<Row>(tx, compileDelete(plan)))[0]!
   } else {
-    row = written(model, (await rows<Row>(tx, compileSoftDelete(plan, operation === 'delete', returned)))[0], returned)
+    row = written(model, (await rows<Row>(tx, compileSoftDelete(plan, operation === 'delete', locked.returned)))[0], locked.returned)
   }
   const hardDelete = operation === 'delete' && model.softDelete === undefined
-  await runHooks(plan, context, tx, key, locked, hardDelete ? undefined : row)
-  return { row, etag: etagOf(row), key }
+  await runHooks(plan, context, tx, key, locked.row, hardDelete ? undefined : row)
+  return { row, etag: context.services.etags.of(model, context.access.readable)(row), key }
+}
+
+/** Steps 3 to 5 on the transaction given: lock, access, If-Match, the write, the hooks. */
+export async function commitWrite (plan: WritePlan, context: WriteContext, tx: Queryable): Promise<WriteOutcome> {
+  if (plan.operation === 'create') {
+    const check = both(plan.access.rows, await recordCheck(plan, plan.sent, context.services.ruleFilters))
+    const outcome = await insertRecord(plan, context, tx, check)
+    await runHooks(plan, context, tx, outcome.key, undefined, outcome.row)
+    return outcome
+  }
+  return await applyWrite(plan, context, tx, await lockForWrite(plan, context, tx))
 }

@@ -15,6 +15,7 @@ import auth from '../auth/index.js'
 import access from '../access/index.js'
 import resources from '../resources/index.js'
 import scanGuard from '../scan-guard/index.js'
+import batch from '../batch/index.js'
 
 const NO_ROLES: readonly string[] = Object.freeze([])
 
@@ -59,6 +60,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   await app.register(access)
   await app.register(scanGuard)
   await app.register(resources)
+  await app.register(batch)
   for (const [plugin, pluginOptions] of runtime.config.plugins) {
     await app.register(plugin as FastifyPluginAsync, pluginOptions as Record<string, unknown>)
   }

@@ -1,0 +1,21 @@
+// POST {basePath}:batchWrite: many writes, in order, in one transaction (plugins/batch/run.ts).
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { runtimeOf } from '../../lib/runtime.js'
+import { withTransaction } from '../../lib/db/transaction.js'
+import { checkKnownParameters } from '../../lib/query/params.js'
+import { parseOperations } from './operations.js'
+import { runBatch } from './run.js'
+
+async function batch (app: FastifyInstance): Promise<void> {
+  const { config, db, services } = runtimeOf(app)
+  app.post(`${config.basePath.replace(/:/g, '::')}::batchWrite`, async (request, reply) => {
+    checkKnownParameters(request.query as Record<string, unknown>, [])
+    const operations = parseOperations(request.body)
+    const context = { ctx: request.ctx, services, rowPermissions: config.rowPermissions, timeoutMs: config.statementTimeoutMs }
+    const json = await withTransaction(db.app, {}, async (tx) => await runBatch(operations, context, tx))
+    return reply.code(200).type('application/json; charset=utf-8').send(json)
+  })
+}
+
+export default fp(batch, { name: 'tablegate-batch', fastify: '5.x', dependencies: ['tablegate', 'tablegate-auth', 'tablegate-access'] })
