@@ -81,4 +81,6 @@ export interface WritePlan {
   readonly sent: Readonly<Record<string, unknown>>
   /** Write hooks hear of this write: they run, and they need the stored rows. */
   readonly hooked: boolean
+  /** `permissions` of the record as written, as on a get (a batch answers with them), read back with it. */
+  readonly permissions: PermissionPlan | undefined
 }

@@ -24,7 +24,8 @@ function allowedFor (model: ResourceModel, access: OperationAccess): Sql {
 }
 
 
-function permissionColumns (model: ResourceModel, permissions: PermissionPlan | undefined): Sql {
+/** `, (…) AS "__can_update"`, `, (…) AS "__can_delete"`: the operations rows decide, as columns of a read or a RETURNING. */
+export function permissionColumns (model: ResourceModel, permissions: PermissionPlan | undefined): Sql {
   if (permissions === undefined) return sql.empty
   const live = model.softDelete === undefined ? sql.empty : sql` AND ${sql.ident(model.softDelete)} IS NULL`
   const columns: Sql[] = []

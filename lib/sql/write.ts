@@ -2,7 +2,7 @@
 // plan fetches. Version columns are bumped here, so no trigger is needed.
 import { sql, type Sql } from './sql.js'
 import { columnOf, keyCondition, recordColumns } from './record.js'
-import { scopeConditions } from './read.js'
+import { permissionColumns, scopeConditions } from './read.js'
 import type { ResourceModel } from '../model/types.js'
 import type { ColumnValues, WritePlan } from '../plan/types.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
@@ -14,7 +14,7 @@ import { compileFilter } from './filter.js'
  */
 function returning (plan: WritePlan, check: CheckedFilter | undefined): Sql {
   const verified = check === undefined ? sql.empty : sql`, (${compileFilter(plan.model, check)}) AS "__verified"`
-  return sql` RETURNING ${recordColumns(plan.fetch)}${verified}`
+  return sql` RETURNING ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${verified}`
 }
 
 /** The addressed row: its key, the caller's tenant, and (where given) rows it must be among. */
@@ -40,7 +40,7 @@ function versionBump (model: ResourceModel): Sql[] {
 export function compileLock (plan: WritePlan, rows: CheckedFilter | undefined): Sql {
   const { model } = plan
   const deleted = model.softDelete === undefined ? sql`false` : sql`${sql.ident(model.softDelete)} IS NOT NULL`
-  return sql`SELECT ${recordColumns(plan.fetch)}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${target(plan, rows)} FOR UPDATE`
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(model, plan.permissions)}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${target(plan, rows)} FOR UPDATE`
 }
 
 export function compileInsert (plan: WritePlan, check?: CheckedFilter): Sql {
@@ -61,6 +61,28 @@ export function compileInsert (plan: WritePlan, check?: CheckedFilter): Sql {
   }
   const into = columns.length === 0 ? sql` DEFAULT VALUES` : sql` (${sql.join(columns)}) VALUES (${sql.join(params)})`
   return sql`INSERT INTO ${model.table}${into}${returning(plan, check)}`
+}
+
+/**
+ * Creates of one resource with no record check, as one INSERT of many rows, RETURNING them in the
+ * order given: each row sets its own fields and leaves the others to their column DEFAULT.
+ */
+export function compileInsertMany (plans: readonly WritePlan[], check?: CheckedFilter): Sql {
+  const first = plans[0]!
+  const { model } = first
+  const fields = model.fieldList.filter((f) => plans.some((plan) => plan.values.has(f)))
+  const rowsOf = plans.map((plan) => {
+    const params = fields.map((f) => plan.values.has(f) ? sql`${plan.values.get(f)}` : sql`DEFAULT`)
+    if (model.tenant !== undefined) params.push(sql`${plan.tenant ?? null}`)
+    if (model.version !== undefined) params.push(model.version.kind === 'integer' ? sql`1` : sql`clock_timestamp()`)
+    return sql`(${sql.join(params)})`
+  })
+  const columns = fields.map(columnOf)
+  if (model.tenant !== undefined) columns.push(sql.ident(model.tenant))
+  if (model.version !== undefined) columns.push(sql.ident(model.version.column))
+  const into = columns.length === 0 ? sql` (${columnOf(model.key[0]!)})` : sql` (${sql.join(columns)})`
+  const values = columns.length === 0 ? sql.join(plans.map(() => sql`(DEFAULT)`)) : sql.join(rowsOf)
+  return sql`INSERT INTO ${model.table}${into} VALUES ${values}${returning(first, check)}`
 }
 
 function assignments (values: ColumnValues): Sql[] {

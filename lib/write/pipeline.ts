@@ -20,6 +20,7 @@ import { both, writeRows, type RuleFilters } from '../access/row-filter.js'
 import { requireOperation, requireTenant } from '../access/require.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import type { ColumnValues, WritePlan } from '../plan/types.js'
+import { needsStoredRecord } from '../plan/read.js'
 
 export interface WriteRequest {
   readonly operation: WriteOperation
@@ -27,6 +28,8 @@ export interface WriteRequest {
   readonly key?: readonly string[] | undefined
   readonly body?: unknown
   readonly ifMatch?: '*' | readonly string[] | undefined
+  /** Read the record's `permissions` back with it, as a get decides them (a batch answers with them). */
+  readonly withPermissions?: boolean
 }
 
 /** What writes need of the app. */
@@ -100,7 +103,7 @@ function outsideWritable (model: ResourceModel): never {
 }
 
 /** The row a write returned; a `__verified` false means the row as written left the caller's filters. */
-function written (model: ResourceModel, row: Row | undefined, check: CheckedFilter | undefined): Row {
+export function written (model: ResourceModel, row: Row | undefined, check: CheckedFilter | undefined): Row {
   if (check !== undefined && row?.__verified !== true) outsideWritable(model)
   return row!
 }
@@ -139,6 +142,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
   }
   const hooked = services.hooks.for(model.name, operation).length > 0
   const select = services.selections.of(model, access.readable)
+  const permissions = request.withPermissions === true ? access.permissions.get : undefined
   return {
     kind: 'write',
     operation,
@@ -149,10 +153,11 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     access: allowed,
     ruleContext,
     select,
-    fetch: services.selections.fetch(select, access.readable, hooked || allowed.check !== undefined),
+    fetch: services.selections.fetch(select, access.readable, hooked || allowed.check !== undefined || needsStoredRecord(permissions)),
     values,
     sent,
     hooked,
+    permissions,
   }
 }
 

@@ -20,6 +20,12 @@ function refOf (value: unknown): RefValue | undefined {
   return { ref, field: field as string | undefined }
 }
 
+/** The refs a create's data names at its top level. */
+export function refsNamed (data: unknown): string[] {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return []
+  return Object.values(data).flatMap((value) => { const ref = refOf(value); return ref === undefined ? [] : [ref.ref] })
+}
+
 export class Refs {
   /** Which operation names each ref. */
   readonly #definedAt = new Map<string, number>()

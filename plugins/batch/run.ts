@@ -1,21 +1,24 @@
 // The operations of a batch, in order, on one transaction: each through the same write pipeline
 // as a single write (access, tenant, body, row filters, record rules, If-Match, hooks), so
-// nothing a single write enforces can be skipped by batching it. A failure is the operation's
-// own problem with `operation`, `op` and `resource` added; the caller rolls everything back.
-import type { Queryable } from '../../lib/db/query.js'
+// nothing a single write enforces can be skipped by batching it. Consecutive creates of one
+// resource that no hook hears of and no record rule judges are one INSERT of many rows. A
+// failure is the operation's own problem with `operation`, `op` and `resource` added; the caller
+// rolls everything back.
+import { control, rows, type Queryable } from '../../lib/db/query.js'
 import type { TablegateContext } from '../../lib/context.js'
 import { requireVisible } from '../../lib/access/require.js'
 import { keyFromValue } from '../../lib/model/keys.js'
 import { isProblem, problem, withExtras } from '../../lib/problems.js'
-import { problemFromPgError } from '../../lib/db/pg-errors.js'
-import { planGet } from '../../lib/plan/read.js'
-import { readOne } from '../../lib/read/execute.js'
+import { isPgError, problemFromPgError } from '../../lib/db/pg-errors.js'
+import { rowPermissions } from '../../lib/read/permissions.js'
 import { recordJson } from '../../lib/serialize/json.js'
+import type { Row } from '../../lib/serialize/record.js'
+import { compileInsertMany } from '../../lib/sql/write.js'
+import type { WritePlan } from '../../lib/plan/types.js'
 import type { AppServices } from '../../lib/runtime.js'
-import { commitWrite, prepareWrite, type WriteOutcome } from '../../lib/write/pipeline.js'
-import type { AccessPlan } from '../../lib/access/types.js'
+import { commitWrite, prepareWrite, written, type WriteContext } from '../../lib/write/pipeline.js'
 import type { BatchOperation } from './operations.js'
-import { Refs } from './refs.js'
+import { Refs, refsNamed } from './refs.js'
 import { reorder } from './reorder.js'
 
 export interface BatchContext {
@@ -27,6 +30,8 @@ export interface BatchContext {
   readonly timeoutMs: number
 }
 
+type Create = Extract<BatchOperation, { op: 'create' }>
+
 /** The operation's problem with where it happened; a failure that is not a problem stays a 500. */
 function located (err: unknown, op: BatchOperation): unknown {
   const where = { operation: op.index, op: op.op, resource: op.resource }
@@ -35,33 +40,95 @@ function located (err: unknown, op: BatchOperation): unknown {
   return fromDb === undefined ? err : withExtras(fromDb, where)
 }
 
-/** A written record as the caller sees it, `permissions` as on a get. */
-async function recordResult (tx: Queryable, context: BatchContext, access: AccessPlan, outcome: WriteOutcome, key: readonly string[]): Promise<string> {
-  const { services } = context
-  if (!context.rowPermissions.has(access.resource)) {
-    return `{"record":${recordJson(services.selections.of(access.model, access.readable), outcome.row, outcome.etag)},"etag":${JSON.stringify(outcome.etag)}}`
-  }
-  // Whether the caller may update or delete it is the database's to decide, as on a get.
-  const { json, etag } = await readOne(tx, planGet(key, {}, access, services, true), services)
-  return `{"record":${json},"etag":${JSON.stringify(etag)}}`
+/** A written record as the caller sees it, `permissions` as on a get (read back with the row). */
+async function recordResult (plan: WritePlan, row: Row, etag: string): Promise<string> {
+  const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions)(row)
+  return `{"record":${recordJson(plan.select, row, etag, permissions)},"etag":${JSON.stringify(etag)}}`
+}
+
+/** The key parts of a record as written. */
+function keyOf (model: WritePlan['model'], row: Row): string[] {
+  return keyFromValue(model, model.key.map((f) => String(row[f.name])))
+}
+
+function writeContext (op: BatchOperation, context: BatchContext): WriteContext {
+  return { ctx: context.ctx, access: requireVisible(context.ctx.access(op.resource)), services: context.services }
 }
 
 async function runOne (op: BatchOperation, refs: Refs, context: BatchContext, tx: Queryable): Promise<string> {
-  const access = requireVisible(context.ctx.access(op.resource))
-  const writeContext = { ctx: context.ctx, access, services: context.services }
-  if (op.op === 'reorder') return await reorder(op, refs, writeContext, tx)
-  const key = op.op === 'create' ? undefined : keyFromValue(access.model, refs.key(op, op.key))
+  const write = writeContext(op, context)
+  if (op.op === 'reorder') return await reorder(op, refs, write, tx)
+  const { model } = write.access
+  const key = op.op === 'create' ? undefined : keyFromValue(model, refs.key(op, op.key))
   const plan = await prepareWrite({
     operation: op.op,
     key,
     body: op.op === 'delete' ? undefined : refs.data(op, op.data),
     ifMatch: op.op === 'create' ? undefined : op.etag,
-  }, writeContext)
-  const outcome = await commitWrite(plan, writeContext, tx)
+    withPermissions: op.op !== 'delete' && context.rowPermissions.has(op.resource),
+  }, write)
+  const outcome = await commitWrite(plan, write, tx)
   if (op.op === 'delete') return '{"deleted":true}'
-  const written = key ?? keyFromValue(access.model, access.model.key.map((f) => String(outcome.row[f.name])))
-  if (op.op === 'create' && op.ref !== undefined) refs.define(op.ref, { access, row: outcome.row, key: written })
-  return await recordResult(tx, context, access, outcome, written)
+  if (op.op === 'create' && op.ref !== undefined) refs.define(op.ref, { access: write.access, row: outcome.row, key: keyOf(model, outcome.row) })
+  return await recordResult(plan, outcome.row, outcome.etag)
+}
+
+/** Consecutive creates of one resource from `start`, up to one that names a record created among them. */
+function createRun (operations: readonly BatchOperation[], start: number): Create[] {
+  const run: Create[] = []
+  const named = new Set<string>()
+  for (let i = start; i < operations.length; i++) {
+    const op = operations[i]!
+    if (op.op !== 'create' || op.resource !== operations[start]!.resource) break
+    if (refsNamed(op.data).some((ref) => named.has(ref))) break
+    run.push(op)
+    if (op.ref !== undefined) named.add(op.ref)
+  }
+  return run
+}
+
+/**
+ * A run of creates as one INSERT, when it may be one: undefined when a hook or a record rule
+ * needs each record on its own, or when the INSERT fails (it is undone to a savepoint, and the
+ * creates run one by one, so the failure is named by its own operation).
+ */
+async function insertRun (run: readonly Create[], refs: Refs, context: BatchContext, tx: Queryable): Promise<string[] | undefined> {
+  const write = writeContext(run[0]!, context)
+  const plans: WritePlan[] = []
+  for (const op of run) {
+    try {
+      plans.push(await prepareWrite({ operation: 'create', body: refs.data(op, op.data), withPermissions: context.rowPermissions.has(op.resource) }, write))
+    } catch (err) {
+      throw located(err, op)
+    }
+  }
+  if (plans.some((plan) => plan.hooked || plan.access.check !== undefined)) return undefined
+  const check = plans[0]!.access.rows
+  let inserted: Row[]
+  await control(tx, 'SAVEPOINT tg_batch')
+  try {
+    inserted = await rows<Row>(tx, compileInsertMany(plans, check))
+  } catch (err) {
+    if (!isPgError(err)) throw err
+    await control(tx, 'ROLLBACK TO SAVEPOINT tg_batch')
+    return undefined
+  }
+  await control(tx, 'RELEASE SAVEPOINT tg_batch')
+  const { model, readable } = write.access
+  const etagOf = context.services.etags.of(model, readable)
+  const results: string[] = []
+  for (const [i, op] of run.entries()) {
+    const plan = plans[i]!
+    let row: Row
+    try {
+      row = written(model, inserted[i], check)
+    } catch (err) {
+      throw located(err, op)
+    }
+    if (op.ref !== undefined) refs.define(op.ref, { access: write.access, row, key: keyOf(model, row) })
+    results.push(await recordResult(plan, row, etagOf(row)))
+  }
+  return results
 }
 
 /** Runs every operation on `tx`; the answer's JSON, or the first failure, located. */
@@ -69,9 +136,16 @@ export async function runBatch (operations: readonly BatchOperation[], context: 
   const refs = new Refs(operations)
   const results: string[] = []
   const deadline = Date.now() + context.timeoutMs
-  for (const op of operations) {
+  while (results.length < operations.length) {
+    const op = operations[results.length]!
+    if (Date.now() > deadline) throw located(problem('statement-timeout', 'The batch took longer than the statement timeout allows.'), op)
+    const run = createRun(operations, results.length)
+    const many = run.length > 1 ? await insertRun(run, refs, context, tx) : undefined
+    if (many !== undefined) {
+      results.push(...many)
+      continue
+    }
     try {
-      if (Date.now() > deadline) throw problem('statement-timeout', 'The batch took longer than the statement timeout allows.')
       results.push(await runOne(op, refs, context, tx))
     } catch (err) {
       throw located(err, op)

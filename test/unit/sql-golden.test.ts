@@ -169,6 +169,7 @@ function write (resource: string, operation: WriteOperation, key: string[] | und
     values: new Map(Object.entries(values).map(([name, value]) => [model.fields.get(name)!, value])),
     sent: values,
     hooked: false,
+    permissions: undefined,
   }
 }
 

@@ -1,0 +1,87 @@
+// Consecutive creates of one resource that no hook hears of are one INSERT of many rows, proven by
+// the statements sent; a failure inside such a run is still named by its own operation.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { freshDatabase, runSql, withClient } from '../helpers/db.js'
+import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
+import { kinds, statementsOf } from '../helpers/statements.js'
+
+const databaseUrl = await freshDatabase()
+await runSql(databaseUrl, `
+  CREATE TABLE items (id serial PRIMARY KEY, title text NOT NULL, code text UNIQUE, qty integer NOT NULL DEFAULT 1);
+  CREATE TABLE mine (id serial PRIMARY KEY, title text NOT NULL, owner_id text NOT NULL);
+`)
+const app = await buildApp({
+  databaseUrl,
+  roles: { admin: ['*'], user: ['items.*', 'mine.read.own', 'mine.create.own'] },
+  resources: {
+    items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string', required: true }, code: { type: 'string' }, qty: { type: 'integer', dbDefault: true } } },
+    mine: { owner: 'owner_id', fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string', required: true }, owner_id: { type: 'string' } } },
+  },
+})
+await createUser(app, 'admin@example.com')
+await createUser(app, 'ann@example.com', 'user')
+const ann = caller(app, await bearer(app, 'ann@example.com'))
+const annId = (await usersOf(app).findByEmail('ann@example.com'))!.id
+await ann('GET', '/api/v1/items?page_size=1')
+
+const creates = (n: number, data: (i: number) => Record<string, unknown> = (i) => ({ title: `item ${i}` }), resource = 'items') =>
+  Array.from({ length: n }, (_, i) => ({ op: 'create', resource, data: data(i) }))
+
+async function count (table: string): Promise<number> {
+  return await withClient(databaseUrl, async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n)
+}
+
+test('100 creates are one INSERT, answered in order with their records, permissions and etags', async () => {
+  let answer: Awaited<ReturnType<typeof ann>> | undefined
+  const statements = await statementsOf(async () => {
+    answer = await ann('POST', '/api/v1:batchWrite', { payload: { ops: creates(100, (i) => ({ title: `item ${i}`, ...(i % 2 === 0 ? { qty: i } : {}) })) } })
+  })
+  assert.equal(answer!.status, 200, JSON.stringify(answer!.body))
+  assert.deepEqual(kinds(statements), ['BEGIN', 'SAVEPOINT', 'INSERT', 'RELEASE', 'COMMIT'])
+  const results = answer!.body.results
+  assert.equal(results.length, 100)
+  results.forEach((r: { record: { title: string, qty: number, etag: string, permissions: object }, etag: string }, i: number) => {
+    assert.equal(r.record.title, `item ${i}`)
+    assert.equal(r.record.qty, i % 2 === 0 ? i : 1)
+    assert.equal(r.record.etag, r.etag)
+    assert.deepEqual(Object.keys(r.record.permissions), ['update', 'delete', 'fields'])
+  })
+  const got = await ann('GET', `/api/v1/items/${results[42].record.id}`)
+  assert.deepEqual(got.body, results[42].record)
+})
+
+test('a unique violation inside a run is named by its own operation, and nothing is written', async () => {
+  const before = await count('items')
+  const ops = creates(60, (i) => ({ title: `coded ${i}`, code: i === 57 ? 'c-3' : `c-${i}` }))
+  const answer = await ann('POST', '/api/v1:batchWrite', { payload: { ops } })
+  assert.equal(answer.status, 409)
+  assert.equal(answer.body.type, 'urn:service:problem:conflict')
+  assert.equal(answer.body.operation, 57)
+  assert.equal(answer.body.op, 'create')
+  assert.equal(await count('items'), before)
+})
+
+test('.own creates in a run: the owner is filled in; a row owned by someone else is a 403 naming its operation', async () => {
+  const fine = await ann('POST', '/api/v1:batchWrite', { payload: { ops: creates(3, (i) => ({ title: `m${i}` }), 'mine') } })
+  assert.equal(fine.status, 200, JSON.stringify(fine.body))
+  assert.deepEqual(fine.body.results.map((r: { record: { owner_id: string } }) => r.record.owner_id), [annId, annId, annId])
+  const before = await count('mine')
+  const foreign = await ann('POST', '/api/v1:batchWrite', { payload: { ops: creates(3, (i) => ({ title: `m${i}`, ...(i === 1 ? { owner_id: 'someone-else' } : {}) }), 'mine') } })
+  assert.equal(foreign.status, 403)
+  assert.equal(foreign.body.type, 'urn:service:problem:access-denied')
+  assert.equal(foreign.body.operation, 1)
+  assert.equal(await count('mine'), before)
+})
+
+test('a create naming a record created earlier in the same run starts a new INSERT', async () => {
+  const ops = [
+    { op: 'create', resource: 'items', data: { title: 'parent' }, ref: 'p' },
+    { op: 'create', resource: 'items', data: { title: { $ref: 'p', field: 'title' } } },
+  ]
+  let answer: Awaited<ReturnType<typeof ann>> | undefined
+  const statements = await statementsOf(async () => { answer = await ann('POST', '/api/v1:batchWrite', { payload: { ops } }) })
+  assert.equal(answer!.status, 200)
+  assert.equal(answer!.body.results[1].record.title, 'parent')
+  assert.deepEqual(kinds(statements), ['BEGIN', 'INSERT', 'INSERT', 'COMMIT'])
+})
