@@ -27,3 +27,10 @@ export async function seedOrders (db: pg.Pool | pg.Client, rows: number, owner: 
   // Another resource, for hooks that hear of other writes than the ones measured.
   await db.query('DROP TABLE IF EXISTS bench_customers; CREATE TABLE bench_customers (id bigserial PRIMARY KEY, name text NOT NULL)')
 }
+
+/** `bench_cards`: `count` cards numbered 1..count by a unique, non-deferrable `position`, for reorders. */
+export async function seedCards (db: pg.Pool | pg.Client, count: number): Promise<void> {
+  await db.query(`DROP TABLE IF EXISTS bench_cards;
+    CREATE TABLE bench_cards (id serial PRIMARY KEY, title text NOT NULL, position integer NOT NULL UNIQUE, version integer NOT NULL DEFAULT 1)`)
+  await db.query("INSERT INTO bench_cards (title, position) SELECT 'card ' || n, n FROM generate_series(1, $1::int) AS n", [count])
+}

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
-import { seedOrders } from './bench-orders.js'
+import { seedCards, seedOrders } from './bench-orders.js'
 import { createUserStore } from '../lib/auth/users.js'
 import { roleSetup } from '../lib/config/roles.js'
 
@@ -90,6 +90,8 @@ await users.create({ email: 'admin@example.com', password: 'correct-horse-batter
 const benchUser = await users.create({ email: 'bench@example.com', password: 'correct-horse-battery', role: 'user' })
 const { token } = await users.issueToken('bench@example.com', { ttlSeconds: 3600 })
 await seedOrders(pool, ROWS, benchUser.id)
+const CARDS = 200
+await seedCards(pool, CARDS)
 
 const env = { BENCH_DATABASE_URL: databaseUrl, BENCH_AUTH_SECRET: AUTH_SECRET, BENCH_OWNER: benchUser.id }
 // --profile: a V8 CPU profile of the tablegate server, written when it exits (open it in Chrome's DevTools).
@@ -213,6 +215,51 @@ async function measure (server: { child: ChildProcess, port: number }, side: Sid
   }
 }
 
+/**
+ * Batch writes, tablegate against itself: 100 creates as 100 requests beside one :batchWrite of
+ * 100, in rows per second and server CPU per row; then a reorder of 200 cards on a unique index
+ * (every card moves: the order reverses each time), one at a time.
+ */
+async function batchScenarios (): Promise<void> {
+  const BATCH = 100
+  const batchBody = JSON.stringify({ ops: Array.from({ length: BATCH }, (_, i) => ({ op: 'create', resource: 'bench_orders', data: { title: `batched ${i}`, status: 'open', total: '9.99' } })) })
+  const singles: Side = { method: 'POST', path: () => '/api/v1/bench_orders', body: createBody, headers: () => json }
+  const batched: Side = { method: 'POST', path: () => '/api/v1:batchWrite', body: batchBody, headers: () => json }
+  const runs: Array<{ singles: Measured, batched: Measured }> = []
+  for (let r = 0; r < REPEAT; r++) {
+    await measure(tablegate, singles, auth, 1)
+    const one = await measure(tablegate, singles, auth, SECONDS)
+    await measure(tablegate, batched, auth, 1)
+    runs.push({ singles: one, batched: await measure(tablegate, batched, auth, SECONDS) })
+  }
+  const pick = (side: 'singles' | 'batched', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
+  const singleRows = pick('singles', 'rps')
+  const batchRows = pick('batched', 'rps') * BATCH
+  console.log(`\n${'batch writes'.padEnd(34)}${'rows/s'.padStart(9)}${'server µs/row'.padStart(15)}${'pg µs/row'.padStart(11)}${'err'.padStart(5)}`)
+  console.log(`${'100 creates as 100 requests'.padEnd(34)}${singleRows.toFixed(0).padStart(9)}${pick('singles', 'cpuUs').toFixed(0).padStart(15)}${pick('singles', 'databaseUs').toFixed(0).padStart(11)}${String(pick('singles', 'errors')).padStart(5)}`)
+  console.log(`${'100 creates as one :batchWrite'.padEnd(34)}${batchRows.toFixed(0).padStart(9)}${(pick('batched', 'cpuUs') / BATCH).toFixed(1).padStart(15)}${(pick('batched', 'databaseUs') / BATCH).toFixed(1).padStart(11)}${String(pick('batched', 'errors')).padStart(5)}`)
+  console.log(`batch rows/s over single rows/s: ${(batchRows / singleRows).toFixed(1)}×`)
+
+  // Reorders, one at a time: each reverses the cards, so all 200 change place.
+  const cards: Array<{ id: number, etag: string }> = (await getJson(`/api/v1/bench_cards?order_by=position&page_size=${CARDS}`)).items
+  const times: number[] = []
+  for (let i = 0; i < 21; i++) {
+    cards.reverse()
+    const started = process.hrtime.bigint()
+    const response = await fetch(`http://127.0.0.1:${tablegate.port}/api/v1:batchWrite`, {
+      method: 'POST',
+      headers: { ...auth, ...json },
+      body: JSON.stringify({ ops: [{ op: 'reorder', resource: 'bench_cards', field: 'position', keys: cards.map((c) => c.id), etags: Object.fromEntries(cards.map((c) => [String(c.id), c.etag])) }] }),
+    })
+    const body = await response.json() as { results: Array<{ records: Array<{ key: string, etag: string }> }> }
+    if (!response.ok) throw new Error(`reorder answered ${response.status}: ${JSON.stringify(body)}`)
+    if (i > 0) times.push(Number(process.hrtime.bigint() - started) / 1e6)
+    body.results[0]!.records.forEach((record, j) => { cards[j]!.etag = record.etag })
+  }
+  times.sort((a, b) => a - b)
+  console.log(`reorder of ${CARDS} cards on a unique index (all move), one at a time: p50 ${median(times).toFixed(1)} ms, max ${times.at(-1)!.toFixed(1)} ms over ${times.length}`)
+}
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
 const rows: string[] = []
 let peakRss = 0
@@ -238,6 +285,7 @@ try {
     console.log(line)
   }
   console.log(`tablegate resident memory under load: ${peakRss.toFixed(0)} MB`)
+  if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
 } finally {
   await Promise.all([tablegate.child, floor.child].map(async (child) => await new Promise((resolve) => {
     child.once('exit', resolve)

@@ -23,6 +23,7 @@ const app = await createServer({
       },
     },
     bench_customers: { fields: { id: { type: 'bigint', readOnly: true }, name: { type: 'string' } } },
+    bench_cards: { version: 'version', fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' }, position: { type: 'integer' } } },
     // The example shop's rule hears of deletes of `orders`: here, of bench_orders.
     orders: { table: 'bench_orders', version: 'version', fields: ORDER_FIELDS },
   },

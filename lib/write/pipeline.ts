@@ -137,7 +137,10 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     // `.own` on create: the owner is the caller unless the body names one (which the rule then checks).
     const owner = operation === 'create' && access.ownerField !== undefined && !checked.has(access.ownerField) ? access.ownerField : undefined
     values = owner === undefined ? checked : new Map([...checked, [owner, ctx.user?.id ?? null]])
-    sent = recordOf(values, request.body, new Map(owner === undefined ? [] : [[owner.name, ctx.user?.id ?? null]]))
+    // What the caller sent, as a record: only a record rule or `validate` reads it.
+    if (allowed.check !== undefined || model.validate !== undefined) {
+      sent = recordOf(values, request.body, new Map(owner === undefined ? [] : [[owner.name, ctx.user?.id ?? null]]))
+    }
     await validateWithResource(model, sent, { user: ruleContext.user, tenant: ruleContext.tenant, operation })
   }
   const hooked = services.hooks.for(model.name, operation).length > 0

@@ -49,8 +49,6 @@ export function validateBody (model: ResourceModel, readable: readonly FieldMode
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     invalidRecord([{ field: 'body', code: 'type', message: 'The body must be a JSON object of field values.' }])
   }
-  const visible = new Map(readable.map((f) => [f.name, f]))
-  const settable = new Set(writable)
   const issues: FieldIssue[] = []
   const values = new Map<FieldModel, unknown>()
   for (const [name, value] of Object.entries(body)) {
@@ -58,12 +56,12 @@ export function validateBody (model: ResourceModel, readable: readonly FieldMode
       issues.push({ field: 'etag', code: 'not-allowed', message: 'etag is not part of a record body: send it in the If-Match header.' })
       continue
     }
-    const field = visible.get(name)
+    const field = readable.find((f) => f.name === name)
     if (field === undefined) {
       issues.push({ field: name, code: 'unknown', message: `${name} is not a field of ${model.name}.` })
       continue
     }
-    if (!settable.has(field)) {
+    if (!writable.includes(field)) {
       issues.push({ field: name, code: 'read-only', message: `${name} is read-only.` })
       continue
     }

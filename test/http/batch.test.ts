@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
-import type { WriteEvent } from '../../lib/index.js'
+import { auditLog, type WriteEvent } from '../../lib/index.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, `
@@ -14,6 +14,7 @@ await runSql(databaseUrl, `
 `)
 const app = await buildApp({
   databaseUrl,
+  plugins: [auditLog],
   resources: {
     orders: {
       version: 'version',
@@ -67,6 +68,15 @@ test('creates, updates and deletes across resources in one request, references r
   assert.deepEqual(deleted, { deleted: true })
   assert.equal((await admin('GET', `/api/v1/notes/${doomed.body.id}`)).status, 404)
   assert.deepEqual(events.map((e) => `${e.resource}.${e.operation}`), ['orders.create', 'lines.create', 'lines.update', 'orders.update', 'notes.delete'])
+  // The audit log wrote one row per operation, in the batch's transaction.
+  const audited = await withClient(databaseUrl, async (c) => (await c.query('SELECT resource, operation, record_key FROM tablegate_audit_log ORDER BY id DESC LIMIT 5')).rows.reverse())
+  assert.deepEqual(audited, [
+    { resource: 'orders', operation: 'create', record_key: String(order.record.id) },
+    { resource: 'lines', operation: 'create', record_key: 'eu,1' },
+    { resource: 'lines', operation: 'update', record_key: 'eu,1' },
+    { resource: 'orders', operation: 'update', record_key: String(existing.body.id) },
+    { resource: 'notes', operation: 'delete', record_key: String(doomed.body.id) },
+  ])
 })
 
 test('every key form: URL text, a number, a list of parts, a reference, a reference as a key part', async () => {
@@ -147,6 +157,7 @@ test('the body: ops or operations, at most 500, each operation well formed', asy
 
 test('a hook that throws in the last operation rolls back every operation before it, audit rows included', async () => {
   const before = await count('notes')
+  const auditedBefore = await count('tablegate_audit_log')
   events.length = 0
   failAt = 3
   const answer = await batch([1, 2, 3].map((i) => ({ op: 'create', resource: 'notes', data: { body: `n${i}` } })))
@@ -155,4 +166,5 @@ test('a hook that throws in the last operation rolls back every operation before
   assert.equal(answer.body.type, 'urn:service:problem:internal-error')
   assert.equal(events.length, 3)
   assert.equal(await count('notes'), before)
+  assert.equal(await count('tablegate_audit_log'), auditedBefore)
 })
