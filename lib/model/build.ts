@@ -3,6 +3,7 @@
 import { sql } from '../sql/sql.js'
 import { ConfigError } from '../config/validate.js'
 import type { FieldConfig, ResourceConfig } from '../config/schema.js'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { valueSchema } from './field-types.js'
 import type { FieldModel, ManagedRole, ResourceModel } from './types.js'
 
@@ -12,6 +13,9 @@ const RESOURCE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
 
 function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | undefined): FieldModel {
   const readOnly = managed !== undefined || config.readOnly === true
+  const schema = valueSchema(config)
+  // Compiled once per field: a body's values are checked by generated code, not by walking the schema.
+  const compiled = TypeCompiler.Compile(schema)
   return Object.freeze({
     name,
     column: config.column ?? name,
@@ -28,7 +32,8 @@ function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | u
     managed,
     notNull: false,
     columnType: undefined,
-    schema: valueSchema(config),
+    schema,
+    accepts: (value: unknown) => compiled.Check(value),
   })
 }
 

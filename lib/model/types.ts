@@ -30,6 +30,8 @@ export interface FieldModel {
   readonly enumLabels?: readonly string[] | undefined
   /** Schema of one value of this field (body validation, and OpenAPI later). */
   readonly schema: TSchema
+  /** The schema compiled: whether a value passes it (refusals are explained from `schema`). */
+  readonly accepts: (value: unknown) => boolean
 }
 
 export interface VersionColumn {

@@ -65,21 +65,39 @@ export function compileInsert (plan: WritePlan, check?: CheckedFilter): Sql {
 
 /**
  * Creates of one resource with no record check, as one INSERT of many rows, RETURNING them in the
- * order given: each row sets its own fields and leaves the others to their column DEFAULT.
+ * order given. Rows that set the same fields travel as one JSON parameter read by the table's own
+ * row type (json_populate_recordset): one bound value instead of one per field and row, which the
+ * driver and the builder would each pay for. Rows that set different fields are a VALUES list,
+ * each leaving the fields it does not set to their column DEFAULT.
  */
 export function compileInsertMany (plans: readonly WritePlan[], check?: CheckedFilter): Sql {
   const first = plans[0]!
   const { model } = first
   const fields = model.fieldList.filter((f) => plans.some((plan) => plan.values.has(f)))
-  const rowsOf = plans.map((plan) => {
-    const params = fields.map((f) => plan.values.has(f) ? sql`${plan.values.get(f)}` : sql`DEFAULT`)
-    if (model.tenant !== undefined) params.push(sql`${plan.tenant ?? null}`)
-    if (model.version !== undefined) params.push(model.version.kind === 'integer' ? sql`1` : sql`clock_timestamp()`)
-    return sql`(${sql.join(params)})`
-  })
   const columns = fields.map(columnOf)
-  if (model.tenant !== undefined) columns.push(sql.ident(model.tenant))
-  if (model.version !== undefined) columns.push(sql.ident(model.version.column))
+  const extra: Sql[] = []
+  if (model.tenant !== undefined) {
+    columns.push(sql.ident(model.tenant))
+    extra.push(sql`${first.tenant ?? null}`)
+  }
+  if (model.version !== undefined) {
+    columns.push(sql.ident(model.version.column))
+    extra.push(model.version.kind === 'integer' ? sql`1` : sql`clock_timestamp()`)
+  }
+  if (fields.length > 0 && plans.every((plan) => plan.values.size === fields.length)) {
+    const records = plans.map((plan) => {
+      const record: Record<string, unknown> = {}
+      // json values are bound as their text; here they travel as the JSON they are.
+      for (const f of fields) record[f.column] = f.type === 'json' && typeof plan.values.get(f) === 'string' ? JSON.parse(plan.values.get(f) as string) : plan.values.get(f)
+      return record
+    })
+    const selected = [...fields.map((f) => sql`r.${columnOf(f)}`), ...extra]
+    return sql`INSERT INTO ${model.table} (${sql.join(columns)}) SELECT ${sql.join(selected)} FROM json_populate_recordset(NULL::${model.table}, ${JSON.stringify(records)}::json) AS r${returning(first, check)}`
+  }
+  const rowsOf = plans.map((plan) => {
+    const row = fields.map((f) => plan.values.has(f) ? sql`${plan.values.get(f)}` : sql`DEFAULT`)
+    return sql`(${sql.join([...row, ...extra])})`
+  })
   const into = columns.length === 0 ? sql` (${columnOf(model.key[0]!)})` : sql` (${sql.join(columns)})`
   const values = columns.length === 0 ? sql.join(plans.map(() => sql`(DEFAULT)`)) : sql.join(rowsOf)
   return sql`INSERT INTO ${model.table}${into} VALUES ${values}${returning(first, check)}`

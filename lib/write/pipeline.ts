@@ -115,6 +115,29 @@ async function verifyStored (tx: Queryable, plan: WritePlan, filter: CheckedFilt
   if (match === undefined) outsideWritable(plan.model)
 }
 
+/** Step 2: the body checked against the caller's fields, the owner filled in, `validate` run. */
+async function checkedBody (operation: 'create' | 'update', body: unknown, allowed: WritePlan['access'], ruleContext: RuleContext, context: WriteContext): Promise<Pick<WritePlan, 'values' | 'sent'>> {
+  const { ctx, access } = context
+  const { model } = access
+  const checked = validateBody(model, access.readable, access.writable, body, operation)
+  // `.own` on create: the owner is the caller unless the body names one (which the rule then checks).
+  const owner = operation === 'create' && access.ownerField !== undefined && !checked.has(access.ownerField) ? access.ownerField : undefined
+  const values = owner === undefined ? checked : new Map([...checked, [owner, ctx.user?.id ?? null]])
+  // What the caller sent, as a record: only a record rule or `validate` reads it.
+  let sent: Record<string, unknown> = {}
+  if (allowed.check !== undefined || model.validate !== undefined) {
+    sent = recordOf(values, body, new Map(owner === undefined ? [] : [[owner.name, ctx.user?.id ?? null]]))
+  }
+  await validateWithResource(model, sent, { user: ruleContext.user, tenant: ruleContext.tenant, operation })
+  return { values, sent }
+}
+
+/** Another create or update like `plan` (same caller, resource and operation), with its own body: only step 2 is new. */
+export async function prepareLike (plan: WritePlan, body: unknown, context: WriteContext): Promise<WritePlan> {
+  const operation = plan.operation === 'create' ? 'create' : 'update'
+  return { ...plan, ...(await checkedBody(operation, body, plan.access, plan.ruleContext, context)) }
+}
+
 /** Steps 1 and 2, which need no database: the operation, the tenant, then the body and the resource's own rules. */
 export async function prepareWrite (request: WriteRequest, context: WriteContext): Promise<WritePlan> {
   const { operation } = request
@@ -130,19 +153,9 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     })
   }
   // 2. The body: unknown, hidden, read-only and tenant fields refused; values checked; resource rules.
-  let values: ColumnValues = new Map()
-  let sent: Record<string, unknown> = {}
-  if (operation === 'create' || operation === 'update') {
-    const checked = validateBody(model, access.readable, access.writable, request.body, operation)
-    // `.own` on create: the owner is the caller unless the body names one (which the rule then checks).
-    const owner = operation === 'create' && access.ownerField !== undefined && !checked.has(access.ownerField) ? access.ownerField : undefined
-    values = owner === undefined ? checked : new Map([...checked, [owner, ctx.user?.id ?? null]])
-    // What the caller sent, as a record: only a record rule or `validate` reads it.
-    if (allowed.check !== undefined || model.validate !== undefined) {
-      sent = recordOf(values, request.body, new Map(owner === undefined ? [] : [[owner.name, ctx.user?.id ?? null]]))
-    }
-    await validateWithResource(model, sent, { user: ruleContext.user, tenant: ruleContext.tenant, operation })
-  }
+  const { values, sent } = operation === 'create' || operation === 'update'
+    ? await checkedBody(operation, request.body, allowed, ruleContext, context)
+    : { values: new Map(), sent: {} }
   const hooked = services.hooks.for(model.name, operation).length > 0
   const select = services.selections.of(model, access.readable)
   const permissions = request.withPermissions === true ? access.permissions.get : undefined

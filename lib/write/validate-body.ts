@@ -35,7 +35,7 @@ function valueIssue (field: FieldModel, value: unknown): FieldIssue | undefined 
   }
   // The type's grammar first (values.ts, shared with keys and filters), then the field's own rules.
   if (!isValueJson(field, value)) return { field: field.name, code: 'invalid', message: `${field.name} must be ${VALUE_EXPECTED[field.type]}.` }
-  if (Value.Check(field.schema, value)) return undefined
+  if (field.accepts(value)) return undefined
   const first = Value.Errors(field.schema, value).First()
   const reason = first === undefined ? 'is invalid' : first.message.replace(/^Expected/, 'must be').replace(/ union value$/, ' valid value')
   return { field: field.name, code: 'invalid', message: `${field.name} ${reason.charAt(0).toLowerCase()}${reason.slice(1)}.` }

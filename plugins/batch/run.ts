@@ -16,7 +16,7 @@ import type { Row } from '../../lib/serialize/record.js'
 import { compileInsertMany } from '../../lib/sql/write.js'
 import type { WritePlan } from '../../lib/plan/types.js'
 import type { AppServices } from '../../lib/runtime.js'
-import { commitWrite, prepareWrite, written, type WriteContext } from '../../lib/write/pipeline.js'
+import { commitWrite, prepareLike, prepareWrite, written, type WriteContext } from '../../lib/write/pipeline.js'
 import type { BatchOperation } from './operations.js'
 import { Refs, refsNamed } from './refs.js'
 import { reorder } from './reorder.js'
@@ -41,8 +41,8 @@ function located (err: unknown, op: BatchOperation): unknown {
 }
 
 /** A written record as the caller sees it, `permissions` as on a get (read back with the row). */
-async function recordResult (plan: WritePlan, row: Row, etag: string): Promise<string> {
-  const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions)(row)
+async function recordResult (plan: WritePlan, row: Row, etag: string, permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)): Promise<string> {
+  const permissions = permissionsOf === undefined ? undefined : await permissionsOf(row)
   return `{"record":${recordJson(plan.select, row, etag, permissions)},"etag":${JSON.stringify(etag)}}`
 }
 
@@ -97,7 +97,11 @@ async function insertRun (run: readonly Create[], refs: Refs, context: BatchCont
   const plans: WritePlan[] = []
   for (const op of run) {
     try {
-      plans.push(await prepareWrite({ operation: 'create', body: refs.data(op, op.data), withPermissions: context.rowPermissions.has(op.resource) }, write))
+      const body = refs.data(op, op.data)
+      // The caller, the resource and the operation are the same for the run: only bodies differ.
+      plans.push(plans.length === 0
+        ? await prepareWrite({ operation: 'create', body, withPermissions: context.rowPermissions.has(op.resource) }, write)
+        : await prepareLike(plans[0]!, body, write))
     } catch (err) {
       throw located(err, op)
     }
@@ -116,6 +120,8 @@ async function insertRun (run: readonly Create[], refs: Refs, context: BatchCont
   await control(tx, 'RELEASE SAVEPOINT tg_batch')
   const { model, readable } = write.access
   const etagOf = context.services.etags.of(model, readable)
+  const first = plans[0]!
+  const permissionsOf = first.permissions === undefined ? undefined : rowPermissions(model, first.permissions)
   const results: string[] = []
   for (const [i, op] of run.entries()) {
     const plan = plans[i]!
@@ -126,7 +132,7 @@ async function insertRun (run: readonly Create[], refs: Refs, context: BatchCont
       throw located(err, op)
     }
     if (op.ref !== undefined) refs.define(op.ref, { access: write.access, row, key: keyOf(model, row) })
-    results.push(await recordResult(plan, row, etagOf(row)))
+    results.push(await recordResult(plan, row, etagOf(row), permissionsOf))
   }
   return results
 }
