@@ -10,12 +10,20 @@ const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, `
   CREATE TABLE items (id serial PRIMARY KEY, title text NOT NULL, code text UNIQUE, qty integer NOT NULL DEFAULT 1);
   CREATE TABLE mine (id serial PRIMARY KEY, title text NOT NULL, owner_id text NOT NULL);
+  CREATE TYPE mood AS ENUM ('calm', 'busy');
+  CREATE TABLE typed (id bigserial PRIMARY KEY, doc jsonb, at timestamptz, amount numeric(12, 2), mood mood, ok boolean, ref uuid, day date);
 `)
 const app = await buildApp({
   databaseUrl,
-  roles: { admin: ['*'], user: ['items.*', 'mine.read.own', 'mine.create.own'] },
+  roles: { admin: ['*'], user: ['items.*', 'typed.*', 'mine.read.own', 'mine.create.own'] },
   resources: {
     items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string', required: true }, code: { type: 'string' }, qty: { type: 'integer', dbDefault: true } } },
+    typed: {
+      fields: {
+        id: { type: 'bigint', readOnly: true }, doc: { type: 'json' }, at: { type: 'timestamp' }, amount: { type: 'decimal' },
+        mood: { type: 'string', enum: ['calm', 'busy'] }, ok: { type: 'boolean' }, ref: { type: 'uuid' }, day: { type: 'date' },
+      },
+    },
     mine: { owner: 'owner_id', fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string', required: true }, owner_id: { type: 'string' } } },
   },
 })
@@ -84,4 +92,29 @@ test('a create naming a record created earlier in the same run starts a new INSE
   assert.equal(answer!.status, 200)
   assert.equal(answer!.body.results[1].record.title, 'parent')
   assert.deepEqual(kinds(statements), ['BEGIN', 'INSERT', 'INSERT', 'COMMIT'])
+})
+
+test('rows that set the same fields travel as one JSON parameter, every field type intact', async () => {
+  const data = (i: number) => ({
+    doc: { n: i, list: [1, 'two', null], nested: { ok: true } },
+    at: `2026-01-0${i + 1}T10:20:30.123456Z`,
+    amount: `${i + 1}2.50`,
+    mood: i % 2 === 0 ? 'calm' : 'busy',
+    ok: i % 2 === 0,
+    ref: `00000000-0000-4000-8000-00000000000${i}`,
+    day: `2026-02-0${i + 1}`,
+  })
+  let answer: Awaited<ReturnType<typeof ann>> | undefined
+  const statements = await statementsOf(async () => {
+    answer = await ann('POST', '/api/v1:batchWrite', { payload: { ops: creates(3, data, 'typed') } })
+  })
+  assert.equal(answer!.status, 200, JSON.stringify(answer!.body))
+  assert.match(statements.find((s) => s.startsWith('INSERT'))!, /json_populate_recordset\(NULL::"typed", \$1::json\)/)
+  for (const [i, result] of answer!.body.results.entries()) {
+    const { id, etag, permissions, ...stored } = result.record
+    assert.deepEqual(stored, data(i))
+    assert.deepEqual((await ann('GET', `/api/v1/typed/${id}`)).body, result.record)
+    void etag
+    void permissions
+  }
 })
