@@ -43,6 +43,22 @@ export function compileLock (plan: WritePlan, rows: CheckedFilter | undefined): 
   return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(model, plan.permissions)}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${target(plan, rows)} FOR UPDATE`
 }
 
+/** The columns a create sets whatever its body: the caller's tenant, and the first version. */
+function managedColumns (plan: WritePlan): { columns: Sql[], values: Sql[] } {
+  const { model } = plan
+  const columns: Sql[] = []
+  const values: Sql[] = []
+  if (model.tenant !== undefined) {
+    columns.push(sql.ident(model.tenant))
+    values.push(sql`${plan.tenant ?? null}`)
+  }
+  if (model.version !== undefined) {
+    columns.push(sql.ident(model.version.column))
+    values.push(model.version.kind === 'integer' ? sql`1` : sql`clock_timestamp()`)
+  }
+  return { columns, values }
+}
+
 export function compileInsert (plan: WritePlan, check?: CheckedFilter): Sql {
   const { model } = plan
   const columns: Sql[] = []
@@ -51,14 +67,9 @@ export function compileInsert (plan: WritePlan, check?: CheckedFilter): Sql {
     columns.push(columnOf(field))
     params.push(sql`${value}`)
   }
-  if (model.tenant !== undefined) {
-    columns.push(sql.ident(model.tenant))
-    params.push(sql`${plan.tenant ?? null}`)
-  }
-  if (model.version !== undefined) {
-    columns.push(sql.ident(model.version.column))
-    params.push(model.version.kind === 'integer' ? sql`1` : sql`clock_timestamp()`)
-  }
+  const managed = managedColumns(plan)
+  columns.push(...managed.columns)
+  params.push(...managed.values)
   const into = columns.length === 0 ? sql` DEFAULT VALUES` : sql` (${sql.join(columns)}) VALUES (${sql.join(params)})`
   return sql`INSERT INTO ${model.table}${into}${returning(plan, check)}`
 }
@@ -74,16 +85,8 @@ export function compileInsertMany (plans: readonly WritePlan[], check?: CheckedF
   const first = plans[0]!
   const { model } = first
   const fields = model.fieldList.filter((f) => plans.some((plan) => plan.values.has(f)))
-  const columns = fields.map(columnOf)
-  const extra: Sql[] = []
-  if (model.tenant !== undefined) {
-    columns.push(sql.ident(model.tenant))
-    extra.push(sql`${first.tenant ?? null}`)
-  }
-  if (model.version !== undefined) {
-    columns.push(sql.ident(model.version.column))
-    extra.push(model.version.kind === 'integer' ? sql`1` : sql`clock_timestamp()`)
-  }
+  const { columns: managed, values: extra } = managedColumns(first)
+  const columns = [...fields.map(columnOf), ...managed]
   if (fields.length > 0 && plans.every((plan) => plan.values.size === fields.length)) {
     const records = plans.map((plan) => {
       const record: Record<string, unknown> = {}
