@@ -61,8 +61,8 @@ export function serverOptions (): FastifyHttpOptions<Server> {
     http: { maxHeaderSize: MAX_HEADER_BYTES },
     clientErrorHandler,
     frameworkErrors,
-    // Fastify's own 503 while closing is application/json: the root plugin answers those requests
-    // with a service-unavailable problem instead.
+    // Fastify's own 503 while closing is application/json, not a problem: a request already on an
+    // open connection when the app starts closing is served like those in flight.
     return503OnClosing: false,
   }
 }

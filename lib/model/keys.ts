@@ -46,7 +46,17 @@ export function keyFromValue (model: ResourceModel, value: unknown): string[] {
   throw invalidKey(model, 'A key is its URL text, a number, or a list of its parts.')
 }
 
+/** The key parts of a record as read (each field's value as text). */
+export function keyParts (model: ResourceModel, record: Readonly<Record<string, unknown>>): string[] {
+  return model.key.map((f) => String(record[f.name]))
+}
+
+/** Key parts as URL text: each percent-encoded, joined by `,`. */
+export function partsText (parts: readonly string[]): string {
+  return parts.map(encodeURIComponent).join(',')
+}
+
 /** The URL text of a record's key. */
 export function keyText (model: ResourceModel, record: Readonly<Record<string, unknown>>): string {
-  return model.key.map((f) => encodeURIComponent(String(record[f.name]))).join(',')
+  return partsText(keyParts(model, record))
 }

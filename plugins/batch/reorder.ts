@@ -5,7 +5,7 @@
 // constraint refuses that), and finally written as ordinary updates: one version bump each, and
 // the hooks see each with its stored record from before the reorder.
 import { control, query, rows, type Queryable } from '../../lib/db/query.js'
-import { keyFromValue } from '../../lib/model/keys.js'
+import { keyFromValue, partsText } from '../../lib/model/keys.js'
 import { isPgError } from '../../lib/db/pg-errors.js'
 import { problem } from '../../lib/problems.js'
 import { parseIfMatch } from '../../lib/query/params.js'
@@ -36,7 +36,7 @@ export async function reorder (op: Reorder, refs: Refs, context: WriteContext, t
   if (!access.writable.includes(field)) throw invalidOperation(op.index, 'field', `${field.name} is read-only.`, at)
 
   const keys = op.keys.map((k) => keyFromValue(model, refs.key(op, k)))
-  const texts = keys.map((parts) => parts.map(encodeURIComponent).join(','))
+  const texts = keys.map(partsText)
   const seen = new Set<string>()
   for (const text of texts) {
     if (seen.has(text)) throw invalidOperation(op.index, 'keys', `key ${text} is listed twice.`, at)

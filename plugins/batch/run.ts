@@ -7,7 +7,7 @@
 import { control, rows, type Queryable } from '../../lib/db/query.js'
 import type { TablegateContext } from '../../lib/context.js'
 import { requireVisible } from '../../lib/access/require.js'
-import { keyFromValue } from '../../lib/model/keys.js'
+import { keyFromValue, keyParts } from '../../lib/model/keys.js'
 import { isProblem, problem, withExtras } from '../../lib/problems.js'
 import { isPgError, problemFromPgError } from '../../lib/db/pg-errors.js'
 import { rowPermissions } from '../../lib/read/permissions.js'
@@ -46,11 +46,6 @@ async function recordResult (plan: WritePlan, row: Row, etag: string, permission
   return `{"record":${recordJson(plan.select, row, etag, permissions)},"etag":${JSON.stringify(etag)}}`
 }
 
-/** The key parts of a record as written. */
-function keyOf (model: WritePlan['model'], row: Row): string[] {
-  return keyFromValue(model, model.key.map((f) => String(row[f.name])))
-}
-
 function writeContext (op: BatchOperation, context: BatchContext): WriteContext {
   return { ctx: context.ctx, access: requireVisible(context.ctx.access(op.resource)), services: context.services }
 }
@@ -69,7 +64,7 @@ async function runOne (op: BatchOperation, refs: Refs, context: BatchContext, tx
   }, write)
   const outcome = await commitWrite(plan, write, tx)
   if (op.op === 'delete') return '{"deleted":true}'
-  if (op.op === 'create' && op.ref !== undefined) refs.define(op.ref, { access: write.access, row: outcome.row, key: keyOf(model, outcome.row) })
+  if (op.op === 'create' && op.ref !== undefined) refs.define(op.ref, { access: write.access, row: outcome.row, key: keyParts(model, outcome.row) })
   return await recordResult(plan, outcome.row, outcome.etag)
 }
 
@@ -131,7 +126,7 @@ async function insertRun (run: readonly Create[], refs: Refs, context: BatchCont
     } catch (err) {
       throw located(err, op)
     }
-    if (op.ref !== undefined) refs.define(op.ref, { access: write.access, row, key: keyOf(model, row) })
+    if (op.ref !== undefined) refs.define(op.ref, { access: write.access, row, key: keyParts(model, row) })
     results.push(await recordResult(plan, row, etagOf(row), permissionsOf))
   }
   return results

@@ -30,14 +30,13 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   app.decorate(kRuntime as unknown as string, runtime)
   app.decorate('tablegate', decoratorOf(runtime))
   app.decorateRequest('ctx', null as never)
-  // Once the app is closing, requests still arriving on open connections are turned away to
-  // another server; those already in flight finish before the pools close.
-  let closing = false
-  app.addHook('preClose', async () => { closing = true })
   app.addHook('onRequest', async (request) => {
     request.ctx = { user: null, tenant: undefined, access: noAccess }
-    if (closing) throw problem('service-unavailable', 'This server is shutting down. Try again.', {}, { 'retry-after': '1', connection: 'close' })
   })
+  // Once the app is closing, answers close their connections: a keep-alive connection left open
+  // would hold the server's close until the client drops it. Requests in flight finish first.
+  let closing = false
+  app.addHook('preClose', async () => { closing = true })
   problemHandling(app, runtime.config.onUnhandledError)
   // Fastify's own JSON parser (prototype poisoning refused), then names given twice refused.
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -52,7 +51,6 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-meta-version', runtime.metaVersion(request.ctx?.user?.roles ?? NO_ROLES))
-    // A keep-alive connection left open would hold the server's close until the client drops it.
     if (closing) reply.header('connection', 'close')
   })
   app.addHook('onReady', async () => { runtime.hooks.seal() })

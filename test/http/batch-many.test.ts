@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
 import { kinds, statementsOf } from '../helpers/statements.js'
+import { query, sql } from '../../lib/index.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, `
@@ -117,4 +118,17 @@ test('rows that set the same fields travel as one JSON parameter, every field ty
     void etag
     void permissions
   }
+})
+
+test('the statement timeout covers the whole batch: an operation that would start past it is a 504 naming it', async () => {
+  const slowApp = await buildApp({ databaseUrl, statementTimeoutMs: 300, resources: { items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string', required: true } } } } })
+  slowApp.tablegate.addWriteHook(async function takesItsTime (_event, tx) { await query(tx, sql`SELECT pg_sleep(0.2)`) }, { resources: ['items'] })
+  // The apps share their database, so the user created through the first one exists here too.
+  const slowCall = caller(slowApp, await bearer(slowApp, 'admin@example.com'))
+  const before = await count('items')
+  const answer = await slowCall('POST', '/api/v1:batchWrite', { payload: { ops: creates(3) } })
+  assert.equal(answer.status, 504)
+  assert.equal(answer.body.type, 'urn:service:problem:statement-timeout')
+  assert.equal(answer.body.operation, 2)
+  assert.equal(await count('items'), before)
 })

@@ -25,6 +25,17 @@ app.tablegate.addWriteHook(async function misbehave (event, tx) {
 await createUser(app, 'admin@example.com')
 const call = caller(app, await bearer(app, 'admin@example.com'))
 
+/** Runs a request, asserts it is a 503 problem with Retry-After, and returns how long it took. */
+async function unavailable (request: () => Promise<{ status: number, headers: Record<string, unknown>, body: any }>): Promise<number> {
+  const started = Date.now()
+  const answer = await request()
+  assert.equal(answer.status, 503)
+  assert.equal(answer.headers['content-type'], 'application/problem+json; charset=utf-8')
+  assert.equal(answer.body.type, 'urn:service:problem:service-unavailable')
+  assert.equal(answer.headers['retry-after'], '1')
+  return Date.now() - started
+}
+
 async function count (): Promise<number> {
   const { rows } = await runtimeOf(app).db.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM items')
   return rows[0]!.n
@@ -32,11 +43,7 @@ async function count (): Promise<number> {
 
 test('a backend terminated inside a write transaction is a 503 with Retry-After; nothing is written, the next write works', async () => {
   const before = await count()
-  const lost = await call('POST', '/api/v1/items', { payload: { title: 'terminate' } })
-  assert.equal(lost.status, 503)
-  assert.equal(lost.headers['content-type'], 'application/problem+json; charset=utf-8')
-  assert.equal(lost.body.type, 'urn:service:problem:service-unavailable')
-  assert.equal(lost.headers['retry-after'], '1')
+  await unavailable(async () => await call('POST', '/api/v1/items', { payload: { title: 'terminate' } }))
   // Give pg's 'error' event its turn: without a listener it would end the process here.
   await new Promise((resolve) => setTimeout(resolve, 50))
   assert.equal(await count(), before)
@@ -47,12 +54,7 @@ test('a backend terminated inside a write transaction is a 503 with Retry-After;
 test('with every connection busy, a request waits at most connectTimeoutMs, then gets 503 with Retry-After', async () => {
   const slow = [call('POST', '/api/v1/items', { payload: { title: 'slow' } }), call('POST', '/api/v1/items', { payload: { title: 'slow' } })]
   await new Promise((resolve) => setTimeout(resolve, 100))
-  const started = Date.now()
-  const waited = await call('POST', '/api/v1/items', { payload: { title: 'no room' } })
-  const elapsed = Date.now() - started
-  assert.equal(waited.status, 503)
-  assert.equal(waited.body.type, 'urn:service:problem:service-unavailable')
-  assert.equal(waited.headers['retry-after'], '1')
+  const elapsed = await unavailable(async () => await call('POST', '/api/v1/items', { payload: { title: 'no room' } }))
   assert.ok(elapsed >= 250 && elapsed < 900, `waited ${elapsed} ms`)
   assert.deepEqual((await Promise.all(slow)).map((r) => r.status), [201, 201])
   assert.equal((await call('POST', '/api/v1/items', { payload: { title: 'room again' } })).status, 201)
@@ -76,12 +78,7 @@ test('a backend that stops answering is given up within the statement timeout an
     process.kill(pid, 'SIGSTOP')
   }
   try {
-    const started = Date.now()
-    const answer = await frozenCall('POST', '/api/v1/items', { payload: { title: 'into the void' } })
-    const elapsed = Date.now() - started
-    assert.equal(answer.status, 503)
-    assert.equal(answer.body.type, 'urn:service:problem:service-unavailable')
-    assert.equal(answer.headers['retry-after'], '1')
+    const elapsed = await unavailable(async () => await frozenCall('POST', '/api/v1/items', { payload: { title: 'into the void' } }))
     assert.ok(elapsed >= 550 && elapsed < 2000, `answered after ${elapsed} ms`)
   } finally {
     for (const pid of mine) process.kill(pid, 'SIGCONT')
