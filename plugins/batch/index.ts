@@ -1,8 +1,7 @@
-// POST {basePath}:batchWrite: many writes, in order, in one transaction (plugins/batch/run.ts).
+// POST {basePath}:batchWrite: many writes, in order, all or none (plugins/batch/run.ts).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { runtimeOf } from '../../lib/runtime.js'
-import { withTransaction } from '../../lib/db/transaction.js'
 import { checkKnownParameters } from '../../lib/query/params.js'
 import { parseOperations } from './operations.js'
 import { runBatch } from './run.js'
@@ -13,7 +12,7 @@ async function batch (app: FastifyInstance): Promise<void> {
     checkKnownParameters(request.query as Record<string, unknown>, [])
     const operations = parseOperations(request.body)
     const context = { ctx: request.ctx, services, rowPermissions: config.rowPermissions, timeoutMs: config.statementTimeoutMs }
-    const json = await withTransaction(db.app, {}, async (tx) => await runBatch(operations, context, tx))
+    const json = await runBatch(operations, context, db.app)
     return reply.code(200).type('application/json; charset=utf-8').send(json)
   })
 }

@@ -4,7 +4,9 @@
 // resource that no hook hears of and no record rule judges are one INSERT of many rows. A
 // failure is the operation's own problem with `operation`, `op` and `resource` added; the caller
 // rolls everything back.
-import { control, rows, type Queryable } from '../../lib/db/query.js'
+import { rows, type Queryable } from '../../lib/db/query.js'
+import type { Pool } from '../../lib/db/pool.js'
+import { withTransaction } from '../../lib/db/transaction.js'
 import type { TablegateContext } from '../../lib/context.js'
 import { requireVisible } from '../../lib/access/require.js'
 import { keyFromValue, keyParts } from '../../lib/model/keys.js'
@@ -31,6 +33,20 @@ export interface BatchContext {
 }
 
 type Create = Extract<BatchOperation, { op: 'create' }>
+
+/**
+ * Thrown when a run's one INSERT fails: PostgreSQL does not say which row failed, so the batch
+ * runs again from the start, one operation at a time, and the failure is named by its own
+ * operation. Failures are rare; a savepoint around every INSERT would cost every batch two
+ * round trips instead.
+ */
+const RUN_AGAIN_ONE_BY_ONE = Symbol('run the batch again, one operation at a time')
+
+interface Attempt {
+  /** Whether a run of creates may be one INSERT. */
+  readonly grouped: boolean
+  readonly deadline: number
+}
 
 /** The operation's problem with where it happened; a failure that is not a problem stays a 500. */
 function located (err: unknown, op: BatchOperation): unknown {
@@ -75,7 +91,7 @@ function createRun (operations: readonly BatchOperation[], start: number): Creat
   for (let i = start; i < operations.length; i++) {
     const op = operations[i]!
     if (op.op !== 'create' || op.resource !== operations[start]!.resource) break
-    if (refsNamed(op.data).some((ref) => named.has(ref))) break
+    if (named.size > 0 && refsNamed(op.data).some((ref) => named.has(ref))) break
     run.push(op)
     if (op.ref !== undefined) named.add(op.ref)
   }
@@ -83,74 +99,115 @@ function createRun (operations: readonly BatchOperation[], start: number): Creat
 }
 
 /**
- * A run of creates as one INSERT, when it may be one: undefined when a hook or a record rule
- * needs each record on its own, or when the INSERT fails (it is undone to a savepoint, and the
- * creates run one by one, so the failure is named by its own operation).
+ * The plans of a run of creates that may be one INSERT: the first in full, the others like it
+ * (the caller, the resource and the operation are the same; only bodies differ). Undefined when
+ * a hook or a record rule needs each record on its own. The plans stop before a body that fails,
+ * whose operation then runs (and fails) in its turn, after the ones before it.
  */
-async function insertRun (run: readonly Create[], refs: Refs, context: BatchContext, tx: Queryable): Promise<string[] | undefined> {
+async function planRun (run: readonly Create[], refs: Refs, context: BatchContext): Promise<WritePlan[] | undefined> {
   const write = writeContext(run[0]!, context)
   const plans: WritePlan[] = []
   for (const op of run) {
     try {
       const body = refs.data(op, op.data)
-      // The caller, the resource and the operation are the same for the run: only bodies differ.
-      plans.push(plans.length === 0
-        ? await prepareWrite({ operation: 'create', body, withPermissions: context.rowPermissions.has(op.resource) }, write)
-        : await prepareLike(plans[0]!, body, write))
+      if (plans.length > 0) {
+        plans.push(await prepareLike(plans[0]!, body, write))
+        continue
+      }
+      const first = await prepareWrite({ operation: 'create', body, withPermissions: context.rowPermissions.has(op.resource) }, write)
+      if (first.hooked || first.access.check !== undefined) return undefined
+      plans.push(first)
     } catch (err) {
+      if (plans.length > 0) return plans
       throw located(err, op)
     }
   }
-  if (plans.some((plan) => plan.hooked || plan.access.check !== undefined)) return undefined
-  const check = plans[0]!.access.rows
-  let inserted: Row[]
-  await control(tx, 'SAVEPOINT tg_batch')
-  try {
-    inserted = await rows<Row>(tx, compileInsertMany(plans, check))
-  } catch (err) {
-    if (!isPgError(err)) throw err
-    await control(tx, 'ROLLBACK TO SAVEPOINT tg_batch')
-    return undefined
-  }
-  await control(tx, 'RELEASE SAVEPOINT tg_batch')
-  const { model, readable } = write.access
-  const etagOf = context.services.etags.of(model, readable)
+  return plans
+}
+
+/** A planned run of creates as one INSERT on `db`; a database failure runs the batch again one by one. */
+async function insertRun (run: readonly Create[], plans: readonly WritePlan[], refs: Refs, context: BatchContext, db: Queryable): Promise<string[]> {
   const first = plans[0]!
+  const { model } = first
+  const check = first.access.rows
+  let inserted: Row[]
+  try {
+    inserted = await rows<Row>(db, compileInsertMany(plans, check))
+  } catch (err) {
+    if (isPgError(err)) throw RUN_AGAIN_ONE_BY_ONE
+    throw err
+  }
+  const { access: visible } = writeContext(run[0]!, context)
+  const etagOf = context.services.etags.of(model, visible.readable)
   const permissionsOf = first.permissions === undefined ? undefined : rowPermissions(model, first.permissions)
   const results: string[] = []
-  for (const [i, op] of run.entries()) {
-    const plan = plans[i]!
+  for (const [i, plan] of plans.entries()) {
+    const op = run[i]!
     let row: Row
     try {
       row = written(model, inserted[i], check)
     } catch (err) {
       throw located(err, op)
     }
-    if (op.ref !== undefined) refs.define(op.ref, { access: write.access, row, key: keyParts(model, row) })
+    if (op.ref !== undefined) refs.define(op.ref, { access: visible, row, key: keyParts(model, row) })
     results.push(await recordResult(plan, row, etagOf(row), permissionsOf))
   }
   return results
 }
 
-/** Runs every operation on `tx`; the answer's JSON, or the first failure, located. */
-export async function runBatch (operations: readonly BatchOperation[], context: BatchContext, tx: Queryable): Promise<string> {
+/** Runs every operation on `tx`; the results' JSON, or the first failure, located. */
+async function runAll (operations: readonly BatchOperation[], context: BatchContext, tx: Queryable, attempt: Attempt): Promise<string[]> {
   const refs = new Refs(operations)
   const results: string[] = []
-  const deadline = Date.now() + context.timeoutMs
+  const startInTime = (op: BatchOperation): void => {
+    if (Date.now() > attempt.deadline) throw located(problem('statement-timeout', 'The batch took longer than the statement timeout allows.'), op)
+  }
   while (results.length < operations.length) {
     const op = operations[results.length]!
-    if (Date.now() > deadline) throw located(problem('statement-timeout', 'The batch took longer than the statement timeout allows.'), op)
-    const run = createRun(operations, results.length)
-    const many = run.length > 1 ? await insertRun(run, refs, context, tx) : undefined
-    if (many !== undefined) {
-      results.push(...many)
+    startInTime(op)
+    const run = attempt.grouped ? createRun(operations, results.length) : []
+    const plans = run.length > 1 ? await planRun(run, refs, context) : undefined
+    if (plans !== undefined && plans.length > 1) {
+      results.push(...await insertRun(run, plans, refs, context, tx))
       continue
     }
-    try {
-      results.push(await runOne(op, refs, context, tx))
-    } catch (err) {
-      throw located(err, op)
+    // A run that must go one by one goes so to its end, without being planned again at each step.
+    for (const one of plans === undefined && run.length > 1 ? run : [op]) {
+      if (one !== op) startInTime(one)
+      try {
+        results.push(await runOne(one, refs, context, tx))
+      } catch (err) {
+        throw located(err, one)
+      }
     }
+  }
+  return results
+}
+
+/**
+ * A batch that is one run of creates needing no check on the rows as written: one INSERT, atomic
+ * on its own, so it runs without BEGIN and COMMIT. Undefined when the batch is anything else.
+ */
+async function runAsOneStatement (operations: readonly BatchOperation[], context: BatchContext, pool: Pool): Promise<string[] | undefined> {
+  if (operations.length < 2 || createRun(operations, 0).length < operations.length) return undefined
+  const refs = new Refs(operations)
+  const creates = operations as readonly Create[]
+  const plans = await planRun(creates, refs, context)
+  if (plans === undefined || plans.length < creates.length || plans[0]!.access.rows !== undefined) return undefined
+  return await insertRun(creates, plans, refs, context, pool)
+}
+
+/** Runs a batch on `pool`: in one transaction, or as one statement when it is one; the answer's JSON. */
+export async function runBatch (operations: readonly BatchOperation[], context: BatchContext, pool: Pool): Promise<string> {
+  const deadline = Date.now() + context.timeoutMs
+  const inTransaction = async (grouped: boolean): Promise<string[]> =>
+    await withTransaction(pool, {}, async (tx) => await runAll(operations, context, tx, { grouped, deadline }))
+  let results: string[]
+  try {
+    results = await runAsOneStatement(operations, context, pool) ?? await inTransaction(true)
+  } catch (err) {
+    if (err !== RUN_AGAIN_ONE_BY_ONE) throw err
+    results = await inTransaction(false)
   }
   return `{"results":[${results.join(',')}]}`
 }

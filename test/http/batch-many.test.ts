@@ -1,5 +1,6 @@
 // Consecutive creates of one resource that no hook hears of are one INSERT of many rows, proven by
-// the statements sent; a failure inside such a run is still named by its own operation.
+// the statements sent (a batch that is only such a run is that one statement, without BEGIN and
+// COMMIT); a failure inside such a run is still named by its own operation.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
@@ -41,13 +42,13 @@ async function count (table: string): Promise<number> {
   return await withClient(databaseUrl, async (c) => (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n)
 }
 
-test('100 creates are one INSERT, answered in order with their records, permissions and etags', async () => {
+test('100 creates are one INSERT, with no transaction around it, answered in order with their records, permissions and etags', async () => {
   let answer: Awaited<ReturnType<typeof ann>> | undefined
   const statements = await statementsOf(async () => {
     answer = await ann('POST', '/api/v1:batchWrite', { payload: { ops: creates(100, (i) => ({ title: `item ${i}`, ...(i % 2 === 0 ? { qty: i } : {}) })) } })
   })
   assert.equal(answer!.status, 200, JSON.stringify(answer!.body))
-  assert.deepEqual(kinds(statements), ['BEGIN', 'SAVEPOINT', 'INSERT', 'RELEASE', 'COMMIT'])
+  assert.deepEqual(kinds(statements), ['INSERT'])
   const results = answer!.body.results
   assert.equal(results.length, 100)
   results.forEach((r: { record: { title: string, qty: number, etag: string, permissions: object }, etag: string }, i: number) => {
@@ -60,15 +61,39 @@ test('100 creates are one INSERT, answered in order with their records, permissi
   assert.deepEqual(got.body, results[42].record)
 })
 
-test('a unique violation inside a run is named by its own operation, and nothing is written', async () => {
+test('a unique violation inside a run is named by its own operation (the batch runs again one by one), and nothing is written', async () => {
   const before = await count('items')
   const ops = creates(60, (i) => ({ title: `coded ${i}`, code: i === 57 ? 'c-3' : `c-${i}` }))
-  const answer = await ann('POST', '/api/v1:batchWrite', { payload: { ops } })
-  assert.equal(answer.status, 409)
-  assert.equal(answer.body.type, 'urn:service:problem:conflict')
-  assert.equal(answer.body.operation, 57)
-  assert.equal(answer.body.op, 'create')
+  let answer: Awaited<ReturnType<typeof ann>> | undefined
+  const statements = await statementsOf(async () => { answer = await ann('POST', '/api/v1:batchWrite', { payload: { ops } }) })
+  assert.deepEqual(kinds(statements), ['INSERT', 'BEGIN', ...Array<string>(58).fill('INSERT'), 'ROLLBACK'])
+  assert.equal(answer!.status, 409)
+  assert.equal(answer!.body.type, 'urn:service:problem:conflict')
+  assert.equal(answer!.body.operation, 57)
+  assert.equal(answer!.body.op, 'create')
   assert.equal(await count('items'), before)
+})
+
+test('a run among other operations is one INSERT inside the batch\'s transaction; a failing run is undone with the rest', async () => {
+  const before = await count('items')
+  const ops = [...creates(5, (i) => ({ title: `mixed ${i}`, code: `mixed-${i}` })), { op: 'create', resource: 'mine', data: { title: 'after' } }]
+  let answer: Awaited<ReturnType<typeof ann>> | undefined
+  let statements = await statementsOf(async () => { answer = await ann('POST', '/api/v1:batchWrite', { payload: { ops } }) })
+  assert.equal(answer!.status, 200, JSON.stringify(answer!.body))
+  assert.deepEqual(kinds(statements), ['BEGIN', 'INSERT', 'INSERT', 'COMMIT'])
+  const clash = [{ op: 'create', resource: 'mine', data: { title: 'first' } }, ...creates(5, (i) => ({ title: `again ${i}`, code: `mixed-${4 - i}` }))]
+  statements = await statementsOf(async () => { answer = await ann('POST', '/api/v1:batchWrite', { payload: { ops: clash } }) })
+  assert.deepEqual(kinds(statements), ['BEGIN', 'INSERT', 'INSERT', 'ROLLBACK', 'BEGIN', 'INSERT', 'INSERT', 'ROLLBACK'])
+  assert.equal(answer!.status, 409)
+  assert.equal(answer!.body.operation, 1)
+  assert.equal(await count('items'), before + 5)
+})
+
+test('a body that fails inside a run is named by its operation after the creates before it, which a database failure would be', async () => {
+  const ops = creates(4, (i) => (i === 1 ? { title: 'dup', code: 'mixed-0' } : i === 3 ? { title: 7 } : { title: `x${i}` }))
+  const answer = await ann('POST', '/api/v1:batchWrite', { payload: { ops } })
+  assert.equal(answer.status, 409, JSON.stringify(answer.body))
+  assert.equal(answer.body.operation, 1)
 })
 
 test('.own creates in a run: the owner is filled in; a row owned by someone else is a 403 naming its operation', async () => {
