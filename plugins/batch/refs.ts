@@ -20,10 +20,19 @@ function refOf (value: unknown): RefValue | undefined {
   return { ref, field: field as string | undefined }
 }
 
+function isRecord (data: unknown): data is Record<string, unknown> {
+  return typeof data === 'object' && data !== null && !Array.isArray(data)
+}
+
 /** The refs a create's data names at its top level. */
 export function refsNamed (data: unknown): string[] {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return []
-  return Object.values(data).flatMap((value) => { const ref = refOf(value); return ref === undefined ? [] : [ref.ref] })
+  const named: string[] = []
+  if (!isRecord(data)) return named
+  for (const name in data) {
+    const ref = refOf(data[name])
+    if (ref !== undefined) named.push(ref.ref)
+  }
+  return named
 }
 
 export class Refs {
@@ -83,10 +92,10 @@ export class Refs {
 
   /** `data` with each top-level reference replaced by its value. */
   data (op: BatchOperation, data: unknown): unknown {
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) return data
+    if (!isRecord(data)) return data
     let resolved: Record<string, unknown> | undefined
-    for (const [name, value] of Object.entries(data)) {
-      const ref = refOf(value)
+    for (const name in data) {
+      const ref = refOf(data[name])
       if (ref === undefined) continue
       resolved ??= { ...data }
       resolved[name] = this.#value(op, `data.${name}`, ref)
