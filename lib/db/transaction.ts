@@ -1,7 +1,7 @@
 // One transaction per unit of work. The pool's connections carry the statement timeout; a unit of
-// work that needs another one (a migration) sets its own for the transaction. A connection that
-// dies while checked out (the server killed, a backend terminated) fails the work in flight and
-// is discarded, never left to crash the process with an unhandled 'error' event.
+// work that needs another one (a migration, an export) sets its own for the transaction. A
+// connection that dies while checked out (the server killed, a backend terminated) fails the work
+// in flight and is discarded, never left to crash the process with an unhandled 'error' event.
 import type { Pool, PoolClient } from './pool.js'
 import { control, statementNamesOf, withStatementNames } from './query.js'
 
@@ -13,7 +13,14 @@ export interface TxOptions {
 
 export type Tx = PoolClient
 
-export async function withTransaction<T> (pool: Pool, options: TxOptions, work: (tx: Tx) => Promise<T>): Promise<T> {
+/** A transaction that outlives one call (an export streams from it): end it with commit or rollback, once. */
+export interface OpenTransaction {
+  readonly tx: Tx
+  commit (): Promise<void>
+  rollback (): Promise<void>
+}
+
+export async function beginTransaction (pool: Pool, options: TxOptions = {}): Promise<OpenTransaction> {
   const client = await pool.connect()
   // pg emits 'error' on a checked-out client whose connection ends; the statement in flight
   // rejects on its own, so the listener only has to keep the client from going back to the pool.
@@ -23,26 +30,47 @@ export async function withTransaction<T> (pool: Pool, options: TxOptions, work: 
   // The client prepares statements under its pool's names: they are the same connections.
   const names = statementNamesOf(pool)
   if (names !== undefined) withStatementNames(client, names)
-  let broken = false
+  let ended = false
+  const release = (broken: boolean): void => {
+    client.removeListener('error', onLost)
+    client.release(lost ?? broken)
+  }
+  const end = async (statement: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
+    if (ended) return
+    ended = true
+    if (lost !== undefined) return release(true)
+    try {
+      await control(client, statement)
+    } catch (err) {
+      if (statement === 'ROLLBACK') return release(true)
+      // A COMMIT refused (a deferred constraint) leaves a healthy connection once rolled back.
+      ended = false
+      await end('ROLLBACK')
+      throw err
+    }
+    release(false)
+  }
   try {
     await control(client, options.readOnly === true ? 'BEGIN READ ONLY' : 'BEGIN')
     if (options.timeoutMs !== undefined) {
       await client.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.trunc(options.timeoutMs))])
     }
-    const result = await work(client)
-    await control(client, 'COMMIT')
-    return result
   } catch (err) {
-    if (lost === undefined) {
-      try {
-        await control(client, 'ROLLBACK')
-      } catch {
-        broken = true
-      }
-    }
+    await end('ROLLBACK')
     throw err
-  } finally {
-    client.removeListener('error', onLost)
-    client.release(lost ?? broken)
   }
+  return { tx: client, commit: async () => { await end('COMMIT') }, rollback: async () => { await end('ROLLBACK') } }
+}
+
+export async function withTransaction<T> (pool: Pool, options: TxOptions, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const transaction = await beginTransaction(pool, options)
+  let result: T
+  try {
+    result = await work(transaction.tx)
+  } catch (err) {
+    await transaction.rollback()
+    throw err
+  }
+  await transaction.commit()
+  return result
 }
