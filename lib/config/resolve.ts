@@ -27,6 +27,7 @@ export interface ResolvedConfig {
   readonly signInPerMinute: number
   readonly roles: RoleSetup
   readonly statementTimeoutMs: number
+  readonly exportTimeoutMs: number
   readonly connectTimeoutMs: number
   readonly poolSize: number
   readonly revocationPollMs: number
@@ -107,6 +108,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     signInPerMinute: config.signInPerMinute ?? 5,
     roles,
     statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
+    exportTimeoutMs: config.exportTimeoutMs ?? 600_000,
     connectTimeoutMs: config.connectTimeoutMs ?? 5_000,
     poolSize: config.poolSize ?? 20,
     revocationPollMs: config.revocationPollMs ?? 5_000,

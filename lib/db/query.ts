@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import { channel } from 'node:diagnostics_channel'
 import type pg from 'pg'
+import QueryStream from 'pg-query-stream'
 import { compile, type Sql } from '../sql/sql.js'
 
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>
@@ -54,6 +55,19 @@ export async function query<R extends pg.QueryResultRow = pg.QueryResultRow> (db
 
 export async function rows<R extends pg.QueryResultRow = pg.QueryResultRow> (db: Queryable, fragment: Sql): Promise<R[]> {
   return (await query<R>(db, fragment)).rows
+}
+
+/** A statement's rows read through a cursor, `batchSize` at a time, as the consumer pulls them (an export). */
+export function streamRows (client: pg.PoolClient, fragment: Sql, batchSize: number): QueryStream {
+  const { text, values } = compile(fragment)
+  if (queryChannel.hasSubscribers) queryChannel.publish({ text })
+  return client.query(new QueryStream(text, values, { batchSize }))
+}
+
+/** Cancels the statement a connection is running, from another connection of `pool` (its own is busy). */
+export async function cancelStatement (pool: Queryable, client: pg.PoolClient): Promise<void> {
+  const pid = (client as pg.PoolClient & { processID?: number }).processID
+  if (pid !== undefined) await pool.query('SELECT pg_cancel_backend($1)', [pid])
 }
 
 export type ControlStatement = 'BEGIN' | 'BEGIN READ ONLY' | 'COMMIT' | 'ROLLBACK' | `${'SAVEPOINT' | 'RELEASE SAVEPOINT' | 'ROLLBACK TO SAVEPOINT'} tg_${string}`

@@ -69,7 +69,7 @@ async function estimate (db: Queryable, plan: ListPlan, estimates: BoundedCache<
  * A data error raised while a list runs comes from a value of its filter or page token that the
  * checker let through (it catches what it can): the caller's filter is what to fix, not a record.
  */
-function asFilterProblem (err: unknown, plan: ListPlan): unknown {
+export function asFilterProblem (err: unknown, plan: { readonly filterText: string }): unknown {
   if (!isPgError(err) || !err.code.startsWith('22')) return err
   const detail = 'A value in the filter is out of range or malformed for the database.'
   return problem('invalid-filter', detail, { parameter: 'filter', errors: [{ code: 'invalid-value', message: detail, span: { start: 0, end: plan.filterText.length } }] })

@@ -5,6 +5,7 @@ import { keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
 import { compileFilter } from './filter.js'
 import type { GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope } from '../plan/types.js'
 import type { ResourceModel } from '../model/types.js'
+import type { Selection } from '../model/selection.js'
 import type { OperationAccess } from '../access/types.js'
 import { decidedByRows } from '../access/permissions.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
@@ -92,8 +93,16 @@ export function compileList (plan: ListPlan): Sql {
   // Keyset values of order fields the query fetches anyway come from the record; others are extra columns.
   const fetched = plan.fetch.fields
   const orderValues = plan.order.flatMap((term, i) => fetched.includes(term.field) ? [] : [sql`, ${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`])
-  const orderBy = sql.join(plan.order.map((term) => sql`${qualifiedColumnOf(plan.model, term.field)} ${sql.keyword(term.direction)}`))
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy} LIMIT ${plan.pageSize + 1}`
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy(plan.model, plan.order)} LIMIT ${plan.pageSize + 1}`
+}
+
+function orderBy (model: ResourceModel, order: readonly OrderTerm[]): Sql {
+  return sql.join(order.map((term) => sql`${qualifiedColumnOf(model, term.field)} ${sql.keyword(term.direction)}`))
+}
+
+/** Every filtered row the caller may see, in order, with the selected fields only: an export. */
+export function compileExport (plan: FilteredRows & { readonly select: Selection, readonly order: readonly OrderTerm[] }): Sql {
+  return sql`SELECT ${recordColumns(plan.select)} FROM ${plan.model.table}${where(listConditions(plan))} ORDER BY ${orderBy(plan.model, plan.order)}`
 }
 
 /** The filtered rows without page or order: what the scan guard and the estimate look at. */

@@ -16,6 +16,7 @@ import access from '../access/index.js'
 import resources from '../resources/index.js'
 import scanGuard from '../scan-guard/index.js'
 import batch from '../batch/index.js'
+import exportRoutes from '../export/index.js'
 
 const NO_ROLES: readonly string[] = Object.freeze([])
 
@@ -59,6 +60,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   await app.register(scanGuard)
   await app.register(resources)
   await app.register(batch)
+  await app.register(exportRoutes)
   for (const [plugin, pluginOptions] of runtime.config.plugins) {
     await app.register(plugin as FastifyPluginAsync, pluginOptions as Record<string, unknown>)
   }

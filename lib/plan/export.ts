@@ -1,0 +1,72 @@
+// Export parameters → ExportPlan, with no I/O: the same checks as a list (the caller's fields,
+// filter and order_by against their restricted model, tenant, row filter, soft delete), but no
+// page: every matching row, in order, with the selected fields only (no etag, no permissions).
+import type { AccessPlan } from '../access/types.js'
+import type { Selection } from '../model/selection.js'
+import type { CheckedFilter } from '../query/filter/checked.js'
+import { invalidParameter, parseFieldMask, parseShowDeleted, textParameter } from '../query/params.js'
+import { MAX_FILTER_QUERY, planFilter, planOrder } from './filter.js'
+import { readScope, type PlanServices } from './read.js'
+import type { OrderTerm, ReadScope } from './types.js'
+import type { ResourceModel } from '../model/types.js'
+
+export type ExportFormat = 'ndjson' | 'csv'
+
+export const EXPORT_TYPES: Readonly<Record<ExportFormat, string>> = {
+  ndjson: 'application/x-ndjson',
+  csv: 'text/csv; charset=utf-8',
+}
+
+export interface ExportInput {
+  readonly format?: unknown
+  readonly filter?: unknown
+  readonly order_by?: unknown
+  readonly fields?: unknown
+  readonly show_deleted?: unknown
+}
+
+export interface ExportPlan {
+  readonly kind: 'export'
+  readonly model: ResourceModel
+  readonly format: ExportFormat
+  readonly select: Selection
+  readonly scope: ReadScope
+  readonly filter: CheckedFilter | undefined
+  readonly filterText: string
+  readonly order: readonly OrderTerm[]
+}
+
+/**
+ * `format` when given; else the first of the Accept header's media types that is one of ours
+ * (`text/csv`, `application/x-ndjson` or `application/ndjson`); else NDJSON.
+ */
+function formatOf (parameter: unknown, accept: string | undefined): ExportFormat {
+  if (parameter !== undefined) {
+    const text = textParameter('format', parameter)
+    if (text === 'ndjson' || text === 'csv') return text
+    return invalidParameter('format', 'format is ndjson or csv.')
+  }
+  for (const range of (accept ?? '').split(',')) {
+    const type = range.split(';')[0]!.trim().toLowerCase()
+    if (type === 'text/csv') return 'csv'
+    if (type === 'application/x-ndjson' || type === 'application/ndjson') return 'ndjson'
+  }
+  return 'ndjson'
+}
+
+export function planExport (input: ExportInput, accept: string | undefined, access: AccessPlan, services: PlanServices): ExportPlan {
+  const { model, query } = access
+  const fields = parseFieldMask(access.readable, input.fields)
+  if (fields.length === 0) invalidParameter('fields', 'fields must name at least one field to export.')
+  const filterText = textParameter('filter', input.filter)
+  return {
+    kind: 'export',
+    model,
+    format: formatOf(input.format, accept),
+    select: services.selections.of(model, fields),
+    scope: readScope(access, parseShowDeleted(model, input.show_deleted)),
+    filter: planFilter(filterText, query, services.checks, MAX_FILTER_QUERY),
+    filterText,
+    order: planOrder(textParameter('order_by', input.order_by), model, query, services.checks),
+  }
+}

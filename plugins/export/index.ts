@@ -1,0 +1,47 @@
+// GET {basePath}/{resource}:export: every row a list would show the caller (their fields, tenant,
+// row filter, filter, order), streamed as NDJSON or CSV from one read-only transaction.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { runtimeOf } from '../../lib/runtime.js'
+import { checkKnownParameters } from '../../lib/query/params.js'
+import { requireOperation, requireTenant, requireVisible } from '../../lib/access/require.js'
+import { EXPORT_TYPES, planExport, type ExportInput } from '../../lib/plan/export.js'
+import { openExport } from '../../lib/read/export.js'
+import { problem } from '../../lib/problems.js'
+
+const PARAMETERS = ['format', 'filter', 'order_by', 'fields', 'show_deleted']
+const EXTENSIONS = { ndjson: 'ndjson', csv: 'csv' } as const
+
+async function exportRoutes (app: FastifyInstance): Promise<void> {
+  const { config, db, services } = runtimeOf(app)
+  // An export holds a read connection while it streams: a quarter of the pool at most, so lists go on.
+  const maxRunning = Math.max(1, Math.floor(config.poolSize / 4))
+  let running = 0
+  for (const model of runtimeOf(app).models.values()) {
+    const path = `${config.basePath}/${model.name}`.replace(/:/g, '::')
+    app.get(`${path}::export`, async (request, reply) => {
+      const access = requireVisible(request.ctx.access(model.name))
+      requireOperation(access, model, 'read')
+      const query = request.query as ExportInput & Record<string, unknown>
+      checkKnownParameters(query, PARAMETERS)
+      requireTenant(model, request.ctx.tenant)
+      const plan = planExport(query, request.headers.accept, access, services)
+      if (running >= maxRunning) {
+        throw problem('too-many-requests', `${running} exports are running, the most this server runs at once: try again when one has finished.`, {}, { 'retry-after': '5' })
+      }
+      running++
+      const gone = new AbortController()
+      reply.raw.once('close', () => {
+        running--
+        if (!reply.raw.writableFinished) gone.abort()
+      })
+      const body = await openExport(db.read, plan, { timeoutMs: config.exportTimeoutMs, signal: gone.signal })
+      return reply
+        .type(EXPORT_TYPES[plan.format])
+        .header('content-disposition', `attachment; filename="${model.name}.${EXTENSIONS[plan.format]}"`)
+        .send(body)
+    })
+  }
+}
+
+export default fp(exportRoutes, { name: 'tablegate-export', fastify: '5.x', dependencies: ['tablegate', 'tablegate-auth', 'tablegate-access'] })

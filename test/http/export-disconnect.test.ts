@@ -1,0 +1,76 @@
+// A client that goes away mid-export leaves nothing running: mid-stream (the cursor waits on the
+// client) the transaction is rolled back and the connection returned; during a slow fetch the
+// statement is cancelled in PostgreSQL. Checked in pg_stat_activity, over a real socket.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { connect } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { freshDatabase, runSql, withClient } from '../helpers/db.js'
+import { buildApp, createUser, bearer } from '../helpers/app.js'
+
+const databaseUrl = await freshDatabase()
+await runSql(databaseUrl, `
+  CREATE TABLE big (id serial PRIMARY KEY, title text NOT NULL);
+  INSERT INTO big (title) SELECT repeat('x', 200) || n FROM generate_series(1, 100000) AS n;
+  CREATE FUNCTION slowly (n integer) RETURNS integer LANGUAGE sql VOLATILE AS 'SELECT n FROM pg_sleep(0.02)';
+  CREATE VIEW slow AS SELECT id, slowly(id) AS value FROM big;
+`)
+const app = await buildApp({
+  databaseUrl,
+  resources: {
+    big: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } },
+    slow: { key: 'id', fields: { id: { type: 'integer', readOnly: true }, value: { type: 'integer' } } },
+  },
+})
+await createUser(app, 'admin@example.com')
+const auth = await bearer(app, 'admin@example.com')
+await app.listen({ port: 0, host: '127.0.0.1' })
+const { port } = app.server.address() as { port: number }
+
+/** Sends a GET on a raw socket, reads `bytes` of the answer, then drops the connection. */
+async function readThenLeave (path: string, bytes: number, leaveAfterMs?: number): Promise<string> {
+  const socket = connect(port, '127.0.0.1')
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${auth.authorization}\r\n\r\n`)
+  let received = ''
+  await new Promise<void>((resolve) => {
+    const leave = (): void => { socket.destroy(); resolve() }
+    if (leaveAfterMs !== undefined) setTimeout(leave, leaveAfterMs)
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString()
+      if (received.length >= bytes) leave()
+    })
+  })
+  return received
+}
+
+/** The statements of this database's other connections that are not idle. */
+async function busy (table: string): Promise<string[]> {
+  return await withClient(databaseUrl, async (c) => (await c.query<{ state: string }>(
+    "SELECT state FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle' AND query LIKE $1",
+    [`%FROM "${table}"%`])).rows.map((r) => r.state))
+}
+
+async function settles (table: string): Promise<string[]> {
+  let states = await busy(table)
+  for (let i = 0; i < 50 && states.length > 0; i++) {
+    await sleep(100)
+    states = await busy(table)
+  }
+  return states
+}
+
+test('a client that leaves mid-stream leaves no transaction open', async () => {
+  const head = await readThenLeave('/api/v1/big:export', 64 * 1024)
+  assert.match(head, /^HTTP\/1\.1 200 OK/)
+  assert.deepEqual(await settles('big'), [])
+})
+
+test('a client that leaves during a slow fetch has its statement cancelled', async () => {
+  await readThenLeave('/api/v1/slow:export', Infinity, 500)
+  // The first fetch of 1,000 rows takes 20 s: only a cancel ends it within the 5 s allowed here.
+  assert.deepEqual(await settles('slow'), [])
+  // The pool is whole again: the next request is served.
+  const again = await app.inject({ method: 'GET', url: '/api/v1/big:export?filter=id%20%3C%203', headers: auth })
+  assert.equal(again.statusCode, 200)
+  assert.equal(again.body.split('\n').length, 3)
+})
