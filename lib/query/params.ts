@@ -95,6 +95,21 @@ export function parsePrefer (header: string | string[] | undefined): PreferRetur
   return match === null ? undefined : match[1]!.toLowerCase() as PreferReturn
 }
 
+/**
+ * Whether If-None-Match says the client's copy is current (a GET answers 304): `*` for any
+ * record, or one of its entity tags by weak comparison (RFC 9110 §13.1.2: `W/"x"` matches `"x"`).
+ */
+export function noneMatch (header: string | string[] | undefined, etag: string): boolean {
+  const text = (Array.isArray(header) ? header.join(',') : header)?.trim()
+  if (text === undefined || text === '') return false
+  if (text === '*') return true
+  return text.split(',').some((tag) => {
+    const opaque = tag.trim().replace(/^W\//, '')
+    // Quotes are optional, as in If-Match.
+    return (opaque.startsWith('"') ? opaque : `"${opaque}"`) === etag
+  })
+}
+
 /** If-Match: `*`, or a list of entity tags; quotes are optional, weak tags never match. */
 export function parseIfMatch (header: string | string[] | undefined): '*' | string[] | undefined {
   const text = (Array.isArray(header) ? header.join(',') : header)?.trim()

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ResourceModel } from '../../lib/model/types.js'
 import type { Runtime } from '../../lib/runtime.js'
 import { parseKey } from '../../lib/model/keys.js'
-import { checkKnownParameters, parseIfMatch, parsePrefer } from '../../lib/query/params.js'
+import { checkKnownParameters, noneMatch, parseIfMatch, parsePrefer } from '../../lib/query/params.js'
 import { readList, readOne } from '../../lib/read/execute.js'
 import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, type ListInput } from '../../lib/plan/list.js'
 import { planGet } from '../../lib/plan/read.js'
@@ -93,6 +93,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     requireTenant(model, request.ctx.tenant)
     const { json, etag } = await readOne(db.read, planGet(keyOf(request), query, access, services, rowPermissions), services)
     reply.header('etag', etag)
+    if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send()
     return sendJson(reply, 200, json)
   })
 
