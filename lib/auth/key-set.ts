@@ -24,6 +24,8 @@ export interface KeySet {
   keyFor (header: JWTHeaderParameters): Promise<VerificationKey | undefined>
   /** Whether a key with this `kid` is in the current set (refreshed on schedule): cached tokens ask this. */
   holds (kid: string | undefined): Promise<boolean>
+  /** Whether a set of keys is loaded (read now if it is due): readiness asks this. */
+  loaded (): Promise<boolean>
   /** How many times the key source was read (for tests and metrics). */
   readonly loads: number
 }
@@ -75,6 +77,10 @@ export function createKeySet (load: () => Promise<JWK[]>, options: KeySetOptions
 
   return {
     get loads () { return loads },
+    loaded: async () => {
+      await refreshIfDue().catch(() => {})
+      return jwks !== undefined && jwks.length > 0
+    },
     holds: async (kid) => {
       await refreshIfDue()
       return (jwks ?? []).some((k) => k.kid === kid)

@@ -17,6 +17,7 @@ import resources from '../resources/index.js'
 import scanGuard from '../scan-guard/index.js'
 import batch from '../batch/index.js'
 import exportRoutes from '../export/index.js'
+import health from '../health/index.js'
 
 const NO_ROLES: readonly string[] = Object.freeze([])
 
@@ -56,6 +57,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   })
   app.addHook('onReady', async () => { runtime.hooks.seal() })
   await app.register(auth)
+  await app.register(health)
   await app.register(access)
   await app.register(scanGuard)
   await app.register(resources)

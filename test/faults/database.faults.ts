@@ -85,6 +85,13 @@ const answers: Answer[] = []
 let next = 1
 let loading = true
 
+/** A health check, as a load balancer makes it: no token. */
+async function probe (path: string): Promise<{ status: number, type: string | null, body: string, ms: number }> {
+  const started = Date.now()
+  const response = await fetch(`http://127.0.0.1:${apiPort}${path}`)
+  return { status: response.status, type: response.headers.get('content-type'), body: await response.text(), ms: Date.now() - started }
+}
+
 /** One writer: POSTs ledger rows with increasing n until the load stops. */
 async function writer (): Promise<void> {
   while (loading) {
@@ -150,10 +157,17 @@ test('the server lives through every fault, answers each request with a 201 or a
   recovery.terminatedBackends = await firstSuccessAfter(hurt + 50, 5000) - hurt
   await sleep(1000)
 
-  // 3. The postmaster stopped for longer than the connect timeout: new connections hang.
+  // 3. The postmaster stopped for longer than the connect timeout: new connections hang. The
+  // process is alive but not ready, and says so within a second.
   process.kill(postmaster(), 'SIGSTOP')
-  await sleep(CONNECT_TIMEOUT_MS * 4)
+  await sleep(CONNECT_TIMEOUT_MS * 2)
+  const [alive, ready] = await Promise.all([probe('/healthz'), probe('/readyz')])
   process.kill(postmaster(), 'SIGCONT')
+  assert.deepEqual([alive.status, alive.body], [200, '{"status":"ok"}'])
+  assert.equal(ready.status, 503)
+  assert.equal(ready.type, 'application/problem+json; charset=utf-8')
+  assert.match(ready.body, /Not ready: the database did not answer within 1 s/)
+  assert.ok(ready.ms < 1500, `readiness took ${ready.ms} ms`)
   hurt = Date.now()
   recovery.stoppedPostmaster = await firstSuccessAfter(hurt, 5000) - hurt
   await sleep(1000)
@@ -177,9 +191,10 @@ test('the server lives through every fault, answers each request with a 201 or a
   }
   await sleep(500)
 
-  // 5. The database restarted.
+  // 5. The database restarted; not ready while it is down, ready again once it is back.
   await database.stop()
   await sleep(1500)
+  assert.equal((await probe('/readyz')).status, 503)
   database = await startEmbedded(dataDir, { port: pgPort })
   const back = Date.now()
   recovery.restartedDatabase = await firstSuccessAfter(back, 2000) - back
@@ -187,6 +202,7 @@ test('the server lives through every fault, answers each request with a 201 or a
 
   loading = false
   await Promise.all(writers)
+  assert.deepEqual(await probe('/readyz').then((r) => [r.status, r.body]), [200, '{"status":"ready"}'])
 
   assert.equal(server.exitCode, null, `the server process ended: ${serverOutput}`)
   assert.equal(server.signalCode, null)
