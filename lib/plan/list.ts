@@ -1,5 +1,6 @@
 // List parameters (query string or :search body) → ListPlan, with no I/O: limits, the cached
-// filter and order_by checks, the field mask, and the page token bound to the list's shape.
+// filter and order_by checks, the field mask, and the page token bound to the list's shape. A seek
+// (plan/seek.ts) is planned the same way, with a position instead of a count.
 import type { AccessPlan } from '../access/types.js'
 import { parseCount, parsePageSize, parseShowDeleted, textParameter } from '../query/params.js'
 import { planFilter, planOrder } from './filter.js'
@@ -8,13 +9,17 @@ import type { ListPlan } from './types.js'
 
 export { MAX_FILTER_BODY, MAX_FILTER_QUERY } from './filter.js'
 
-export interface ListInput {
+/** What a list and a seek both take. */
+export interface PageInput {
   readonly filter?: unknown
   readonly order_by?: unknown
   readonly page_size?: unknown
   readonly page_token?: unknown
   readonly fields?: unknown
   readonly show_deleted?: unknown
+}
+
+export interface ListInput extends PageInput {
   readonly count?: unknown
 }
 
@@ -28,6 +33,11 @@ export interface ListContext {
 }
 
 export function planList (input: ListInput, context: ListContext): ListPlan {
+  return planPage(input, context, { kind: 'list', position: 0, count: parseCount(input.count) })
+}
+
+/** A page of records: what lists and seeks plan alike, given what is theirs alone. */
+export function planPage (input: PageInput, context: ListContext, page: Pick<ListPlan, 'kind' | 'position' | 'count'>): ListPlan {
   const { access, services } = context
   const { model, query } = access
   const filterText = textParameter('filter', input.filter)
@@ -37,15 +47,14 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
   const tokenBinding = pageTokenBinding(model.name, filterText, order, showDeleted)
   const token = textParameter('page_token', input.page_token)
   return {
-    kind: 'list',
+    ...page,
     ...recordsRead(access, input.fields, services, context.rowPermissions ? access.permissions.list : undefined),
     scope: readScope(access, showDeleted),
     filter,
     filterText,
     order,
-    after: token === '' ? undefined : services.pageTokens.decode(tokenBinding, token),
+    cursor: token === '' ? undefined : services.pageTokens.decode(tokenBinding, token),
     pageSize: parsePageSize(input.page_size),
-    count: parseCount(input.count),
     tokenBinding,
     estimateKey: `${tokenBinding}\0${access.callerKey}`,
   }

@@ -4,6 +4,7 @@ import type { FieldModel, ResourceModel } from '../model/types.js'
 import type { Selection } from '../model/selection.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import type { OrderTerm } from '../query/order-by.js'
+import type { PageCursor } from '../query/page-token.js'
 import type { OperationAccess, PermissionPlan, RuleContext } from '../access/types.js'
 import type { WriteOperation } from '../../hooks/types.js'
 
@@ -29,8 +30,12 @@ export interface GetPlan {
   readonly permissions: PermissionPlan | undefined
 }
 
+/**
+ * A page of records: a list (`GET /{resource}`, `:search`) or a seek (`:seek`), which answers with
+ * a previous-page token and nothing about the rows beyond its page.
+ */
 export interface ListPlan {
-  readonly kind: 'list'
+  readonly kind: 'list' | 'seek'
   readonly model: ResourceModel
   readonly select: Selection
   readonly fetch: Selection
@@ -41,8 +46,10 @@ export interface ListPlan {
   readonly filter: CheckedFilter | undefined
   /** The filter as the caller wrote it (spans in errors point into it). */
   readonly filterText: string
-  /** Order values (as text, null for NULL) of the last row of the previous page. */
-  readonly after: readonly (string | null)[] | undefined
+  /** The row a page token reads on from, and which way; undefined for the first page or a seek by position. */
+  readonly cursor: PageCursor | undefined
+  /** Rows of the filtered, ordered set skipped before the page (a seek's `position`); 0 for lists. */
+  readonly position: number
   readonly pageSize: number
   /** `count=exact`: also count the filtered rows. */
   readonly count: boolean

@@ -1,15 +1,34 @@
 // Keyset page tokens: encrypted and authenticated (AES-256-GCM), so they are opaque — the order
 // values they carry may be of fields a caller cannot read — and tamper-proof. Each is bound to the
 // list it continues (resource, filter, order, show_deleted: plan/read.ts pageTokenBinding): a
-// token replayed with other parameters is refused.
+// token replayed with other parameters is refused. A token reads on from a row, forward (the rows
+// after it, a list's next page) or backward (the rows before it, a seek's previous page).
+//
+// Plaintext versions: v1 `{ s, a }` (forward only, issued before backward pages existed, still
+// accepted) and v2 `{ v: 2, s, a, d }` with `d` the direction, `f` or `b`.
 import { invalidParameter } from './params.js'
 import { decrypt, encrypt } from '../crypto.js'
 import { BoundedCache } from '../cache.js'
 
+export type PageDirection = 'forward' | 'backward'
+
+/** Where a page starts: the order values (as text, null for NULL) of a row, and which way to read. */
+export interface PageCursor {
+  readonly direction: PageDirection
+  readonly values: readonly (string | null)[]
+}
+
 export interface PageTokens {
-  encode (binding: string, after: readonly (string | null)[]): string
-  /** The order values a token carries, or a 400 invalid-parameter problem. */
-  decode (binding: string, token: string): Array<string | null>
+  encode (binding: string, cursor: PageCursor): string
+  /** The cursor a token carries, or a 400 invalid-parameter problem. */
+  decode (binding: string, token: string): PageCursor
+}
+
+const TOKEN_VERSION = 2
+const DIRECTIONS: Readonly<Record<string, PageDirection>> = { f: 'forward', b: 'backward' }
+
+function notIssued (): never {
+  return invalidParameter('page_token', 'page_token is not a token this server issued.')
 }
 
 export function pageTokens (key: Buffer): PageTokens {
@@ -20,21 +39,23 @@ export function pageTokens (key: Buffer): PageTokens {
   const issued = new BoundedCache<string>(10_000)
   const opened = new BoundedCache<string>(10_000)
   return {
-    encode: (binding, after) => {
-      const plaintext = JSON.stringify({ s: binding, a: after })
+    encode: (binding, cursor) => {
+      const plaintext = JSON.stringify({ v: TOKEN_VERSION, s: binding, a: cursor.values, d: cursor.direction === 'forward' ? 'f' : 'b' })
       return issued.getOrCreate(plaintext, () => encrypt(key, plaintext).slice('v1.'.length))
     },
     decode: (binding, token) => {
-      let body: { s?: unknown, a?: unknown }
+      let body: { v?: unknown, s?: unknown, a?: unknown, d?: unknown }
       try {
-        body = JSON.parse(opened.getOrCreate(token, () => decrypt(key, `v1.${token}`))) as { s?: unknown, a?: unknown }
+        body = JSON.parse(opened.getOrCreate(token, () => decrypt(key, `v1.${token}`))) as typeof body
       } catch {
-        return invalidParameter('page_token', 'page_token is not a token this server issued.')
+        return notIssued()
       }
+      const direction = body.v === undefined ? 'forward' : body.v === TOKEN_VERSION && typeof body.d === 'string' ? DIRECTIONS[body.d] : undefined
+      if (direction === undefined) return notIssued()
       if (body.s !== binding || !Array.isArray(body.a)) {
         invalidParameter('page_token', 'page_token belongs to a list with other parameters: send the same filter, order_by and show_deleted as the first page.')
       }
-      return (body.a as unknown[]).map((v) => v === null ? null : String(v))
+      return { direction, values: (body.a as unknown[]).map((v) => v === null ? null : String(v)) }
     },
   }
 }

@@ -1,5 +1,5 @@
-// Runs read plans on the read-only pool and shapes the list envelope. A get is one statement; a
-// list is one statement plus, at most once per filter and caller per 30 s, its estimate.
+// Runs read plans on the read-only pool and shapes the list and seek envelopes. A get is one
+// statement; a seek is one; a list is one statement plus, at most once per filter and caller per 30 s, its estimate.
 // `total_size_estimate` is exact for free when the first page holds everything. Otherwise it comes
 // from the planner's statistics only where every caller sees every row; where a row filter or a
 // tenant narrows the caller's rows, table-wide statistics would reveal rows of others (a value
@@ -10,12 +10,12 @@ import { isPgError } from '../db/pg-errors.js'
 import { rows, type Queryable } from '../db/query.js'
 import { compileCount, compileEstimate, compileGet, compileList } from '../sql/read.js'
 import type { GetPlan, ListPlan } from '../plan/types.js'
-import type { PageTokens } from '../query/page-token.js'
+import type { PageDirection, PageTokens } from '../query/page-token.js'
 import type { BoundedCache } from '../cache.js'
 import { rowPermissions } from './permissions.js'
 import type { Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
-import { listJson, recordJson, recordWriter } from '../serialize/json.js'
+import { listJson, recordJson, recordWriter, seekJson } from '../serialize/json.js'
 
 /**
  * Runs before a list's queries: may refuse the list (throw a problem) or return a warning for the
@@ -94,35 +94,47 @@ export async function readList (db: Queryable, plan: ListPlan, services: ReadSer
     const warning = await guard(plan, db)
     if (warning !== undefined) warnings.push(warning)
   }
-  const fetch = plan.fetch.fields
   const found = await rows<Row>(db, compileList(plan)).catch((err: unknown) => { throw asFilterProblem(err, plan) })
   const hasMore = found.length > plan.pageSize
-  const size = hasMore ? plan.pageSize : found.length
+  const page = hasMore ? found.slice(0, plan.pageSize) : found
+  // A backward page was read in the reversed order, nearest row first.
+  const backward = plan.cursor?.direction === 'backward'
+  if (backward) page.reverse()
   // Worked out once per page, so the loop does only per-row work; permissions decided by rows
   // come back as text, so a page of them costs no await per row.
   const write = recordWriter(plan.select)
   const etag = services.etags.of(plan.model, plan.readable)
   const permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)
   const records: string[] = []
-  for (let i = 0; i < size; i++) {
-    const row = found[i]!
+  for (const row of page) {
     const permissions = permissionsOf?.(row)
     records.push(write(row, etag(row), permissions instanceof Promise ? await permissions : permissions))
   }
-  const last = found[size - 1]
-  const nextAfter = hasMore && last !== undefined
-    ? plan.order.map((term, i) => {
-      const value = fetch.includes(term.field) ? last[term.field.name] : last[`__order_${i}`]
-      return value === null || value === undefined ? null : String(value)
-    })
-    : undefined
-  let estimated = hasMore || plan.after !== undefined ? Math.max(await estimate(db, plan, services.estimates), size) : size
+  // Tokens read on from the page's own rows: forward from its last, backward from its first. Rows
+  // follow a backward page (the one its token came from), and precede a page that a forward token
+  // or a seek position started; an empty page has no row to read on from.
+  const rowsAfter = backward ? page.length > 0 : hasMore
+  const rowsBefore = backward ? hasMore : (plan.cursor !== undefined || plan.position > 0) && page.length > 0
+  const tokenFrom = (row: Row | undefined, direction: PageDirection): string =>
+    row === undefined ? '' : services.pageTokens.encode(plan.tokenBinding, { direction, values: orderValues(plan, row) })
+  const nextPageToken = rowsAfter ? tokenFrom(page.at(-1), 'forward') : ''
+  if (plan.kind === 'seek') return { json: seekJson(records, nextPageToken, rowsBefore ? tokenFrom(page[0], 'backward') : ''), warnings }
+  const size = page.length
+  let estimated = hasMore || plan.cursor !== undefined ? Math.max(await estimate(db, plan, services.estimates), size) : size
   let total: number | undefined
   if (plan.count) {
     const [counted] = await rows<{ total: number }>(db, compileCount(plan))
     total = counted!.total
     estimated = total
   }
-  const nextPageToken = nextAfter === undefined ? '' : services.pageTokens.encode(plan.tokenBinding, nextAfter)
   return { json: listJson(records, nextPageToken, estimated, total), warnings }
+}
+
+/** A row's values of the order's fields, as text: read from the record, or from the extra columns compileList adds. */
+function orderValues (plan: ListPlan, row: Row): Array<string | null> {
+  const fetched = plan.fetch.fields
+  return plan.order.map((term, i) => {
+    const value = fetched.includes(term.field) ? row[term.field.name] : row[`__order_${i}`]
+    return value === null || value === undefined ? null : String(value)
+  })
 }

@@ -77,3 +77,8 @@ export function recordJson (select: Selection, row: Row, etag: string, permissio
 export function listJson (records: readonly string[], nextPageToken: string, totalSizeEstimate: number, totalSize: number | undefined): string {
   return `{"items":[${records.join(',')}],"next_page_token":${JSON.stringify(nextPageToken)},"total_size_estimate":${totalSizeEstimate}${totalSize === undefined ? '' : `,"total_size":${totalSize}`}}`
 }
+
+/** A seek page: its records' JSON and the tokens of its own rows, nothing about the rows beyond them. */
+export function seekJson (records: readonly string[], nextPageToken: string, prevPageToken: string): string {
+  return `{"items":[${records.join(',')}],"next_page_token":${JSON.stringify(nextPageToken)},"prev_page_token":${JSON.stringify(prevPageToken)}}`
+}

@@ -86,14 +86,26 @@ export function listConditions ({ model, scope, filter }: FilteredRows): Sql[] {
   return conditions
 }
 
-/** The page query; it reads one row more than the page to learn whether another page follows. */
+/** The order read the other way: row for row the reverse, NULLs included (they sort last ascending, first descending). */
+export function reversed (order: readonly OrderTerm[]): OrderTerm[] {
+  return order.map((term) => ({ field: term.field, direction: term.direction === 'ASC' ? 'DESC' : 'ASC' }))
+}
+
+/**
+ * The page query; it reads one row more than the page to learn whether another page follows. A
+ * backward cursor reads the rows before it in the reversed order (the caller turns them round);
+ * a seek skips `position` rows first.
+ */
 export function compileList (plan: ListPlan): Sql {
   const conditions = listConditions(plan)
-  if (plan.after !== undefined) conditions.push(afterCondition(plan.model, plan.order, plan.after))
+  const backward = plan.cursor?.direction === 'backward'
+  const order = backward ? reversed(plan.order) : plan.order
+  if (plan.cursor !== undefined) conditions.push(afterCondition(plan.model, order, plan.cursor.values))
   // Keyset values of order fields the query fetches anyway come from the record; others are extra columns.
   const fetched = plan.fetch.fields
   const orderValues = plan.order.flatMap((term, i) => fetched.includes(term.field) ? [] : [sql`, ${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`])
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy(plan.model, plan.order)} LIMIT ${plan.pageSize + 1}`
+  const skip = plan.position > 0 ? sql` OFFSET ${plan.position}` : sql.empty
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy(plan.model, order)} LIMIT ${plan.pageSize + 1}${skip}`
 }
 
 function orderBy (model: ResourceModel, order: readonly OrderTerm[]): Sql {

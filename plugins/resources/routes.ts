@@ -1,4 +1,4 @@
-// Resource routes under the base path: list, get, create, update, delete, undelete. Handlers only
+// Resource routes under the base path: list, :search, :seek, get, create, update, delete, undelete. Handlers only
 // glue HTTP to the stages: access → params → plan → (read | write pipeline) → JSON.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ResourceModel } from '../../lib/model/types.js'
@@ -6,7 +6,9 @@ import type { Runtime } from '../../lib/runtime.js'
 import { parseKey } from '../../lib/model/keys.js'
 import { checkKnownParameters, noneMatch, parseIfMatch, parsePrefer } from '../../lib/query/params.js'
 import { readList, readOne } from '../../lib/read/execute.js'
-import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, type ListInput } from '../../lib/plan/list.js'
+import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, type ListContext, type ListInput } from '../../lib/plan/list.js'
+import { planSeek } from '../../lib/plan/seek.js'
+import type { ListPlan } from '../../lib/plan/types.js'
 import { planGet } from '../../lib/plan/read.js'
 import { requireOperation, requireTenant, requireVisible } from '../../lib/access/require.js'
 import { recordJson } from '../../lib/serialize/json.js'
@@ -25,6 +27,7 @@ export interface ResourceRouteOptions {
 }
 
 const LIST_PARAMETERS = ['filter', 'order_by', 'page_size', 'page_token', 'fields', 'show_deleted', 'count']
+const SEEK_PARAMETERS = ['position', 'filter', 'order_by', 'page_size', 'page_token', 'fields', 'show_deleted']
 const GET_PARAMETERS = ['fields', 'show_deleted']
 const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -59,10 +62,9 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     return sendJson(reply, status, recordOf(access, outcome))
   }
 
-  const list = async (request: FastifyRequest, reply: FastifyReply, access: AccessPlan, input: ListInput, maxFilterLength: number) => {
+  const list = async (request: FastifyRequest, reply: FastifyReply, access: AccessPlan, plan: (context: ListContext) => ListPlan, maxFilterLength: number) => {
     requireTenant(model, request.ctx.tenant)
-    const plan = planList(input, { access, services, rowPermissions, maxFilterLength })
-    const { json, warnings } = await readList(db.read, plan, services, listGuards)
+    const { json, warnings } = await readList(db.read, plan({ access, services, rowPermissions, maxFilterLength }), services, listGuards)
     if (warnings.length > 0) reply.header('x-service-warning', warnings.join(' '))
     return sendJson(reply, 200, json)
   }
@@ -71,7 +73,15 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     const access = accessFor(request, 'read')
     const query = request.query as Query
     checkKnownParameters(query, LIST_PARAMETERS)
-    return await list(request, reply, access, query, MAX_FILTER_QUERY)
+    return await list(request, reply, access, (context) => planList(query, context), MAX_FILTER_QUERY)
+  })
+
+  // The page at a row position of the filtered, ordered rows, or the page of a seek's token.
+  app.get(`${collectionPath.replace(/:/g, '::')}::seek`, async (request, reply) => {
+    const access = accessFor(request, 'read')
+    const query = request.query as Query
+    checkKnownParameters(query, SEEK_PARAMETERS)
+    return await list(request, reply, access, (context) => planSeek(query, context), MAX_FILTER_QUERY)
   })
 
   // The same parameters in a JSON body: long filters, and `fields` as an array.
@@ -83,7 +93,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
       throw problem('invalid-parameter', 'The body of :search is a JSON object of list parameters.', { errors: [{ parameter: 'body', message: 'must be a JSON object' }] })
     }
     checkKnownParameters(body as Query, LIST_PARAMETERS)
-    return await list(request, reply, access, body as ListInput, MAX_FILTER_BODY)
+    return await list(request, reply, access, (context) => planList(body as ListInput, context), MAX_FILTER_BODY)
   })
 
   app.get(`${collectionPath}/:key`, async (request, reply) => {

@@ -1,4 +1,4 @@
-// The scan guard: before a list shape first runs, EXPLAIN its queries; a sequential scan of a
+// The scan guard: before a list or seek shape first runs, EXPLAIN its queries; a sequential scan of a
 // table above `seqScanRows` is refused (400 expensive-query with an index to create), or answered
 // with an X-Service-Warning (`warn`). The verdict is cached per shape for the process lifetime.
 // Written as any list-guard plugin would be: it uses `app.tablegate.addListGuard` only.
@@ -17,7 +17,7 @@ async function scanGuard (app: FastifyInstance): Promise<void> {
   const shapes = new BoundedCache<string>(10_000)
   app.tablegate.addListGuard(async (plan, db) => {
     let pending = false
-    const shape = shapes.getOrCreate(`${plan.count}\0${plan.estimateKey}`, () => shapeKey(plan))
+    const shape = shapes.getOrCreate(`${plan.kind}\0${plan.count}\0${plan.estimateKey}`, () => shapeKey(plan))
     const verdict = await verdicts.getOrCreate(shape, () => {
       pending = true
       return judge(db, plan, seqScanRows)

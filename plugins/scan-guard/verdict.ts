@@ -13,9 +13,9 @@ export type Verdict =
   | { readonly ok: true }
   | { readonly ok: false, readonly table: string, readonly rows: number, readonly suggestion: string }
 
-/** The shape of a list: resource, filter without its values, order and options. Values never matter. */
+/** The shape of a list or seek: resource, filter without its values, order and options. Values never matter. */
 export function shapeKey (plan: ListPlan): string {
-  return `${plan.model.name}\0${compile(compileFiltered(plan)).text}\0${plan.order.map((t) => `${t.field.name} ${t.direction}`).join(',')}\0${plan.count}`
+  return `${plan.kind}\0${plan.model.name}\0${compile(compileFiltered(plan)).text}\0${plan.order.map((t) => `${t.field.name} ${t.direction}`).join(',')}\0${plan.count}`
 }
 
 interface FilterColumns { equality: FieldModel[], range: FieldModel[], text: FieldModel[] }
