@@ -20,13 +20,13 @@ export function qualifiedColumnOf (model: ResourceModel, field: FieldModel): Sql
  * The cast that gives a value its field type's JSON form when the column's own type would not:
  * a `bigint` field on an int4 column must still be a string, a `number` on numeric a number.
  */
-function castFor (field: FieldModel): Sql | undefined {
+export function jsonCast (field: FieldModel): Sql {
   const column = field.columnType
   switch (field.type) {
-    case 'bigint': return column === 'int8' ? undefined : sql`::int8`
-    case 'decimal': return column === 'numeric' ? undefined : sql`::numeric`
-    case 'number': return column === 'numeric' || column === 'int8' ? sql`::float8` : undefined
-    default: return undefined
+    case 'bigint': return column === 'int8' ? sql.empty : sql`::int8`
+    case 'decimal': return column === 'numeric' ? sql.empty : sql`::numeric`
+    case 'number': return column === 'numeric' || column === 'int8' ? sql`::float8` : sql.empty
+    default: return sql.empty
   }
 }
 
@@ -35,7 +35,7 @@ const kColumns = Symbol('recordColumns')
 /** `"column" AS "field", ...`, each read in its field type's JSON form; built once per selection. */
 export function recordColumns (fetch: Selection): Sql {
   return fetch.derive(kColumns, ({ model, fields }) =>
-    sql.freeze(sql.join(fields.map((f) => sql`${qualifiedColumnOf(model, f)}${castFor(f) ?? sql.empty} AS ${sql.ident(f.name)}`))))
+    sql.freeze(sql.join(fields.map((f) => sql`${qualifiedColumnOf(model, f)}${jsonCast(f)} AS ${sql.ident(f.name)}`))))
 }
 
 /** `"k1" = $1 AND "k2" = $2` for key parts given as text (PostgreSQL casts them to the column type). */

@@ -18,6 +18,7 @@ import scanGuard from '../scan-guard/index.js'
 import batch from '../batch/index.js'
 import exportRoutes from '../export/index.js'
 import health from '../health/index.js'
+import aggregates from '../aggregates/index.js'
 
 const NO_ROLES: readonly string[] = Object.freeze([])
 
@@ -61,6 +62,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   await app.register(access)
   await app.register(scanGuard)
   await app.register(resources)
+  await app.register(aggregates)
   await app.register(batch)
   await app.register(exportRoutes)
   for (const [plugin, pluginOptions] of runtime.config.plugins) {

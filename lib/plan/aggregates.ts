@@ -1,0 +1,231 @@
+// Aggregate parameters → plans, with no I/O: `:facets`, `:series` and `:histogram` count the rows a
+// list with the same filter and show_deleted would return (tenant, row filter and soft delete
+// included), over one field of the caller's restricted model. A hidden field is not in it, so it
+// is refused exactly like a field that does not exist.
+import type { AccessPlan } from '../access/types.js'
+import type { FieldModel, FieldType } from '../model/types.js'
+import type { CheckedFilter, QueryModel } from '../query/filter/checked.js'
+import { invalidParameter, parseShowDeleted, textParameter } from '../query/params.js'
+import { nearest } from '../text.js'
+import { MAX_FILTER_QUERY, planFilter } from './filter.js'
+import { readScope, type PlanServices } from './read.js'
+import type { ReadScope } from './types.js'
+import type { ResourceModel } from '../model/types.js'
+
+/** What every aggregate counts: the caller's rows under their filter. */
+export interface AggregateRows {
+  readonly model: ResourceModel
+  readonly scope: ReadScope
+  readonly filter: CheckedFilter | undefined
+  /** The filter as the caller wrote it (spans in errors point into it). */
+  readonly filterText: string
+  readonly field: FieldModel
+}
+
+export interface FacetsPlan extends AggregateRows {
+  readonly kind: 'facets'
+  readonly limit: number
+}
+
+export const GRANULARITIES = ['hour', 'day', 'week', 'month', 'quarter', 'year'] as const
+export type Granularity = typeof GRANULARITIES[number]
+export const RANGES = ['7d', '30d', '90d', '1y', 'all'] as const
+export type SeriesRange = typeof RANGES[number]
+
+/** An instant of a `from` or `to`: with an offset (or Z) it is absolute, without one it is wall time in the series' zone. */
+export interface SeriesInstant {
+  readonly text: string
+  readonly local: boolean
+}
+
+/**
+ * The rows a series counts: a range back from now (bucket-aligned), all of them (known as `span`
+ * once their first and last instants are read), or `from` (inclusive) to `to` (exclusive).
+ */
+export type SeriesWindow =
+  | { readonly kind: 'range', readonly range: Exclude<SeriesRange, 'all'> }
+  | { readonly kind: 'all' }
+  | { readonly kind: 'span', readonly first: string, readonly last: string }
+  | { readonly kind: 'between', readonly from: SeriesInstant, readonly to: SeriesInstant }
+
+export interface SeriesPlan extends AggregateRows {
+  readonly kind: 'series'
+  /** Undefined until known: chosen from the range, or (range=all) from the data's span. */
+  readonly granularity: Granularity | undefined
+  readonly timeZone: string
+  readonly window: SeriesWindow
+}
+
+export interface HistogramPlan extends AggregateRows {
+  readonly kind: 'histogram'
+  readonly buckets: number
+}
+
+export const FACETS_LIMIT = { default: 20, max: 100 }
+export const HISTOGRAM_BUCKETS = { default: 10, max: 100 }
+/** More buckets than this is a request for another granularity, not a chart. */
+export const MAX_SERIES_BUCKETS = 10_000
+
+const COUNTABLE: readonly FieldType[] = ['string', 'integer', 'bigint', 'number', 'decimal', 'boolean', 'date', 'timestamp', 'uuid']
+const TEMPORAL: readonly FieldType[] = ['timestamp', 'date']
+const NUMERIC: readonly FieldType[] = ['integer', 'bigint', 'number', 'decimal']
+
+/** The shortest each granularity's bucket can be, in ms: enough to bound a series' bucket count. */
+const SHORTEST_MS: Readonly<Record<Granularity, number>> = {
+  hour: 3_600_000, day: 82_800_000, week: 601_200_000, month: 28 * 86_400_000, quarter: 89 * 86_400_000, year: 365 * 86_400_000,
+}
+const RANGE_MS: Readonly<Record<Exclude<SeriesRange, 'all'>, number>> = {
+  '7d': 7 * 86_400_000, '30d': 30 * 86_400_000, '90d': 90 * 86_400_000, '1y': 366 * 86_400_000,
+}
+
+function once (parameter: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value === 'string') return value
+  return invalidParameter(parameter, `${parameter} must be given once.`)
+}
+
+/** A whole number from 1 to `max`, `fallback` when absent. */
+function count (parameter: string, value: unknown, limits: { default: number, max: number }): number {
+  const text = once(parameter, value)
+  if (text === undefined) return limits.default
+  if (!/^[0-9]{1,6}$/.test(text) || Number(text) < 1 || Number(text) > limits.max) {
+    invalidParameter(parameter, `${parameter} must be a whole number from 1 to ${limits.max}.`)
+  }
+  return Number(text)
+}
+
+/** `field`: one the caller may filter on, of the types the aggregate takes; hidden and unknown read the same. */
+function aggregateField (query: QueryModel, value: unknown, route: string, types: readonly FieldType[], purpose: string): FieldModel {
+  const name = once('field', value)
+  if (name === undefined || name === '') return invalidParameter('field', `field is required: the field to ${purpose}.`)
+  const field = query.filterable.get(name)
+  if (field === undefined) {
+    const suggestion = nearest(name, [...query.filterable.values()].filter((f) => types.includes(f.type)).map((f) => f.name))
+    return invalidParameter('field', `There is no field '${name}' to ${purpose}${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}.`)
+  }
+  if (!types.includes(field.type)) {
+    invalidParameter('field', `'${name}' is of type ${field.type}: :${route} takes a field of type ${types.slice(0, -1).join(', ')} or ${types.at(-1)!}.`)
+  }
+  return field
+}
+
+function aggregateRows (access: AccessPlan, input: AggregateInput, services: PlanServices, field: FieldModel): AggregateRows {
+  const filterText = textParameter('filter', input.filter)
+  return {
+    model: access.model,
+    scope: readScope(access, parseShowDeleted(access.model, input.show_deleted)),
+    filter: planFilter(filterText, access.query, services.checks, MAX_FILTER_QUERY),
+    filterText,
+    field,
+  }
+}
+
+export interface AggregateInput {
+  readonly field?: unknown
+  readonly filter?: unknown
+  readonly show_deleted?: unknown
+}
+
+export interface FacetsInput extends AggregateInput { readonly limit?: unknown }
+
+export function planFacets (input: FacetsInput, access: AccessPlan, services: PlanServices): FacetsPlan {
+  const field = aggregateField(access.query, input.field, 'facets', COUNTABLE, 'count values of')
+  return { kind: 'facets', ...aggregateRows(access, input, services, field), limit: count('limit', input.limit, FACETS_LIMIT) }
+}
+
+export interface HistogramInput extends AggregateInput { readonly buckets?: unknown }
+
+export function planHistogram (input: HistogramInput, access: AccessPlan, services: PlanServices): HistogramPlan {
+  const field = aggregateField(access.query, input.field, 'histogram', NUMERIC, 'make a histogram of')
+  return { kind: 'histogram', ...aggregateRows(access, input, services, field), buckets: count('buckets', input.buckets, HISTOGRAM_BUCKETS) }
+}
+
+export interface SeriesInput extends AggregateInput {
+  readonly range?: unknown
+  readonly from?: unknown
+  readonly to?: unknown
+  readonly granularity?: unknown
+  readonly time_zone?: unknown
+}
+
+/** An IANA zone name, as both ICU and PostgreSQL know it; offsets like `+02:00` are refused (PostgreSQL reads POSIX offsets inverted). */
+function parseTimeZone (value: unknown): string {
+  const zone = once('time_zone', value)
+  if (zone === undefined) return 'UTC'
+  let known = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone) && zone.length <= 64
+  try {
+    if (known) new Intl.DateTimeFormat('en', { timeZone: zone }).format(0)
+  } catch {
+    known = false
+  }
+  if (!known) invalidParameter('time_zone', `time_zone '${zone}' is not an IANA time zone name such as Europe/Berlin or UTC.`)
+  return zone
+}
+
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/
+
+/** An ISO 8601 date or date-time; checked here so PostgreSQL never sees a malformed one. */
+function parseInstant (parameter: 'from' | 'to', text: string): SeriesInstant & { readonly ms: number } {
+  const match = ISO_INSTANT.exec(text)
+  const [year, month, day, hour, minute, second] = (match?.slice(1, 7) ?? []).map((part) => Number(part ?? 0))
+  const valid = match !== null && month! >= 1 && month! <= 12 && day! >= 1 && day! <= new Date(Date.UTC(year!, month!, 0)).getUTCDate() &&
+    hour! <= 23 && minute! <= 59 && second! <= 59 && year! >= 1
+  if (!valid) invalidParameter(parameter, `${parameter} must be an ISO 8601 date or date-time, such as 2026-03-01 or 2026-03-01T08:00:00Z.`)
+  const offset = match![7]
+  const local = offset === undefined
+  // For the bucket bound only: wall time read as UTC is off by at most the zone's offset.
+  const ms = Date.parse(local ? `${text.slice(0, 10)}T${text.slice(11) || '00:00'}Z` : text.replace(' ', 'T'))
+  return { text, local, ms: Number.isNaN(ms) ? Date.UTC(year!, month! - 1, day!) : ms }
+}
+
+/** The granularity a span reads best in when none is asked for: a few dozen to a few hundred buckets. */
+export function granularityFor (spanMs: number): Granularity {
+  if (spanMs <= 3 * 86_400_000) return 'hour'
+  if (spanMs <= 92 * 86_400_000) return 'day'
+  if (spanMs <= 3 * 366 * 86_400_000) return 'month'
+  return 'year'
+}
+
+/** Refuses a window that would make more than MAX_SERIES_BUCKETS buckets. */
+export function checkBucketCount (spanMs: number, granularity: Granularity): void {
+  if (spanMs / SHORTEST_MS[granularity] + 2 > MAX_SERIES_BUCKETS) {
+    invalidParameter('granularity', `This series would have more than ${MAX_SERIES_BUCKETS} buckets of a ${granularity}: choose a coarser granularity or a shorter range.`)
+  }
+}
+
+export function planSeries (input: SeriesInput, access: AccessPlan, services: PlanServices): SeriesPlan {
+  const field = aggregateField(access.query, input.field, 'series', TEMPORAL, 'count over time')
+  const timeZone = parseTimeZone(input.time_zone)
+  const asked = once('granularity', input.granularity)
+  if (asked !== undefined && !(GRANULARITIES as readonly string[]).includes(asked)) {
+    invalidParameter('granularity', `granularity must be one of ${GRANULARITIES.join(', ')}.`)
+  }
+  let granularity = asked as Granularity | undefined
+  if (granularity === 'hour' && field.type === 'date') invalidParameter('granularity', `'${field.name}' is a date field: its buckets are a day or longer.`)
+  const range = once('range', input.range)
+  const from = once('from', input.from)
+  const to = once('to', input.to)
+  let window: SeriesWindow
+  if (from !== undefined || to !== undefined) {
+    if (range !== undefined) invalidParameter('range', 'Send range or from and to, not both.')
+    if (from === undefined || to === undefined) invalidParameter(from === undefined ? 'from' : 'to', 'from and to go together: the series counts from `from` (inclusive) to `to` (exclusive).')
+    const start = parseInstant('from', from)
+    const end = parseInstant('to', to)
+    if (start.local === end.local && end.ms <= start.ms) invalidParameter('to', 'to must be later than from.')
+    granularity ??= granularityFor(end.ms - start.ms)
+    checkBucketCount(end.ms - start.ms, granularity)
+    window = { kind: 'between', from: { text: start.text, local: start.local }, to: { text: end.text, local: end.local } }
+  } else {
+    const chosen = range ?? '30d'
+    if (!(RANGES as readonly string[]).includes(chosen)) invalidParameter('range', `range must be one of ${RANGES.join(', ')} (or give from and to).`)
+    if (chosen === 'all') window = { kind: 'all' }
+    else {
+      const span = RANGE_MS[chosen as Exclude<SeriesRange, 'all'>]
+      granularity ??= granularityFor(span)
+      checkBucketCount(span, granularity)
+      window = { kind: 'range', range: chosen as Exclude<SeriesRange, 'all'> }
+    }
+  }
+  if (granularity === 'hour' && field.type === 'date') granularity = 'day'
+  return { kind: 'series', ...aggregateRows(access, input, services, field), granularity, timeZone, window }
+}

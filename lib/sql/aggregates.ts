@@ -1,0 +1,111 @@
+// Aggregate plans → SQL. Each counts the rows a list with the same filter would return: the same
+// conditions (listConditions: tenant, soft delete, row filter, filter), so nothing outside the
+// caller's rows is ever counted, and only the field asked for (one the caller may read) is read.
+import { sql, type Sql } from './sql.js'
+import { jsonCast, qualifiedColumnOf } from './record.js'
+import { listConditions } from './read.js'
+import { MAX_SERIES_BUCKETS, type AggregateRows, type FacetsPlan, type Granularity, type HistogramPlan, type SeriesInstant, type SeriesPlan } from '../plan/aggregates.js'
+
+function where (rows: AggregateRows, ...more: Sql[]): Sql {
+  const conditions = [...listConditions(rows), ...more]
+  return conditions.length === 0 ? sql.empty : sql` WHERE ${sql.join(conditions, sql` AND `)}`
+}
+
+/** Values per count, most frequent first, then by value; NULL is a value too. */
+export function compileFacets (plan: FacetsPlan): Sql {
+  const column = qualifiedColumnOf(plan.model, plan.field)
+  return sql`SELECT ${column}${jsonCast(plan.field)} AS "value", count(*)::int8 AS "count" FROM ${plan.model.table}${where(plan)} GROUP BY ${column} ORDER BY count(*) DESC, ${column} ASC LIMIT ${plan.limit}`
+}
+
+const RANGE_INTERVALS = { '7d': '7 days', '30d': '30 days', '90d': '90 days', '1y': '1 year' } as const
+
+function step (granularity: Granularity): string {
+  return granularity === 'quarter' ? '3 months' : `1 ${granularity}`
+}
+
+/**
+ * The series' clock: bucket starts are local in the zone (a Berlin day starts at local midnight,
+ * 23 or 25 hours after the one before across DST), and a date field's value is its local midnight.
+ */
+function seriesClock (plan: SeriesPlan & { granularity: Granularity }) {
+  const zone = sql`${plan.timeZone}::text`
+  const column = qualifiedColumnOf(plan.model, plan.field)
+  return {
+    value: plan.field.type === 'date' ? sql`(${column}::timestamp AT TIME ZONE ${zone})` : column,
+    trunc: (instant: Sql): Sql => sql`date_trunc(${plan.granularity}::text, ${instant}, ${zone})`,
+    next: (instant: Sql): Sql => sql`date_add(${instant}, ${step(plan.granularity)}::interval, ${zone})`,
+    instant: (given: SeriesInstant): Sql => given.local ? sql`(${given.text}::timestamp AT TIME ZONE ${zone})` : sql`${given.text}::timestamptz`,
+    step: sql`${step(plan.granularity)}::interval`,
+    zone,
+  }
+}
+
+/**
+ * One row per bucket from the first to the last (empty ones counted 0), each with the window it
+ * counted (`from` inclusive, `to` exclusive). At most MAX_SERIES_BUCKETS + 1 rows: one more says
+ * the window was too long for the granularity. A range=all series is planned as its data's span.
+ */
+export function compileSeries (plan: SeriesPlan & { granularity: Granularity }): Sql {
+  const clock = seriesClock(plan)
+  const { window } = plan
+  let lower: Sql
+  let upper: Sql
+  switch (window.kind) {
+    case 'range':
+      lower = clock.trunc(sql`now() - ${RANGE_INTERVALS[window.range]}::interval`)
+      upper = clock.next(clock.trunc(sql`now()`))
+      break
+    case 'span':
+      lower = clock.trunc(sql`${window.first}::timestamptz`)
+      upper = clock.next(clock.trunc(sql`${window.last}::timestamptz`))
+      break
+    case 'between':
+      lower = clock.instant(window.from)
+      upper = clock.instant(window.to)
+      break
+    case 'all':
+      throw new Error('compileSeries: a range=all series is planned as its span (compileSeriesSpan first)')
+  }
+  // The bounds stand in the WHERE clause themselves (not read from the CTE), so an index on the field serves them.
+  const counted = sql`SELECT ${clock.trunc(clock.value)} AS "start", count(*) AS "count" FROM ${plan.model.table}${where(plan, sql`${clock.value} >= ${lower}`, sql`${clock.value} < ${upper}`)} GROUP BY 1`
+  return sql.join([
+    sql`WITH "bounds" AS (SELECT ${lower} AS "lower", ${upper} AS "upper"), "counted" AS (${counted}) `,
+    sql`SELECT "bounds"."lower" AS "from", "bounds"."upper" AS "to", "series"."start" AS "start", coalesce("counted"."count", 0)::int8 AS "count" `,
+    sql`FROM "bounds" LEFT JOIN LATERAL generate_series(${clock.trunc(sql`"bounds"."lower"`)}, "bounds"."upper" - interval '1 microsecond', ${clock.step}, ${clock.zone}) AS "series" ("start") ON true `,
+    sql`LEFT JOIN "counted" ON "counted"."start" = "series"."start" ORDER BY "series"."start" LIMIT ${MAX_SERIES_BUCKETS + 1}`,
+  ], sql.empty)
+}
+
+/** The first and last instant of the caller's rows (range=all), NULL when there are none. */
+export function compileSeriesSpan (plan: SeriesPlan): Sql {
+  const column = qualifiedColumnOf(plan.model, plan.field)
+  const value = plan.field.type === 'date' ? sql`(${column}::timestamp AT TIME ZONE ${plan.timeZone}::text)` : column
+  return sql`SELECT min(${value}) AS "first", max(${value}) AS "last" FROM ${plan.model.table}${where(plan)}`
+}
+
+/**
+ * Equal-width buckets between the filtered minimum and maximum (the maximum falls in the last
+ * bucket), and the rows without a value apart. integer and number fields are measured as float8
+ * (JSON numbers), bigint and decimal as numeric (exact, JSON strings). All values equal make one
+ * bucket; no value at all makes none.
+ */
+export function compileHistogram (plan: HistogramPlan): Sql {
+  const column = qualifiedColumnOf(plan.model, plan.field)
+  const numeric = sql`${column}::numeric`
+  const value = plan.field.type === 'integer' || plan.field.type === 'number' ? sql`${column}::float8` : numeric
+  const n = sql`${plan.buckets}::int`
+  const bucketOf = sql`CASE WHEN "bounds"."hi" = "bounds"."lo" THEN 1 ELSE least(width_bucket(${value}, "bounds"."lo", "bounds"."hi", ${n}), ${n}) END`
+  const bounds = sql`SELECT min(${value}) AS "lo", max(${value}) AS "hi", count(*) FILTER (WHERE ${column} IS NULL) AS "nulls" FROM ${plan.model.table}${where(plan)}`
+  const counted = sql`SELECT ${bucketOf} AS "bucket", count(*) AS "count" FROM ${plan.model.table} CROSS JOIN "bounds"${where(plan, sql`${column} IS NOT NULL`)} GROUP BY 1`
+  const width = sql`("bounds"."hi" - "bounds"."lo")`
+  // numeric division carries 16 or more digits: 40.0000000000000000 reads better as 40.
+  const edge = (expression: Sql): Sql => value === numeric ? sql`trim_scale(${expression})` : expression
+  return sql.join([
+    sql`WITH "bounds" AS (${bounds}), "counted" AS (${counted}) `,
+    sql`SELECT "bounds"."lo" AS "min", "bounds"."hi" AS "max", "bounds"."nulls"::int8 AS "nulls", "b"."bucket" AS "bucket", `,
+    sql`${edge(sql`"bounds"."lo" + ${width} * ("b"."bucket" - 1) / ${n}`)} AS "start", ${edge(sql`CASE WHEN "b"."bucket" = ${n} THEN "bounds"."hi" ELSE "bounds"."lo" + ${width} * "b"."bucket" / ${n} END`)} AS "end", `,
+    sql`coalesce("counted"."count", 0)::int8 AS "count" `,
+    sql`FROM "bounds" LEFT JOIN LATERAL generate_series(1, CASE WHEN "bounds"."hi" IS NULL THEN 0 WHEN "bounds"."hi" = "bounds"."lo" THEN 1 ELSE ${n} END) AS "b" ("bucket") ON true `,
+    sql`LEFT JOIN "counted" ON "counted"."bucket" = "b"."bucket" ORDER BY "b"."bucket"`,
+  ], sql.empty)
+}
