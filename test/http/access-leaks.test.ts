@@ -140,6 +140,12 @@ test('the admin does see the secrets (so their absence below means something)', 
   assert.ok(found.body.items.length >= 7)
 })
 
+test('aggregates and seek over the user\'s rows show no hidden value', async () => {
+  for (const url of ['/api/v1/deals:facets?field=status', '/api/v1/deals:histogram?field=id', '/api/v1/deals:seek?position=1&page_size=2', '/api/v1/deals:seek?position=0&order_by=title&show_deleted=true']) {
+    assert.equal((await asUser('GET', url)).status, 200, url)
+  }
+})
+
 test('list: default, fields, order_by, filters on visible fields, count, show_deleted, and every page token', async () => {
   const urls = [
     '/api/v1/deals',
@@ -269,6 +275,12 @@ test('a hidden field is refused exactly like a field the model does not have, in
     ['GET', '/api/v1/deals?fields=cost', undefined, {}],
     ['GET', '/api/v1/deals?fields=title,memo', undefined, {}],
     ['GET', '/api/v1/deals/1?fields=cost', undefined, {}],
+    ['GET', '/api/v1/deals:facets?field=cost', undefined, {}],
+    ['GET', '/api/v1/deals:histogram?field=cost', undefined, {}],
+    ['GET', '/api/v1/deals:series?field=memo', undefined, {}],
+    ['GET', `/api/v1/deals:facets?field=status&filter=${encodeURIComponent('cost > 1')}`, undefined, {}],
+    ['GET', '/api/v1/deals:seek?position=0&order_by=cost', undefined, {}],
+    ['GET', '/api/v1/deals:seek?position=0&fields=memo', undefined, {}],
     ['POST', '/api/v1/deals:search', { filter: 'cost > 1' }, {}],
     ['POST', '/api/v1/deals:search', { order_by: 'memo' }, {}],
     ['POST', '/api/v1/deals:search', { fields: ['title', 'cost'] }, {}],

@@ -37,3 +37,11 @@ test('a slow write answers 504 and is not stored; a quick one is', async () => {
   const listed = await call('GET', '/api/v1/notes')
   assert.deepEqual(listed.body.items.map((n: { body: string }) => n.body), ['quick'])
 })
+
+test('a slow seek or aggregate answers 504 statement-timeout', async () => {
+  for (const url of ['/api/v1/sleepy:seek?position=0', '/api/v1/sleepy:facets?field=nap', '/api/v1/sleepy:histogram?field=id']) {
+    const response = await call('GET', url)
+    assert.equal(response.status, 504, url)
+    assert.equal(response.body.type, 'urn:service:problem:statement-timeout')
+  }
+})
