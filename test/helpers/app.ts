@@ -1,5 +1,6 @@
 // Builds a tablegate app on a fresh database, plus the login steps tests repeat.
 import { after } from 'node:test'
+import assert from 'node:assert/strict'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { createServer } from '../../lib/server.js'
 import type { Config } from '../../lib/config/schema.js'
@@ -59,4 +60,12 @@ export function caller (app: FastifyInstance, auth: Record<string, string>) {
     const response = await app.inject({ method, url, headers: { ...auth, ...options.headers }, ...(options.payload === undefined ? {} : { payload: options.payload as object }) })
     return { status: response.statusCode, headers: response.headers, body: response.body === '' ? undefined : json(response) }
   }
+}
+
+/** A 400 invalid-parameter naming exactly `parameter` in `errors`, its message matching `message` when given. */
+export function assertParameterError (response: CallResult, parameter: string, message?: RegExp): void {
+  assert.equal(response.status, 400, JSON.stringify(response.body))
+  assert.equal(response.body.type, 'urn:service:problem:invalid-parameter')
+  assert.deepEqual(response.body.errors.map((e: { parameter: string }) => e.parameter), [parameter])
+  if (message !== undefined) assert.match(response.body.errors[0].message, message)
 }

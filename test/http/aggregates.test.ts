@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
-import { buildApp, createUser, bearer, caller, usersOf, type CallResult } from '../helpers/app.js'
+import { buildApp, createUser, bearer, caller, usersOf, assertParameterError } from '../helpers/app.js'
 import type { Config } from '../../lib/config/schema.js'
 
 const SCHEMA = `
@@ -75,13 +75,6 @@ const asAdmin = caller(app, await bearer(app, 'admin@example.com'))
 const asAlice = caller(app, await bearer(app, 'alice@example.com'))
 const q = encodeURIComponent
 
-function assertParameterError (response: CallResult, parameter: string, message?: RegExp): void {
-  assert.equal(response.status, 400, JSON.stringify(response.body))
-  assert.equal(response.body.type, 'urn:service:problem:invalid-parameter')
-  assert.equal(response.body.errors.length, 1)
-  assert.equal(response.body.errors[0].parameter, parameter)
-  if (message !== undefined) assert.match(response.body.errors[0].message, message)
-}
 
 test('facets: the caller\'s values by count, then value; limit; soft-deleted rows only with show_deleted', async () => {
   const facets = await asAlice('GET', '/api/v1/sales:facets?field=status')

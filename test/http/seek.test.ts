@@ -5,7 +5,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { buildApp, createUser, bearer, caller, usersOf, TEST_SECRET, type CallResult } from '../helpers/app.js'
+import { buildApp, createUser, bearer, caller, usersOf, TEST_SECRET, assertParameterError } from '../helpers/app.js'
 import { deriveKey, encrypt } from '../../lib/crypto.js'
 import type { Config } from '../../lib/config/schema.js'
 
@@ -140,12 +140,6 @@ test('page tokens issued before tokens had a direction (v1) are still accepted b
   assertParameterError(await asAlice('GET', `/api/v1/items?page_token=${q(unknownVersion)}`), 'page_token', /not a token this server issued/)
 })
 
-function assertParameterError (response: CallResult, parameter: string, message?: RegExp): void {
-  assert.equal(response.status, 400, JSON.stringify(response.body))
-  assert.equal(response.body.type, 'urn:service:problem:invalid-parameter')
-  assert.deepEqual(response.body.errors.map((e: { parameter: string }) => e.parameter), [parameter])
-  if (message !== undefined) assert.match(response.body.errors[0].message, message)
-}
 
 test('seek parameters: position required and whole, not with page_token; page_size, order_by, filter and tokens as on lists', async () => {
   assertParameterError(await asAlice('GET', '/api/v1/items:seek'), 'position', /required/)
