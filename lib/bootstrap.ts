@@ -14,6 +14,7 @@ import { introspectModels } from './model/introspect.js'
 import { Selections } from './model/selection.js'
 import { AccessResolver } from './access/resolve.js'
 import { RuleFilters } from './access/row-filter.js'
+import { checkAccessConfig } from './access/check-config.js'
 import { BoundedCache } from './cache.js'
 import { deriveKey } from './crypto.js'
 import { pageTokens } from './query/page-token.js'
@@ -21,6 +22,7 @@ import { etags } from './serialize/etag.js'
 import { createMetaVersion } from './meta-version.js'
 import { WriteHooks } from '../hooks/registry.js'
 import type { Runtime, AppServices } from './runtime.js'
+import type { ResourceModel } from './model/types.js'
 
 export type Warn = (message: string) => void
 
@@ -33,6 +35,19 @@ export async function migrateDatabase (config: ResolvedConfig, db: Databases, wa
   if (config.verifier === undefined) await userStoreOf(config, db).migrate()
   await ensureTrigram(db.app, true, warn)
   return config.migrations === undefined ? [] : await applyMigrations(db.app, config.migrations)
+}
+
+/** The models the config declares, with every name the access config gives checked: no database needed. */
+export function declaredModels (config: ResolvedConfig): Map<string, ResourceModel> {
+  const models = buildModels(config.resources)
+  // A throwaway cache: checked filters point at these models, which introspection replaces.
+  checkAccessConfig(config.config, models, config.roles, new RuleFilters())
+  return models
+}
+
+/** `tablegate check`, and `migrate` after migrating: the config's models against the database, as a start checks them. */
+export async function checkModels (config: ResolvedConfig, db: Databases): Promise<ReadonlyMap<string, ResourceModel>> {
+  return await introspectModels(db.app, declaredModels(config))
 }
 
 function appServices (config: ResolvedConfig, authSecret: string): AppServices {
@@ -49,7 +64,7 @@ function appServices (config: ResolvedConfig, authSecret: string): AppServices {
 
 export async function openTablegate (options: Config, warn: Warn): Promise<Runtime> {
   const config = resolveConfig(options)
-  const declared = buildModels(config.resources)
+  const declared = declaredModels(config)
   const db = await connectDatabases(config, { warn })
   try {
     if (config.migrateOnStart) await migrateDatabase(config, db, warn)

@@ -40,3 +40,9 @@ export function nearest (word: string, candidates: Iterable<string>): string | u
   }
   return best
 }
+
+/** ` (did you mean 'x'?)` when a candidate is close to `word`, else nothing: the tail of a refusal. */
+export function didYouMean (word: string, candidates: Iterable<string>): string {
+  const suggestion = nearest(word, candidates)
+  return suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`
+}

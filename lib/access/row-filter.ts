@@ -8,6 +8,7 @@ import { checkFilter } from '../query/filter/checker.js'
 import { parseFilter } from '../query/filter/parser.js'
 import { QuerySyntaxError } from '../query/span.js'
 import { BoundedCache } from '../cache.js'
+import { didYouMean } from '../text.js'
 import type { AccessPlan, FilterSpec, OperationAccess } from './types.js'
 
 export class AccessRuleError extends Error {
@@ -30,7 +31,7 @@ function fromText (model: ResourceModel, text: string): CheckedFilter {
     if (err instanceof QuerySyntaxError) throw new AccessRuleError(`access filter of ${model.name} '${text}': ${err.issue.message}`)
     throw err
   }
-  if (!result.ok) throw new AccessRuleError(`access filter of ${model.name} '${text}': ${result.issues.map((i) => i.message).join(' ')}`)
+  if (!result.ok) throw new AccessRuleError(`access filter of ${model.name} '${text}': ${result.issues.map((i) => i.hint === undefined ? i.message : `${i.message} ${i.hint}`).join(' ')}`)
   if (result.filter === undefined) throw new AccessRuleError(`access filter of ${model.name} is empty`)
   return result.filter
 }
@@ -38,7 +39,7 @@ function fromText (model: ResourceModel, text: string): CheckedFilter {
 function fromMap (model: ResourceModel, map: Readonly<Record<string, unknown>>): CheckedFilter {
   const children: CheckedFilter[] = Object.entries(map).map(([name, value]) => {
     const field = model.fields.get(name)
-    if (field === undefined) throw new AccessRuleError(`access filter of ${model.name} names '${name}', which is not a field`)
+    if (field === undefined) throw new AccessRuleError(`access filter of ${model.name} names '${name}', which is not a field${didYouMean(name, model.fields.keys())}`)
     // An empty list (a caller in no team) matches no row, and so does undefined: a misspelt claim
     // (`ctx.user.org`) must fail closed, never match every row whose column is NULL.
     if (value === undefined || (Array.isArray(value) && value.length === 0)) {

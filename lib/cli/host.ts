@@ -5,7 +5,7 @@ import { resolveConfig, type ResolvedConfig } from '../config/resolve.js'
 import { ConfigError } from '../config/validate.js'
 import { connectDatabases, type Databases } from '../db/connect.js'
 import { userStoreOf, type UserStore } from '../auth/users.js'
-import { migrateDatabase } from '../bootstrap.js'
+import { checkModels, migrateDatabase } from '../bootstrap.js'
 
 export async function loadResolvedConfig (explicit: string | undefined): Promise<ResolvedConfig> {
   const file = discoverConfigFile(explicit)
@@ -36,8 +36,21 @@ export async function withUsers<T> (configFile: string | undefined, work: (users
   })
 }
 
-/** `tablegate migrate`: the auth store, pg_trgm, and the application's own migrations. */
+/**
+ * `tablegate migrate`: the auth store, pg_trgm, and the application's own migrations; then the
+ * same model check as `check`, so "up to date" means a server would start.
+ */
 export async function migrateAll (configFile: string | undefined): Promise<string[]> {
   const config = await loadResolvedConfig(configFile)
-  return await withDatabases(config, async (db) => await migrateDatabase(config, db, warn))
+  return await withDatabases(config, async (db) => {
+    const applied = await migrateDatabase(config, db, warn)
+    await checkModels(config, db)
+    return applied
+  })
+}
+
+/** `tablegate check`: the config's names and its resources against the database, as a start checks them; changes nothing. */
+export async function checkAll (configFile: string | undefined): Promise<number> {
+  const config = await loadResolvedConfig(configFile)
+  return await withDatabases(config, async (db) => (await checkModels(config, db)).size)
 }

@@ -2,7 +2,7 @@
 // stderr and a non-zero exit code.
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { serve } from './serve.js'
-import { migrateAll, withUsers } from './host.js'
+import { checkAll, migrateAll, withUsers } from './host.js'
 import { formatUserTable } from './format.js'
 import { generatePassword } from '../auth/passwords.js'
 import type { CliIo } from './io.js'
@@ -45,6 +45,14 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .action(async (opts: { config?: string }) => {
       const applied = await migrateAll(opts.config)
       io.out(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`)
+    })
+
+  program.command('check')
+    .description('check the config and its resources against the database, as a start would (changes nothing)')
+    .option(...configOption)
+    .action(async (opts: { config?: string }) => {
+      const resources = await checkAll(opts.config)
+      io.out(`the config and the database agree (${resources} ${resources === 1 ? 'resource' : 'resources'})`)
     })
 
   const user = program.command('user').description('manage users')

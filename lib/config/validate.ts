@@ -3,7 +3,7 @@
 import { Value } from '@sinclair/typebox/value'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { ConfigSchema, type Config } from './schema.js'
-import { nearest } from '../text.js'
+import { didYouMean } from '../text.js'
 
 export class ConfigError extends Error {
   constructor (message: string) {
@@ -35,8 +35,7 @@ export function validateConfig (raw: unknown): Config {
       if (seen.has(path)) continue
       seen.add(path)
       const key = pointerParts(error.path).at(-1) ?? ''
-      const suggestion = nearest(key, Object.keys(error.schema.properties ?? {}))
-      messages.push(`${path}: unknown key${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}`)
+      messages.push(`${path}: unknown key${didYouMean(key, Object.keys(error.schema.properties ?? {}))}`)
       continue
     }
     const path = displayPath(error.path)

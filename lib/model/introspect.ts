@@ -49,48 +49,62 @@ function checkField (path: string, field: FieldModel, column: ColumnRow | undefi
   }
 }
 
-/** Checks every model against the database; returns the models with facts only the database knows. */
+/**
+ * Checks every model against the database; returns the models with facts only the database knows.
+ * Throws one ConfigError naming the first mismatch of each resource.
+ */
 export async function introspectModels (db: Queryable, models: ReadonlyMap<string, ResourceModel>): Promise<Map<string, ResourceModel>> {
   const checked = new Map<string, ResourceModel>()
-  for (const [name, model] of models) {
-    const path = `config.resources.${name}`
-    const facts = await tableFacts(db, model.tableText)
-    if (facts === undefined) throw new ConfigError(`${path}: table '${model.tableText}' does not exist`)
-    const { columns } = facts
-    for (const field of model.fields.values()) {
-      if (field.managed === 'version' || field.managed === 'softDelete') continue
-      checkField(path, field, columns.get(field.column), model.tableText)
+  const issues: string[] = []
+  for (const model of models.values()) {
+    try {
+      checked.set(model.name, await introspectModel(db, model))
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err
+      issues.push(err.message)
     }
-    const marker = model.softDelete === undefined ? undefined : columns.get(model.softDelete)
-    if (model.softDelete !== undefined && marker?.type !== 'timestamptz') {
-      throw new ConfigError(`${path}.softDelete: column '${model.softDelete}' ${marker === undefined ? `does not exist in table ${model.tableText}` : 'must be a nullable timestamptz'}`)
-    }
-    if (model.tenant !== undefined && !columns.has(model.tenant)) {
-      throw new ConfigError(`${path}.tenant: column '${model.tenant}' does not exist in table ${model.tableText}`)
-    }
-    let version = model.version
-    if (version !== undefined) {
-      const column = columns.get(version.column)
-      const kind = column === undefined ? undefined : ['int2', 'int4', 'int8'].includes(column.type) ? 'integer' : column.type === 'timestamptz' ? 'timestamp' : undefined
-      if (kind === undefined) {
-        throw new ConfigError(`${path}.version: column '${version.column}' ${column === undefined ? `does not exist in table ${model.tableText}` : 'must be an integer or a timestamptz'}`)
-      }
-      version = { column: version.column, kind }
-    }
-    // Managed fields take their type from the column, so a version of either kind reads right.
-    const fields = new Map([...model.fields].map(([fieldName, field]) => {
-      const column = columns.get(field.column)
-      const notNull = column?.not_null === true
-      // A managed version takes its column's type: an int8 version is a JSON string, an int4 one a number.
-      const type = field.managed === 'version' && version !== undefined
-        ? (version.kind === 'timestamp' ? 'timestamp' : column?.type === 'int8' ? 'bigint' : 'integer')
-        : field.type
-      return [fieldName, Object.freeze({ ...field, type, notNull, columnType: column?.type, enumLabels: column?.labels ?? undefined } satisfies FieldModel)]
-    }))
-    const key = model.key.map((k) => fields.get(k.name)!)
-    const fieldList = Object.freeze([...fields.values()])
-    const versionField = fieldList.find((f) => f.managed === 'version')
-    checked.set(name, Object.freeze({ ...model, fields, fieldList, key, version, versionField, rewritesUpdates: facts.rewritesUpdates, uniqueColumns: facts.uniqueColumns }))
   }
+  if (issues.length > 0) throw new ConfigError(`the config does not match the database: ${issues.join('; ')}`)
   return checked
+}
+
+async function introspectModel (db: Queryable, model: ResourceModel): Promise<ResourceModel> {
+  const path = `config.resources.${model.name}`
+  const facts = await tableFacts(db, model.tableText)
+  if (facts === undefined) throw new ConfigError(`${path}: table '${model.tableText}' does not exist`)
+  const { columns } = facts
+  for (const field of model.fields.values()) {
+    if (field.managed === 'version' || field.managed === 'softDelete') continue
+    checkField(path, field, columns.get(field.column), model.tableText)
+  }
+  const marker = model.softDelete === undefined ? undefined : columns.get(model.softDelete)
+  if (model.softDelete !== undefined && marker?.type !== 'timestamptz') {
+    throw new ConfigError(`${path}.softDelete: column '${model.softDelete}' ${marker === undefined ? `does not exist in table ${model.tableText}` : 'must be a nullable timestamptz'}`)
+  }
+  if (model.tenant !== undefined && !columns.has(model.tenant)) {
+    throw new ConfigError(`${path}.tenant: column '${model.tenant}' does not exist in table ${model.tableText}`)
+  }
+  let version = model.version
+  if (version !== undefined) {
+    const column = columns.get(version.column)
+    const kind = column === undefined ? undefined : ['int2', 'int4', 'int8'].includes(column.type) ? 'integer' : column.type === 'timestamptz' ? 'timestamp' : undefined
+    if (kind === undefined) {
+      throw new ConfigError(`${path}.version: column '${version.column}' ${column === undefined ? `does not exist in table ${model.tableText}` : 'must be an integer or a timestamptz'}`)
+    }
+    version = { column: version.column, kind }
+  }
+  // Managed fields take their type from the column, so a version of either kind reads right.
+  const fields = new Map([...model.fields].map(([fieldName, field]) => {
+    const column = columns.get(field.column)
+    const notNull = column?.not_null === true
+    // A managed version takes its column's type: an int8 version is a JSON string, an int4 one a number.
+    const type = field.managed === 'version' && version !== undefined
+      ? (version.kind === 'timestamp' ? 'timestamp' : column?.type === 'int8' ? 'bigint' : 'integer')
+      : field.type
+    return [fieldName, Object.freeze({ ...field, type, notNull, columnType: column?.type, enumLabels: column?.labels ?? undefined } satisfies FieldModel)]
+  }))
+  const key = model.key.map((k) => fields.get(k.name)!)
+  const fieldList = Object.freeze([...fields.values()])
+  const versionField = fieldList.find((f) => f.managed === 'version')
+  return Object.freeze({ ...model, fields, fieldList, key, version, versionField, rewritesUpdates: facts.rewritesUpdates, uniqueColumns: facts.uniqueColumns })
 }

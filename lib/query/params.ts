@@ -1,7 +1,7 @@
 // Query parameters and headers → typed values. Each refusal is a 400 invalid-parameter problem
 // with `errors: [{ parameter, message }]`.
 import { problem } from '../problems.js'
-import { nearest } from '../text.js'
+import { didYouMean } from '../text.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 
 export const DEFAULT_PAGE_SIZE = 50
@@ -16,8 +16,7 @@ export function invalidParameter (parameter: string, message: string): never {
 export function checkKnownParameters (query: Readonly<Record<string, unknown>>, known: readonly string[]): void {
   for (const name of Object.keys(query)) {
     if (known.includes(name)) continue
-    const suggestion = nearest(name, known)
-    invalidParameter(name, `Unknown parameter '${name}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}. Known: ${known.join(', ')}.`)
+    invalidParameter(name, `Unknown parameter '${name}'${didYouMean(name, known)}. Known: ${known.join(', ')}.`)
   }
 }
 
@@ -78,8 +77,7 @@ export function parseFieldMask (readable: readonly FieldModel[], value: unknown)
     const name = typeof raw === 'string' ? raw.trim() : ''
     if (name === '' || name === 'etag') continue
     if (!byName.has(name)) {
-      const suggestion = nearest(name, byName.keys())
-      invalidParameter('fields', `fields: '${name}' is not a field${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}.`)
+      invalidParameter('fields', `fields: '${name}' is not a field${didYouMean(name, byName.keys())}.`)
     }
     wanted.add(name)
   }

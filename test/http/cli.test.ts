@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import { buildApp, json, sessionCookie, signIn } from '../helpers/app.js'
-import { freshDatabase } from '../helpers/db.js'
+import { freshDatabase, runSql } from '../helpers/db.js'
 
 // dist/test/http/cli.test.js → the repository root.
 const root = fileURLToPath(new URL('../../../', import.meta.url))
@@ -229,4 +229,25 @@ test('migrate is safe to repeat', async () => {
   assert.match(first.stdout, /database is up to date/)
   ok(await cli(['migrate']), 'migrate again')
   ok(await cli(['token', '--email', 'a@example.com']), 'token after migrate')
+})
+
+test('check and migrate run the startup model checks against the database and exit non-zero with their messages', async () => {
+  await runSql(databaseUrl, 'CREATE TABLE gadgets (id serial PRIMARY KEY, name text NOT NULL)')
+  const gadgets = { fields: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } } }
+  const good = join(dir, 'gadgets.json')
+  writeFileSync(good, JSON.stringify({ roles: ['admin', 'user'], resources: { gadgets } }))
+  const checked = await cli(['check', '--config', good], { config: null })
+  ok(checked, 'check')
+  assert.equal(checked.stdout.trim(), 'the config and the database agree (1 resource)')
+
+  const softDeleted = join(dir, 'soft-deleted.json')
+  writeFileSync(softDeleted, JSON.stringify({ roles: ['admin', 'user'], resources: { gadgets: { ...gadgets, softDelete: 'deleted_at' } } }))
+  const expected = /config\.resources\.gadgets\.softDelete: column 'deleted_at' does not exist in table gadgets/
+  refusal(await cli(['check', '--config', softDeleted], { config: null }), 'check, missing column', expected)
+  refusal(await cli(['migrate', '--config', softDeleted], { config: null }), 'migrate, missing column', expected)
+
+  const typo = join(dir, 'capability-typo.json')
+  writeFileSync(typo, JSON.stringify({ roles: { member: ['gadget.read'] }, resources: { gadgets } }))
+  refusal(await cli(['check', '--config', typo], { config: null }), 'check, capability typo',
+    /config\.roles\.member\[0\]: 'gadget\.read' names resource 'gadget', which does not exist \(did you mean 'gadgets'\?\)/)
 })

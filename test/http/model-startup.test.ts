@@ -12,9 +12,9 @@ await runSql(databaseUrl, `
   CREATE TABLE inventory.items (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), label text);
 `)
 
-async function startupError (resources: Config['resources']): Promise<string> {
+async function startupError (resources: Config['resources'], config: Config = {}): Promise<string> {
   try {
-    const app = await createServer({ databaseUrl, authSecret: TEST_SECRET, resources })
+    const app = await createServer({ databaseUrl, authSecret: TEST_SECRET, resources, ...config })
     await app.close()
   } catch (err) {
     return (err as Error).message
@@ -50,4 +50,42 @@ test('schema-qualified tables, managed columns left out of fields, and valid mod
     things: { softDelete: 'deleted_at', version: 'version', fields: { id, name } },
     items: { table: 'inventory.items', fields: { id: { type: 'uuid', readOnly: true, dbDefault: true }, label: name } },
   }), 'started')
+})
+
+test('every name the access config gives is checked at startup, with its path and the nearest name', async () => {
+  const fields = { id, name }
+  const roles = { auditor: ['things.read'] }
+  const cases: Array<[Config['resources'], Config, RegExp]> = [
+    [{ things: { fields, access: { fields: { nmae: { read: ['admin'] } } } } }, {},
+      /config\.resources\.things\.access\.fields\.nmae: 'nmae' is not a field of things \(did you mean 'name'\?\)/],
+    [{ things: { fields, access: { read: ['admin', 'auditr'] } } }, { roles: ['auditor'] },
+      /config\.resources\.things\.access\.read: role 'auditr' is not in the role list \(admin, auditor\) \(did you mean 'auditor'\?\)/],
+    [{ things: { fields, access: { fields: { name: { write: ['auditr'] } } } } }, { roles: ['auditor'] },
+      /config\.resources\.things\.access\.fields\.name\.write: role 'auditr' is not in the role list .*\(did you mean 'auditor'\?\)/],
+    [{ things: { fields, access: { update: { filter: { nmae: 'x' } } } } }, {},
+      /config\.resources\.things\.access\.update\.filter: access filter of things names 'nmae', which is not a field \(did you mean 'name'\?\)/],
+    [{ things: { fields, access: { delete: { filter: 'nmae = "x"' } } } }, {},
+      /config\.resources\.things\.access\.delete\.filter: access filter of things 'nmae = "x"': There is no field 'nmae' to filter on\. Did you mean 'name'\?/],
+    [{ things: { fields } }, { roles: { member: ['thing.*.own'] } },
+      /config\.roles\.member\[0\]: 'thing\.\*\.own' names resource 'thing', which does not exist \(did you mean 'things'\?\)/],
+    [{ things: { fields } }, { roles: { member: ['*.read', 'things.updte'] } },
+      /config\.roles\.member\[1\]: 'things\.updte' names operation 'updte', which does not exist \(read, create, update, delete, undelete or '\*'\) \(did you mean 'update'\?\)/],
+    [{ things: { fields } }, { roles: { member: ['things.read.onw'] } },
+      /config\.roles\.member\[0\]: 'things\.read\.onw' has scope 'onw': the only scope is 'own' \(did you mean 'own'\?\)/],
+    [{ things: { fields } }, { roles: { member: ['things.update.own'] } },
+      /config\.roles\.member\[0\]: 'things\.update\.own' grants nothing: things has no owner field/],
+    [{ things: { fields } }, { roles: { member: ['things'] } }, /config\.roles\.member\[0\]: 'things' is not a capability/],
+    [{ things: { fields } }, { rowPermissions: { except: ['thing'] } },
+      /config\.rowPermissions\.except\[0\]: resource 'thing' does not exist \(did you mean 'things'\?\)/],
+  ]
+  for (const [resources, config, expected] of cases) assert.match(await startupError(resources, config), expected)
+  assert.equal(await startupError({ things: { fields, owner: 'name', access: { read: ['auditor'], fields: { name: { read: true } } } } },
+    { roles: { ...roles, member: ['*.read', 'things.update.own', 'things.*'] }, rowPermissions: { except: ['things'] } }), 'started')
+})
+
+test('every mistake is named at once, not one per start', async () => {
+  const message = await startupError({ things: { fields: { id, name }, access: { read: ['auditr'], fields: { nmae: {} } } } }, { roles: ['auditor'] })
+  assert.match(message, /access\.read: role 'auditr'.*; config\.resources\.things\.access\.fields\.nmae:/)
+  const database = await startupError({ things: { fields: { id, colour: name } }, items: { table: 'missing', fields: { id } } })
+  assert.match(database, /fields\.colour: column 'colour' does not exist in table things; config\.resources\.items: table 'missing' does not exist/)
 })
