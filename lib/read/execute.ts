@@ -1,10 +1,15 @@
 // Runs read plans on the read-only pool and shapes the list and seek envelopes. A get is one
-// statement; a seek is one; a list is one statement plus, at most once per filter and caller per 30 s, its estimate.
-// `total_size_estimate` is exact for free when the first page holds everything. Otherwise it comes
-// from the planner's statistics only where every caller sees every row; where a row filter or a
-// tenant narrows the caller's rows, table-wide statistics would reveal rows of others (a value
-// frequent in another user's rows gives a larger estimate), so it is a count of the caller's own
-// rows that stops at ESTIMATE_COUNT_CAP: a lower bound above it.
+// statement; a seek is one; a list is one statement plus, at most once per filter and caller per
+// 30 s, its estimate.
+// `total_size_estimate` is exact for free when the first page holds everything. Otherwise it is a
+// count of the filtered rows the caller may see that stops at ESTIMATE_COUNT_CAP, exact below it.
+// Where every caller sees every row, the planner is asked first, and a set it expects to be past
+// the cap keeps the planner's figure (no count walks it); a smaller one is counted, because the
+// planner is most wrong about small, young tables (statistics taken while a table was empty made
+// 15 rows estimate as 1, which a page then showed as its own size). Where a row filter or a tenant
+// narrows the caller's rows, table-wide statistics would reveal rows of others (a value frequent
+// in another user's rows gives a larger estimate), so it is always the count: a lower bound above
+// the cap.
 import { problem, recordNotFound } from '../problems.js'
 import { isPgError } from '../db/pg-errors.js'
 import { rows, type Queryable } from '../db/query.js'
@@ -53,13 +58,15 @@ async function estimate (db: Queryable, plan: ListPlan, estimates: BoundedCache<
   const key = plan.estimateKey
   const cached = estimates.get(key)
   if (cached !== undefined && Date.now() - cached.at < ESTIMATE_TTL_MS) return cached.rows
-  let found: number
-  if (narrowed(plan)) {
+  let found: number | undefined
+  if (!narrowed(plan)) {
+    const [explained] = await rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(db, compileEstimate(plan))
+    const planned = explained?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0
+    if (planned >= ESTIMATE_COUNT_CAP) found = planned
+  }
+  if (found === undefined) {
     const [counted] = await rows<{ total: number }>(db, compileCount(plan, ESTIMATE_COUNT_CAP))
     found = counted?.total ?? 0
-  } else {
-    const [explained] = await rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(db, compileEstimate(plan))
-    found = explained?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0
   }
   estimates.set(key, { rows: found, at: Date.now() })
   return found
@@ -120,7 +127,8 @@ export async function readList (db: Queryable, plan: ListPlan, services: ReadSer
   const nextPageToken = rowsAfter ? tokenFrom(page.at(-1), 'forward') : ''
   if (plan.kind === 'seek') return { json: seekJson(records, nextPageToken, rowsBefore ? tokenFrom(page[0], 'backward') : ''), warnings }
   const size = page.length
-  let estimated = hasMore || plan.cursor !== undefined ? Math.max(await estimate(db, plan, services.estimates), size) : size
+  // A page with more after it proves one more row than it holds, whatever a 30 s old estimate says.
+  let estimated = hasMore || plan.cursor !== undefined ? Math.max(await estimate(db, plan, services.estimates), hasMore ? size + 1 : size) : size
   let total: number | undefined
   if (plan.count) {
     const [counted] = await rows<{ total: number }>(db, compileCount(plan))
