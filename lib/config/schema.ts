@@ -34,6 +34,7 @@ export const FieldSchema = Type.Object({
   filterable: Type.Optional(Type.Boolean()),
   sortable: Type.Optional(Type.Boolean()),
   searchable: Type.Optional(Type.Boolean()),
+  references: Type.Optional(Type.String()),
 }, { additionalProperties: false })
 
 export const ResourceSchema = Type.Object({

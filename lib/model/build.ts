@@ -5,6 +5,7 @@ import { ConfigError } from '../config/validate.js'
 import type { FieldConfig, ResourceConfig } from '../config/schema.js'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { valueSchema } from './field-types.js'
+import { didYouMean } from '../text.js'
 import type { FieldModel, ManagedRole, ResourceModel } from './types.js'
 
 const RESERVED_FIELDS = new Set(['etag', 'permissions'])
@@ -29,6 +30,7 @@ function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | u
     filterable: config.filterable ?? true,
     sortable: config.sortable ?? true,
     searchable: config.searchable ?? false,
+    references: config.references,
     managed,
     notNull: false,
     columnType: undefined,
@@ -98,6 +100,21 @@ export function buildModel (name: string, config: ResourceConfig): ResourceModel
   })
 }
 
+/** A reference names a resource whose one key field has the referring field's type. */
+function checkReferences (model: ResourceModel, models: ReadonlyMap<string, ResourceModel>): void {
+  for (const field of model.fields.values()) {
+    if (field.references === undefined) continue
+    const path = `config.resources.${model.name}.fields.${field.name}.references`
+    const target = models.get(field.references)
+    if (target === undefined) throw new ConfigError(`${path}: resource '${field.references}' does not exist${didYouMean(field.references, models.keys())}`)
+    const [key, ...more] = target.key
+    if (key === undefined || more.length > 0) throw new ConfigError(`${path}: ${target.name} has a key of ${target.key.length} fields; a reference names a record by a key of one field`)
+    if (key.type !== field.type) throw new ConfigError(`${path}: ${field.name} is ${field.type} but the key of ${target.name} (${key.name}) is ${key.type}`)
+  }
+}
+
 export function buildModels (resources: Readonly<Record<string, ResourceConfig>>): Map<string, ResourceModel> {
-  return new Map(Object.entries(resources).map(([name, config]) => [name, buildModel(name, config)]))
+  const models = new Map(Object.entries(resources).map(([name, config]) => [name, buildModel(name, config)]))
+  for (const model of models.values()) checkReferences(model, models)
+  return models
 }

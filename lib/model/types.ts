@@ -21,6 +21,8 @@ export interface FieldModel {
   readonly filterable: boolean
   readonly sortable: boolean
   readonly searchable: boolean
+  /** The resource whose key this field's values name: a write may name only a record the caller can read. */
+  readonly references: string | undefined
   readonly managed: ManagedRole | undefined
   /** The column is NOT NULL in the database (from introspection); keyset pages rely on it. */
   readonly notNull: boolean

@@ -63,6 +63,23 @@ export interface ListPlan {
 /** Field → value as sent to PostgreSQL (json stringified, int8/numeric as text). */
 export type ColumnValues = ReadonlyMap<FieldModel, unknown>
 
+/**
+ * A value that names a record of another resource (or its own): the write happens only if the
+ * caller can read that record now (its read filter, tenant, not soft-deleted).
+ */
+export interface ReferenceCheck {
+  readonly field: FieldModel
+  /** The value as bound, the key of the record it names. */
+  readonly value: unknown
+  readonly target: ResourceModel
+  /** False when the caller cannot read the target at all: no record of it exists for them. */
+  readonly readable: boolean
+  /** The caller's read filter on the target. */
+  readonly rows: CheckedFilter | undefined
+  /** The caller's tenant, where the target is kept per tenant. */
+  readonly tenant: string | undefined
+}
+
 /** A write whose request is checked (spec steps 1 and 2): what remains needs the database. */
 export interface WritePlan {
   readonly kind: 'write'
@@ -84,6 +101,8 @@ export interface WritePlan {
   readonly fetch: Selection
   /** The columns the write sets, as bound values. */
   readonly values: ColumnValues
+  /** Values of reference fields the write sets: each must name a record the caller can read. */
+  readonly references: readonly ReferenceCheck[]
   /** The record as the caller sent it, for record checks and `validate`. */
   readonly sent: Readonly<Record<string, unknown>>
   /** Write hooks hear of this write: they run, and they need the stored rows. */

@@ -4,7 +4,7 @@ import { sql, type Sql } from './sql.js'
 import { columnOf, keyCondition, recordColumns } from './record.js'
 import { permissionColumns, scopeConditions } from './read.js'
 import type { ResourceModel } from '../model/types.js'
-import type { ColumnValues, WritePlan } from '../plan/types.js'
+import type { ColumnValues, ReferenceCheck, WritePlan } from '../plan/types.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import { compileFilter } from './filter.js'
 
@@ -59,6 +59,31 @@ function managedColumns (plan: WritePlan): { columns: Sql[], values: Sql[] } {
   return { columns, values }
 }
 
+/**
+ * The record a reference names, as the caller can read it: key, tenant, live, read filter. Locked
+ * FOR KEY SHARE, as a foreign key would lock it, so it cannot be deleted before the write commits.
+ */
+function referenceCondition (reference: ReferenceCheck): Sql {
+  if (!reference.readable) return sql`false`
+  const { target } = reference
+  const conditions = [sql`${columnOf(target.key[0]!)} = ${reference.value}`, ...scopeConditions(target, { tenant: reference.tenant, rows: reference.rows, showDeleted: false })]
+  return sql`EXISTS (SELECT 1 FROM ${target.table} WHERE ${sql.join(conditions, sql` AND `)} FOR KEY SHARE)`
+}
+
+function referenceConditions (plan: WritePlan): Sql[] {
+  return plan.references.map(referenceCondition)
+}
+
+/** Which references hold, one boolean column each (`"0"`, `"1"`, …): asked only after a write they stopped. */
+export function compileReferenceCheck (plan: WritePlan): Sql {
+  return sql`SELECT ${sql.join(referenceConditions(plan).map((condition, i) => sql`${condition} AS ${sql.ident(String(i))}`))}`
+}
+
+/**
+ * One INSERT; where the record names others (references), an INSERT … SELECT that inserts
+ * nothing unless each of them is a record the caller can read, so the check and the write are one
+ * statement.
+ */
 export function compileInsert (plan: WritePlan, check?: CheckedFilter): Sql {
   const { model } = plan
   const columns: Sql[] = []
@@ -70,7 +95,12 @@ export function compileInsert (plan: WritePlan, check?: CheckedFilter): Sql {
   const managed = managedColumns(plan)
   columns.push(...managed.columns)
   params.push(...managed.values)
-  const into = columns.length === 0 ? sql` DEFAULT VALUES` : sql` (${sql.join(columns)}) VALUES (${sql.join(params)})`
+  const references = referenceConditions(plan)
+  const into = columns.length === 0
+    ? sql` DEFAULT VALUES`
+    : references.length === 0
+      ? sql` (${sql.join(columns)}) VALUES (${sql.join(params)})`
+      : sql` (${sql.join(columns)}) SELECT ${sql.join(params)} WHERE ${sql.join(references, sql` AND `)}`
   return sql`INSERT INTO ${model.table}${into}${returning(plan, check)}`
 }
 
@@ -110,8 +140,10 @@ function assignments (values: ColumnValues): Sql[] {
   return [...values].map(([field, value]) => sql`${columnOf(field)} = ${value}`)
 }
 
+/** The update of a locked row; it updates nothing unless each record it names (references) is one the caller can read. */
 export function compileUpdate (plan: WritePlan, check?: CheckedFilter): Sql {
-  return sql`UPDATE ${plan.model.table} SET ${sql.join([...assignments(plan.values), ...versionBump(plan.model)])} WHERE ${target(plan)}${returning(plan, check)}`
+  const conditions = sql.join([target(plan), ...referenceConditions(plan)], sql` AND `)
+  return sql`UPDATE ${plan.model.table} SET ${sql.join([...assignments(plan.values), ...versionBump(plan.model)])} WHERE ${conditions}${returning(plan, check)}`
 }
 
 /**
@@ -120,7 +152,7 @@ export function compileUpdate (plan: WritePlan, check?: CheckedFilter): Sql {
  */
 export function compileGuardedUpdate (plan: WritePlan, rows: CheckedFilter | undefined, versions: readonly string[] | '*'): Sql {
   const { model } = plan
-  const guards = [target(plan, rows, true)]
+  const guards = [target(plan, rows, true), ...referenceConditions(plan)]
   if (versions !== '*') guards.push(sql`${sql.ident(model.version!.column)} IN (${sql.join(versions.map((v) => sql`${v}`))})`)
   return sql`UPDATE ${model.table} SET ${sql.join([...assignments(plan.values), ...versionBump(model)])} WHERE ${sql.join(guards, sql` AND `)}${returning(plan, undefined)}`
 }

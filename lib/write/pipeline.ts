@@ -8,7 +8,7 @@ import type { TablegateContext } from '../context.js'
 import type { ResourceModel } from '../model/types.js'
 import type { Selections } from '../model/selection.js'
 import { keyText } from '../model/keys.js'
-import { compileDelete, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
+import { compileDelete, compileInsert, compileLock, compileReferenceCheck, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
 import { storedRecord, type Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
 import { invalidRecord, validateBody } from './validate-body.js'
@@ -16,10 +16,10 @@ import type { ValidateContext } from '../config/functions.js'
 import type { WriteHooks } from '../../hooks/registry.js'
 import type { WriteOperation } from '../../hooks/types.js'
 import type { AccessPlan, RuleContext } from '../access/types.js'
-import { both, writeRows, type RuleFilters } from '../access/row-filter.js'
+import { both, readRows, writeRows, type RuleFilters } from '../access/row-filter.js'
 import { requireOperation, requireTenant } from '../access/require.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
-import type { ColumnValues, WritePlan } from '../plan/types.js'
+import type { ColumnValues, ReferenceCheck, WritePlan } from '../plan/types.js'
 import { needsStoredRecord } from '../plan/read.js'
 
 export interface WriteRequest {
@@ -115,8 +115,36 @@ async function verifyStored (tx: Queryable, plan: WritePlan, filter: CheckedFilt
   if (match === undefined) outsideWritable(plan.model)
 }
 
+/** The reference values a write sets, each with what the caller can read of the resource it names. */
+function referencesOf (values: ColumnValues, ctx: TablegateContext): ReferenceCheck[] {
+  const references: ReferenceCheck[] = []
+  for (const [field, value] of values) {
+    if (field.references === undefined || value === null) continue
+    const target = ctx.access(field.references)
+    references.push({ field, value, target: target.model, readable: target.operations.read.allowed, rows: readRows(target), tenant: ctx.tenant })
+  }
+  return references
+}
+
+/**
+ * A write that names records the caller cannot read wrote nothing: each such field is refused as
+ * if the record did not exist, whatever the reason (none, filtered out, another tenant's, deleted).
+ */
+async function refusedReferences (plan: WritePlan, db: Queryable): Promise<never> {
+  const [held] = await rows<Record<string, boolean>>(db, compileReferenceCheck(plan))
+  const refused = plan.references.filter((_, i) => held?.[String(i)] !== true)
+  // Another write may have changed a record between the two statements: then every one is named.
+  return invalidRecord((refused.length > 0 ? refused : plan.references).map(({ field, target }) =>
+    ({ field: field.name, code: 'not-found', message: `${field.name} names no ${target.name} record.` })))
+}
+
+/** The row a write returned; none, where it names other records, means one of them is out of the caller's reach. */
+async function returnedRow (plan: WritePlan, found: Row | undefined, db: Queryable): Promise<Row | undefined> {
+  return found === undefined && plan.references.length > 0 ? await refusedReferences(plan, db) : found
+}
+
 /** Step 2: the body checked against the caller's fields, the owner filled in, `validate` run. */
-async function checkedBody (operation: 'create' | 'update', body: unknown, allowed: WritePlan['access'], ruleContext: RuleContext, context: WriteContext): Promise<Pick<WritePlan, 'values' | 'sent'>> {
+async function checkedBody (operation: 'create' | 'update', body: unknown, allowed: WritePlan['access'], ruleContext: RuleContext, context: WriteContext): Promise<Pick<WritePlan, 'values' | 'sent' | 'references'>> {
   const { ctx, access } = context
   const { model } = access
   const checked = validateBody(model, access.readable, access.writable, body, operation)
@@ -129,7 +157,7 @@ async function checkedBody (operation: 'create' | 'update', body: unknown, allow
     sent = recordOf(values, body, new Map(owner === undefined ? [] : [[owner.name, ctx.user?.id ?? null]]))
   }
   await validateWithResource(model, sent, { user: ruleContext.user, tenant: ruleContext.tenant, operation })
-  return { values, sent }
+  return { values, sent, references: referencesOf(values, ctx) }
 }
 
 /** Another create or update like `plan` (same caller, resource and operation), with its own body: only step 2 is new. */
@@ -153,9 +181,9 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     })
   }
   // 2. The body: unknown, hidden, read-only and tenant fields refused; values checked; resource rules.
-  const { values, sent } = operation === 'create' || operation === 'update'
+  const { values, sent, references } = operation === 'create' || operation === 'update'
     ? await checkedBody(operation, request.body, allowed, ruleContext, context)
-    : { values: new Map(), sent: {} }
+    : { values: new Map(), sent: {}, references: [] }
   const hooked = services.hooks.for(model.name, operation).length > 0
   const select = services.selections.of(model, access.readable)
   const permissions = request.withPermissions === true ? access.permissions.get : undefined
@@ -172,6 +200,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     fetch: services.selections.fetch(select, access.readable, hooked || allowed.check !== undefined || needsStoredRecord(permissions)),
     values,
     sent,
+    references,
     hooked,
     permissions,
   }
@@ -179,7 +208,8 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
 
 /** The INSERT of a create, one statement; `check` is verified on the row as written. */
 export async function insertRecord (plan: WritePlan, context: WriteContext, db: Queryable, check: CheckedFilter | undefined): Promise<WriteOutcome> {
-  const row = written(plan.model, (await rows<Row>(db, compileInsert(plan, check)))[0], check)
+  const [found] = await rows<Row>(db, compileInsert(plan, check))
+  const row = written(plan.model, await returnedRow(plan, found, db), check)
   return { row, etag: context.services.etags.of(plan.model, context.access.readable)(row), key: keyText(plan.model, row) }
 }
 
@@ -229,7 +259,8 @@ export async function applyWrite (plan: WritePlan, context: WriteContext, tx: Qu
   let row: Row
   if (operation === 'update') {
     const check = both(access.rows, locked.returned)
-    row = written(model, (await rows<Row>(tx, compileUpdate(plan, check)))[0], check)
+    const [found] = await rows<Row>(tx, compileUpdate(plan, check))
+    row = written(model, await returnedRow(plan, found, tx), check)
   } else if (operation === 'delete' && model.softDelete === undefined) {
     // The row will be gone: a filter the check returned is settled against it before the delete.
     await verifyStored(tx, plan, locked.returned)

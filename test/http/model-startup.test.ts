@@ -75,6 +75,10 @@ test('every name the access config gives is checked at startup, with its path an
     [{ things: { fields } }, { roles: { member: ['things.update.own'] } },
       /config\.roles\.member\[0\]: 'things\.update\.own' grants nothing: things has no owner field/],
     [{ things: { fields } }, { roles: { member: ['things'] } }, /config\.roles\.member\[0\]: 'things' is not a capability/],
+    [{ things: { fields: { id, size: { type: 'integer', references: 'thing' } } } }, {},
+      /config\.resources\.things\.fields\.size\.references: resource 'thing' does not exist \(did you mean 'things'\?\)/],
+    [{ things: { fields: { id, name: { type: 'string', references: 'things' } } } }, {},
+      /config\.resources\.things\.fields\.name\.references: name is string but the key of things \(id\) is integer/],
     [{ things: { fields } }, { rowPermissions: { except: ['thing'] } },
       /config\.rowPermissions\.except\[0\]: resource 'thing' does not exist \(did you mean 'things'\?\)/],
   ]

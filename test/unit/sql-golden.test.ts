@@ -168,6 +168,7 @@ function write (resource: string, operation: WriteOperation, key: string[] | und
     fetch: services.selections.fetch(select, plan.readable, false),
     values: new Map(Object.entries(values).map(([name, value]) => [model.fields.get(name)!, value])),
     sent: values,
+    references: [],
     hooked: false,
     permissions: undefined,
   }
