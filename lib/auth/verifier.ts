@@ -56,6 +56,12 @@ function unauthenticated (detail: string, error?: string): Problem {
 }
 
 const INVALID = 'The access token is invalid.'
+// Which claim, never its value: a token minted for another URL (often a CLI run without the
+// server's AUTH_URL) is then found at once.
+const CLAIM_MISMATCH = {
+  iss: 'The access token is signed by a trusted key but its iss (issuer) claim is not the issuer this server expects (its publicUrl, AUTH_URL, or verifier.issuer).',
+  aud: 'The access token is signed by a trusted key but its aud (audience) claim is not the audience this server expects (its publicUrl, AUTH_URL, or verifier.audience).',
+} as const
 
 async function fetchJwks (url: string): Promise<JWK[]> {
   const response = await fetch(url, { signal: AbortSignal.timeout(5000), headers: { accept: 'application/json' } })
@@ -124,6 +130,9 @@ export function createVerifier (options: VerifierOptions): Verifier {
     } catch (err) {
       if (err instanceof KeySetUnavailableError) throw problem('service-unavailable', 'The signing keys cannot be loaded right now. Try again shortly.')
       if (err instanceof joseErrors.JWTExpired) throw unauthenticated('The access token has expired.', 'invalid_token')
+      if (err instanceof joseErrors.JWTClaimValidationFailed && (err.claim === 'iss' || err.claim === 'aud')) {
+        throw unauthenticated(CLAIM_MISMATCH[err.claim], 'invalid_token')
+      }
       throw unauthenticated(INVALID, 'invalid_token')
     }
     // No clock leeway: a token issued in the future is as suspicious as an expired one.

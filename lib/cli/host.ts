@@ -6,6 +6,7 @@ import { ConfigError } from '../config/validate.js'
 import { connectDatabases, type Databases } from '../db/connect.js'
 import { userStoreOf, type UserStore } from '../auth/users.js'
 import { checkModels, migrateDatabase } from '../bootstrap.js'
+import { runningServerUrl } from './running-server.js'
 
 export async function loadResolvedConfig (explicit: string | undefined): Promise<ResolvedConfig> {
   const file = discoverConfigFile(explicit)
@@ -13,6 +14,17 @@ export async function loadResolvedConfig (explicit: string | undefined): Promise
     throw new ConfigError('no config found: pass --config FILE, set TABLEGATE_CONFIG, or create ./tablegate.config.ts')
   }
   return resolveConfig(await loadConfigFile(file))
+}
+
+/**
+ * The config of a command run beside a server: where neither the config nor AUTH_URL gives a
+ * public URL, that of the server running on the same data directory, so tokens fit it.
+ */
+async function loadJoiningConfig (explicit: string | undefined): Promise<ResolvedConfig> {
+  const config = await loadResolvedConfig(explicit)
+  if (config.config.publicUrl !== undefined || (process.env.AUTH_URL ?? '').trim() !== '') return config
+  const running = runningServerUrl(config.dataDir)
+  return running === undefined ? config : resolveConfig(config.config, { ...process.env, AUTH_URL: running })
 }
 
 const warn = (message: string): void => { process.stderr.write(`tablegate: ${message}\n`) }
@@ -27,7 +39,7 @@ async function withDatabases<T> (config: ResolvedConfig, work: (db: Databases) =
 }
 
 export async function withUsers<T> (configFile: string | undefined, work: (users: UserStore) => Promise<T>): Promise<T> {
-  const config = await loadResolvedConfig(configFile)
+  const config = await loadJoiningConfig(configFile)
   if (config.verifier !== undefined) throw new ConfigError('this config verifies tokens of another auth server: manage users there')
   return await withDatabases(config, async (db) => {
     const users = userStoreOf(config, db)

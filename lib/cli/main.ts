@@ -19,6 +19,13 @@ function positiveInteger (value: string): number {
   return Number(value)
 }
 
+/** `PORT`, as hosting platforms set it; unset or blank is the default 5173. */
+function portFromEnv (value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return 5173
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535) throw new UsageError(`PORT must be a port number, not '${value}'`)
+  return Number(value)
+}
+
 export function buildProgram (io: CliIo = defaultIo): Command {
   const program = new Command('tablegate')
     .description('A secured AIP-style REST API over PostgreSQL tables, with its own login')
@@ -35,9 +42,11 @@ export function buildProgram (io: CliIo = defaultIo): Command {
   program.command('serve')
     .description('serve the API (embedded PostgreSQL unless DATABASE_URL is set)')
     .option(...configOption)
-    .option('--port <n>', 'port to listen on', positiveInteger, 5173)
+    .option('--port <n>', 'port to listen on (default: $PORT, else 5173)', positiveInteger)
     .option('--host <host>', 'address to listen on', 'localhost')
-    .action(async (opts: { config?: string, port: number, host: string }) => { await serve(opts, io) })
+    .action(async (opts: { config?: string, port?: number, host: string }) => {
+      await serve({ ...opts, port: opts.port ?? portFromEnv(process.env.PORT) }, io)
+    })
 
   program.command('migrate')
     .description('create the auth schema and tables, pg_trgm, and apply the config\'s migrations (safe to repeat)')

@@ -2,6 +2,7 @@
 // requests, those in flight finish (bounded), then the pools and the embedded database close.
 import { createServer } from '../server.js'
 import { loadResolvedConfig } from './host.js'
+import { announceServer } from './running-server.js'
 import type { CliIo } from './io.js'
 
 export async function serve (opts: { config?: string | undefined, port: number, host: string }, io: CliIo): Promise<void> {
@@ -32,6 +33,8 @@ export async function serve (opts: { config?: string | undefined, port: number, 
     process.once('SIGTERM', () => { shutdown('SIGTERM') })
   })
   await app.listen({ port: opts.port, host: opts.host })
+  const withdraw = announceServer(resolved.dataDir, resolved.publicUrl)
+  void closed.then(withdraw)
   io.out(`tablegate is serving ${resolved.publicUrl} (API ${resolved.publicUrl}${resolved.basePath}, login ${resolved.publicUrl}${resolved.apiRoot}/auth)`)
   if (app.tablegate.users !== undefined && !(await app.tablegate.users.hasUsers())) {
     io.out('No user yet. Create the first admin in another terminal:')

@@ -39,7 +39,8 @@ function credentials (dataDir: string): Credentials {
   return created
 }
 
-function isAlive (pid: number): boolean {
+/** Whether a process is running (one of another user counts). */
+export function isAlive (pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -14,6 +14,8 @@ export function sendProblem (request: FastifyRequest, reply: FastifyReply, p: Pr
 export function problemHandling (app: FastifyInstance, onUnhandledError: UnhandledErrorHandler | undefined): void {
   app.setErrorHandler(async (error, request, reply) => {
     const { problem: p, unexpected } = mapError(error)
+    // Why a token was refused helps whoever runs the server; the detail holds no token or secret.
+    if (p.status === 401) request.log.debug({ detail: p.detail }, 'request not authenticated')
     if (unexpected) {
       request.log.error({ err: error }, 'unhandled error')
       try {

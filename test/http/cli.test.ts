@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import { buildApp, json, sessionCookie, signIn } from '../helpers/app.js'
 import { freshDatabase, runSql } from '../helpers/db.js'
+import { freePort } from '../../lib/db/embedded.js'
 
 // dist/test/http/cli.test.js → the repository root.
 const root = fileURLToPath(new URL('../../../', import.meta.url))
@@ -250,4 +251,34 @@ test('check and migrate run the startup model checks against the database and ex
   writeFileSync(typo, JSON.stringify({ roles: { member: ['gadget.read'] }, resources: { gadgets } }))
   refusal(await cli(['check', '--config', typo], { config: null }), 'check, capability typo',
     /config\.roles\.member\[0\]: 'gadget\.read' names resource 'gadget', which does not exist \(did you mean 'gadgets'\?\)/)
+})
+
+test('serve takes PORT; a token minted beside a running server fits it, though only the server was given AUTH_URL; a mismatch says which claim', async () => {
+  const served = join(dir, 'served.json')
+  writeFileSync(served, JSON.stringify({ roles: ['admin', 'user'], dataDir: join(dir, 'served-data') }))
+  const port = await freePort()
+  const publicUrl = `http://127.0.0.1:${port}`
+  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET, AUTH_URL: publicUrl, TABLEGATE_CONFIG: served, PORT: String(port) }
+  delete env.NODE_OPTIONS
+  const server = spawn(process.execPath, [bin, 'serve', '--host', '127.0.0.1'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  after(() => { server.kill('SIGTERM') })
+  await new Promise<void>((resolve, reject) => {
+    let out = ''
+    server.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; if (out.includes('tablegate is serving')) resolve() })
+    server.on('close', (code) => { reject(new Error(`serve exited ${code}: ${out}`)) })
+  })
+  const minted = await cli(['token', '--email', 'a@example.com', '--json', '--config', served], { config: null })
+  ok(minted, 'token beside the server')
+  const { token } = JSON.parse(minted.stdout) as { token: string }
+  assert.deepEqual([decodeJwt(token).iss, decodeJwt(token).aud], [publicUrl, publicUrl])
+  const accepted = await fetch(`${publicUrl}/api/v1/nothing`, { headers: { authorization: `Bearer ${token}` } })
+  assert.equal(accepted.status, 404, 'authenticated: the unknown route answers 404, not 401')
+
+  // A token for another URL (here the default one) is refused with the claim that failed.
+  const elsewhere = JSON.parse((await cli(['token', '--email', 'a@example.com', '--json'])).stdout) as { token: string }
+  const refused = await fetch(`${publicUrl}/api/v1/nothing`, { headers: { authorization: `Bearer ${elsewhere.token}` } })
+  assert.equal(refused.status, 401)
+  const problem = await refused.json() as { detail: string }
+  assert.match(problem.detail, /its iss \(issuer\) claim is not the issuer this server expects/)
+  assert.ok(!problem.detail.includes('localhost') && !problem.detail.includes(publicUrl), problem.detail)
 })
