@@ -79,7 +79,7 @@ export function withExtras (p: Problem, extras: ProblemExtras): Problem {
 
 /** The 404 of a key that addresses no record the caller may see: the same words for reads and writes. */
 export function recordNotFound (resource: string): Problem {
-  return problem('not-found', `No ${resource} has this key.`)
+  return problem('not-found', `No ${resource} record has this key.`)
 }
 
 export function isProblem (value: unknown): value is Problem {

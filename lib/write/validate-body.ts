@@ -2,6 +2,7 @@
 // Only writable fields are accepted; a field the caller cannot read is refused exactly like one
 // that does not exist. Messages come from fixed wording: a rejected value is never echoed.
 import { Value } from '@sinclair/typebox/value'
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import { problem } from '../problems.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 import { isValueJson, VALUE_EXPECTED } from '../model/values.js'
@@ -29,6 +30,24 @@ function toParameter (field: FieldModel, value: unknown): unknown {
   return value
 }
 
+/** The field's own rule a value breaks, in plain words from the schema (never the value). */
+function ruleBroken (error: ValueError | undefined): string {
+  const schema = (error?.schema ?? {}) as { minimum?: number, maximum?: number, minLength?: number, maxLength?: number, pattern?: string, anyOf?: Array<{ const?: unknown }> }
+  switch (error?.type) {
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMaximum: return `must be at most ${schema.maximum}`
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum: return `must be at least ${schema.minimum}`
+    case ValueErrorType.StringMaxLength: return `must be at most ${schema.maxLength} characters long`
+    case ValueErrorType.StringMinLength: return `must be at least ${schema.minLength} characters long`
+    case ValueErrorType.StringPattern: return `must match the pattern ${schema.pattern}`
+    case ValueErrorType.Integer: return 'must be a whole number'
+    // A union of literals is the field's `enum`.
+    case ValueErrorType.Union: return schema.anyOf?.every((s) => 'const' in s) === true ? `must be one of ${schema.anyOf.map((s) => JSON.stringify(s.const)).join(', ')}` : 'is invalid'
+    default: return 'is invalid'
+  }
+}
+
 function valueIssue (field: FieldModel, value: unknown): FieldIssue | undefined {
   if (value === null) {
     return field.nullable ? undefined : { field: field.name, code: 'required', message: `${field.name} cannot be null.` }
@@ -36,9 +55,7 @@ function valueIssue (field: FieldModel, value: unknown): FieldIssue | undefined 
   // The type's grammar first (values.ts, shared with keys and filters), then the field's own rules.
   if (!isValueJson(field, value)) return { field: field.name, code: 'invalid', message: `${field.name} must be ${VALUE_EXPECTED[field.type]}.` }
   if (field.accepts(value)) return undefined
-  const first = Value.Errors(field.schema, value).First()
-  const reason = first === undefined ? 'is invalid' : first.message.replace(/^Expected/, 'must be').replace(/ union value$/, ' valid value')
-  return { field: field.name, code: 'invalid', message: `${field.name} ${reason.charAt(0).toLowerCase()}${reason.slice(1)}.` }
+  return { field: field.name, code: 'invalid', message: `${field.name} ${ruleBroken(Value.Errors(field.schema, value).First())}.` }
 }
 
 /**

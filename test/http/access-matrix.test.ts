@@ -449,7 +449,7 @@ add(
   { role: 'manager', resource: 'notes', op: 'list', expect: { kind: 'list', fields: NOTE_FIELDS_MANAGER, items: [{ row: 'here', update: false, delete: false }] } },
   { role: 'manager', resource: 'notes', op: 'search', expect: { kind: 'list', fields: NOTE_FIELDS_MANAGER, items: [{ row: 'here', update: false, delete: false }] } },
   { role: 'manager', resource: 'notes', op: 'get', target: 'here', expect: { kind: 'record', status: 200, fields: NOTE_FIELDS_MANAGER, permissions: { update: false, delete: false, fields: { id: 'read', body: 'read' } } } },
-  { role: 'manager', resource: 'notes', op: 'get', target: 'away', expect: { kind: 'problem', slug: 'not-found', detail: 'No notes has this key.' } },
+  { role: 'manager', resource: 'notes', op: 'get', target: 'away', expect: { kind: 'problem', slug: 'not-found', detail: 'No notes record has this key.' } },
   { role: 'manager', resource: 'notes', op: 'create', expect: { kind: 'problem', slug: 'access-denied', detail: 'You may not create notes records.' }, stored: (rows) => { assert.equal(rows.created, undefined) } },
   { role: 'manager', resource: 'notes', op: 'update', target: 'here', expect: { kind: 'problem', slug: 'access-denied', detail: 'You may not update notes records.' }, stored: (rows, label) => { assert.equal(rows.here!.body, label) } },
   { role: 'manager', resource: 'notes', op: 'delete', target: 'here', expect: { kind: 'problem', slug: 'access-denied', detail: 'You may not delete notes records.' }, stored: (rows) => { assert.notEqual(rows.here, undefined) } },
@@ -458,16 +458,16 @@ add(
   { role: 'admin', resource: 'notes', op: 'list', expect: { kind: 'list', fields: NOTE_FIELDS, items: [{ row: 'here', update: true, delete: true }] } },
   { role: 'admin', resource: 'notes', op: 'search', expect: { kind: 'list', fields: NOTE_FIELDS, items: [{ row: 'here', update: true, delete: true }] } },
   { role: 'admin', resource: 'notes', op: 'get', target: 'here', expect: { kind: 'record', status: 200, fields: NOTE_FIELDS, permissions: { update: true, delete: true, fields: { id: 'read', body: 'edit', internal: 'edit' } }, values: { internal: 'int' } } },
-  { role: 'admin', resource: 'notes', op: 'get', target: 'away', note: 'of another tenant', expect: { kind: 'problem', slug: 'not-found', detail: 'No notes has this key.' } },
+  { role: 'admin', resource: 'notes', op: 'get', target: 'away', note: 'of another tenant', expect: { kind: 'problem', slug: 'not-found', detail: 'No notes record has this key.' } },
   { role: 'admin', resource: 'notes', op: 'create', expect: { kind: 'record', status: 201, fields: NOTE_FIELDS }, stored: (rows) => { assert.equal(rows.created!.tenant_id, 't1') } },
   {
     role: 'admin', resource: 'notes', op: 'create', note: 'naming the tenant column', payload: { body: 'x', tenant_id: 't2' },
     expect: { kind: 'problem', slug: 'invalid-record', detail: 'tenant_id is not a field of notes.', extras: { errors: [{ field: 'tenant_id', code: 'unknown', message: 'tenant_id is not a field of notes.' }] } },
   },
   { role: 'admin', resource: 'notes', op: 'update', target: 'here', expect: { kind: 'record', status: 200, fields: NOTE_FIELDS }, stored: (rows, label) => { assert.equal(rows.here!.body, `${label}-changed`) } },
-  { role: 'admin', resource: 'notes', op: 'update', target: 'away', note: 'of another tenant', expect: { kind: 'problem', slug: 'not-found', detail: 'No notes has this key.' }, stored: (rows, label) => { assert.equal(rows.away!.body, label) } },
+  { role: 'admin', resource: 'notes', op: 'update', target: 'away', note: 'of another tenant', expect: { kind: 'problem', slug: 'not-found', detail: 'No notes record has this key.' }, stored: (rows, label) => { assert.equal(rows.away!.body, label) } },
   { role: 'admin', resource: 'notes', op: 'delete', target: 'here', expect: { kind: 'empty' }, stored: (rows) => { assert.equal(rows.here, undefined) } },
-  { role: 'admin', resource: 'notes', op: 'delete', target: 'away', note: 'of another tenant', expect: { kind: 'problem', slug: 'not-found', detail: 'No notes has this key.' }, stored: (rows) => { assert.notEqual(rows.away, undefined) } },
+  { role: 'admin', resource: 'notes', op: 'delete', target: 'away', note: 'of another tenant', expect: { kind: 'problem', slug: 'not-found', detail: 'No notes record has this key.' }, stored: (rows) => { assert.notEqual(rows.away, undefined) } },
   {
     role: 'admin', resource: 'notes', op: 'undelete', target: 'here',
     expect: { kind: 'problem', slug: 'invalid-parameter', detail: 'notes has no soft delete: a deleted record is gone and cannot be undeleted.', extras: { errors: [{ parameter: 'undelete', message: 'not available on a resource without soft delete' }] } },
@@ -514,7 +514,7 @@ add(
 
 // The `.own` user: their rows only; a row outside is 404; writing a row outside is 403 and undone.
 const userRows = [{ row: 'mine', update: true, delete: true }, { row: 'locked', update: true, delete: false }]
-const NOT_AN_ORDER = 'No orders has this key.'
+const NOT_AN_ORDER = 'No orders record has this key.'
 const OUTSIDE = 'The orders record as written would be outside what you may write.'
 add(
   { role: 'user', resource: 'orders', op: 'list', expect: { kind: 'list', fields: ORDER_FIELDS_USER, items: userRows } },
@@ -725,9 +725,9 @@ test('a function read rule returning an AIP-160 filter narrows list, search, get
   const clerkEdit = edit(TASK_FIELDS_CLERK, ['id', 'deleted_at'])
   await assertRecord(await openCalls.clerk('GET', `/api/v1/tasks/${t.plain}`), 200, TASK_FIELDS_CLERK, { update: true, delete: false, fields: clerkEdit })
   await assertRecord(await openCalls.clerk('GET', `/api/v1/tasks/${t.locked}`), 200, TASK_FIELDS_CLERK, { update: false, delete: false, fields: edit(TASK_FIELDS_CLERK, TASK_FIELDS_CLERK) })
-  assertProblem(await openCalls.clerk('GET', `/api/v1/tasks/${t.archived}`), `/api/v1/tasks/${t.archived}`, 'not-found', 'No tasks has this key.')
+  assertProblem(await openCalls.clerk('GET', `/api/v1/tasks/${t.archived}`), `/api/v1/tasks/${t.archived}`, 'not-found', 'No tasks record has this key.')
   const outside = await openCalls.clerk('PATCH', `/api/v1/tasks/${t.archived}`, { payload: { title: 'x' }, headers: { 'if-match': '*' } })
-  assertProblem(outside, `/api/v1/tasks/${t.archived}`, 'not-found', 'No tasks has this key.')
+  assertProblem(outside, `/api/v1/tasks/${t.archived}`, 'not-found', 'No tasks record has this key.')
   const noteBody = await openCalls.clerk('PATCH', `/api/v1/tasks/${t.plain}`, { payload: { note: 'x' }, headers: { 'if-match': '*' } })
   assertProblem(noteBody, `/api/v1/tasks/${t.plain}`, 'invalid-record', 'note is not a field of tasks.', { errors: [{ field: 'note', code: 'unknown', message: 'note is not a field of tasks.' }] })
   // Admin: everything, `note` included and writable.
@@ -796,12 +796,12 @@ test('equality-map filters from function rules: create fills the owner and refus
   assertProblem(foreign, '/api/v1/journal', 'access-denied', 'The journal record as written would be outside what you may write.')
   assert.equal((await openDb.query('SELECT count(*)::int AS n FROM journal WHERE title = $1', [`${title}-foreign`])).rows[0].n, 0)
 
-  assertProblem(await openCalls.clerk('PATCH', `/api/v1/journal/${theirs}`, { payload: { title: 'x' }, headers: { 'if-match': '*' } }), `/api/v1/journal/${theirs}`, 'not-found', 'No journal has this key.')
+  assertProblem(await openCalls.clerk('PATCH', `/api/v1/journal/${theirs}`, { payload: { title: 'x' }, headers: { 'if-match': '*' } }), `/api/v1/journal/${theirs}`, 'not-found', 'No journal record has this key.')
   const away = await openCalls.clerk('PATCH', `/api/v1/journal/${mine}`, { payload: { title: 'away', owner_id: clerk2Id }, headers: { 'if-match': '*' } })
   assertProblem(away, `/api/v1/journal/${mine}`, 'access-denied', 'The journal record as written would be outside what you may write.')
   assert.deepEqual((await openDb.query('SELECT title, owner_id FROM journal WHERE id = $1', [mine])).rows[0], { title, owner_id: clerkId })
 
-  assertProblem(await openCalls.clerk('DELETE', `/api/v1/journal/${pinned}`), `/api/v1/journal/${pinned}`, 'not-found', 'No journal has this key.')
+  assertProblem(await openCalls.clerk('DELETE', `/api/v1/journal/${pinned}`), `/api/v1/journal/${pinned}`, 'not-found', 'No journal record has this key.')
   assert.equal((await openCalls.clerk('DELETE', `/api/v1/journal/${theirs}`)).status, 204)
   assert.equal((await openDb.query('SELECT count(*)::int AS n FROM journal WHERE id = $1', [theirs])).rows[0].n, 0)
 })
@@ -817,9 +817,9 @@ test('an equality map with a list matches any of its values; an empty list match
   const red = String(rows.find((r) => r.team === 'red').id)
   const green = String(rows.find((r) => r.team === 'green').id)
   assert.equal((await openCalls.clerk('GET', `/api/v1/boards/${red}`)).status, 200)
-  assertProblem(await openCalls.clerk('GET', `/api/v1/boards/${green}`), `/api/v1/boards/${green}`, 'not-found', 'No boards has this key.')
-  assertProblem(await openCalls.admin('GET', `/api/v1/boards/${red}`), `/api/v1/boards/${red}`, 'not-found', 'No boards has this key.')
+  assertProblem(await openCalls.clerk('GET', `/api/v1/boards/${green}`), `/api/v1/boards/${green}`, 'not-found', 'No boards record has this key.')
+  assertProblem(await openCalls.admin('GET', `/api/v1/boards/${red}`), `/api/v1/boards/${red}`, 'not-found', 'No boards record has this key.')
   const update = await openCalls.admin('PATCH', `/api/v1/boards/${red}`, { payload: { title: 'x' }, headers: { 'if-match': '*' } })
-  assertProblem(update, `/api/v1/boards/${red}`, 'not-found', 'No boards has this key.')
+  assertProblem(update, `/api/v1/boards/${red}`, 'not-found', 'No boards record has this key.')
   assert.equal((await openDb.query('SELECT title FROM boards WHERE id = $1', [red])).rows[0].title, 'red board')
 })
