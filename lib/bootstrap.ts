@@ -20,6 +20,7 @@ import { deriveKey } from './crypto.js'
 import { pageTokens } from './query/page-token.js'
 import { etags } from './serialize/etag.js'
 import { createMetaVersion } from './meta-version.js'
+import { checkClientMetadata, clientMetadata } from './meta/check.js'
 import { WriteHooks } from '../hooks/registry.js'
 import type { Runtime, AppServices } from './runtime.js'
 import type { ResourceModel } from './model/types.js'
@@ -71,6 +72,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
     const users = config.verifier === undefined ? userStoreOf(config, db) : undefined
     // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
     if (users !== undefined) await users.keys.current()
+    checkClientMetadata(clientMetadata(config), declared, config.roles.list)
     const models = await introspectModels(db.app, declared)
     const trigram = await ensureTrigram(db.app, false, warn)
     const revocations = users === undefined ? undefined : revocationList(users.pool, users.tables)
@@ -90,6 +92,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       access: new AccessResolver(models, { bundles: config.roles.bundles, defaultAccess: config.defaultAccess, trigram, ruleFilters: services.ruleFilters }),
       hooks: services.hooks,
       listGuards: [],
+      apiDescribers: [],
       metaVersion: createMetaVersion({ resources: config.resources, roles: config.roles.list, views: config.config.views, pages: config.config.pages, userMenu: config.config.userMenu }),
       services,
       close: async () => {

@@ -11,6 +11,7 @@ import type { PlanServices } from './plan/read.js'
 import type { ListGuard, ReadServices } from './read/execute.js'
 import type { WriteServices } from './write/pipeline.js'
 import type { WriteHooks } from '../hooks/registry.js'
+import type { OperationsDescriber } from './openapi/document.js'
 
 /** What plans, reads and writes use of the app: checks, selections, page tokens, ETags, estimates, hooks. */
 export type AppServices = PlanServices & ReadServices & WriteServices & { readonly ruleFilters: RuleFilters }
@@ -28,6 +29,8 @@ export interface Runtime {
   readonly access: AccessResolver
   readonly hooks: WriteHooks
   readonly listGuards: ListGuard[]
+  /** Each plugin's description of its routes for the callers' OpenAPI documents. */
+  readonly apiDescribers: OperationsDescriber[]
   /** `X-Meta-Version` for a role set. */
   readonly metaVersion: (roles: readonly string[]) => string
   readonly services: AppServices

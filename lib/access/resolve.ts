@@ -3,6 +3,7 @@
 import type { ResourceModel } from '../model/types.js'
 import type { Principal } from '../principal.js'
 import { BoundedCache } from '../cache.js'
+import { NO_ROUTE_DETAIL, problem } from '../problems.js'
 import { queryModel } from '../query/query-model.js'
 import { capabilitiesOf, grantFor } from './capabilities.js'
 import { AccessRuleError, RuleFilters } from './row-filter.js'
@@ -115,5 +116,15 @@ export class AccessResolver {
     const model = this.models.get(resource)
     if (model === undefined) return undefined
     return this.#plans.getOrCreate(`${resource}\0${key}`, () => resolveAccess(caller, model, this.settings, key))
+  }
+}
+
+/** `request.ctx.access` of a verified caller: its plan of each resource; a resource the app does not have is the unknown-route 404. */
+export function callerAccess (resolver: AccessResolver, caller: Principal): (resource: string) => AccessPlan {
+  const key = callerKey(caller)
+  return (resource) => {
+    const plan = resolver.plan(caller, key, resource)
+    if (plan === undefined) throw problem('not-found', NO_ROUTE_DETAIL)
+    return plan
   }
 }

@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FieldRule, Rule } from './rules.js'
 import type { PluginEntry, RecordValidator, UnhandledErrorHandler } from './functions.js'
+import { MenuEntrySchema, PageSchema, ViewsSchema } from './metadata-schema.js'
 
 // TypeBox can check that a value is a function but not its signature: each schema holding one is
 // wrapped in `Type.Unsafe<T>`, which keeps the check as it is and makes `Static` give `T`.
@@ -115,9 +116,9 @@ export const ConfigSchema = Type.Object({
   plugins: Type.Optional(Type.Array(Type.Unsafe<PluginEntry>(Type.Union([Fn, Type.Tuple([Fn, Type.Any()])])))),
   logger: Type.Optional(Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Any())])),
   resources: Type.Optional(Type.Record(Type.String(), ResourceSchema)),
-  views: Type.Optional(Type.Record(Type.String(), Type.Any())),
-  pages: Type.Optional(Type.Array(Type.Any())),
-  userMenu: Type.Optional(Type.Array(Type.Any())),
+  views: Type.Optional(ViewsSchema),
+  pages: Type.Optional(Type.Array(PageSchema)),
+  userMenu: Type.Optional(Type.Array(MenuEntrySchema)),
 }, { additionalProperties: false })
 
 export type Config = Static<typeof ConfigSchema>

@@ -3,8 +3,7 @@
 // from there. A resource the app does not have is the unknown-route 404.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { callerKey } from '../../lib/access/resolve.js'
-import { NO_ROUTE_DETAIL, problem } from '../../lib/problems.js'
+import { callerAccess } from '../../lib/access/resolve.js'
 import { runtimeOf } from '../../lib/runtime.js'
 
 async function access (app: FastifyInstance): Promise<void> {
@@ -12,13 +11,7 @@ async function access (app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request) => {
     const { user, tenant } = request.ctx
     if (user === null) return
-    const caller = { user, tenant }
-    const key = callerKey(caller)
-    request.ctx.access = (resource) => {
-      const plan = resolver.plan(caller, key, resource)
-      if (plan === undefined) throw problem('not-found', NO_ROUTE_DETAIL)
-      return plan
-    }
+    request.ctx.access = callerAccess(resolver, { user, tenant })
   })
 }
 

@@ -4,9 +4,10 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import cookie from '@fastify/cookie'
 import rateLimit from '@fastify/rate-limit'
-import { deriveKey } from '../../lib/crypto.js'
+import { cookieSecret } from '../../lib/auth/session-cookie.js'
 import { runtimeOf } from '../../lib/runtime.js'
 import { loginRoutes } from './routes.js'
+import { signInForm } from './sign-in-form.js'
 import { sharedLimiterStore } from '../../lib/auth/sign-in-limiter.js'
 
 async function auth (app: FastifyInstance): Promise<void> {
@@ -20,9 +21,10 @@ async function auth (app: FastifyInstance): Promise<void> {
   if (users === undefined) return
   // Cookies and the limiter live inside the login routes' own scope: no other response pays for them.
   await app.register(async (login) => {
-    await login.register(cookie, { secret: deriveKey(db.authSecret, 'cookie').toString('base64url') })
+    await login.register(cookie, { secret: cookieSecret(db.authSecret) })
     await login.register(rateLimit, { global: false, store: sharedLimiterStore(users.pool, users.tables) })
     await login.register(loginRoutes, { users, verifier, config })
+    await login.register(signInForm, { apiRoot: config.apiRoot })
   }, { prefix: `${config.apiRoot}/auth` })
 }
 

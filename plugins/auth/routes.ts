@@ -12,8 +12,7 @@ import { ADMIN_ROLE, rolesOf } from '../../lib/config/roles.js'
 import type { Principal, Verifier } from '../../lib/auth/verifier.js'
 import type { ResolvedConfig } from '../../lib/config/resolve.js'
 import { problem } from '../../lib/problems.js'
-
-const SESSION_COOKIE = 'better-auth.session_token'
+import { sessionCookieName } from '../../lib/auth/session-cookie.js'
 
 const SignInBody = Type.Object({
   email: Type.String({ maxLength: 320 }),
@@ -47,7 +46,7 @@ export interface LoginRouteOptions {
 export async function loginRoutes (app: FastifyInstance, options: LoginRouteOptions): Promise<void> {
   const { users, config, verifier } = options
   const secure = config.publicUrl.startsWith('https:')
-  const cookieName = secure ? `__Secure-${SESSION_COOKIE}` : SESSION_COOKIE
+  const cookieName = sessionCookieName(config.publicUrl)
 
   const sessionOf = async (request: FastifyRequest) => {
     const raw = request.cookies[cookieName]

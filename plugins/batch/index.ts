@@ -5,9 +5,11 @@ import { runtimeOf } from '../../lib/runtime.js'
 import { checkKnownParameters } from '../../lib/query/params.js'
 import { parseOperations } from './operations.js'
 import { runBatch } from './run.js'
+import { describeBatch } from './openapi.js'
 
 async function batch (app: FastifyInstance): Promise<void> {
-  const { config, db, services } = runtimeOf(app)
+  const { config, db, services, apiDescribers } = runtimeOf(app)
+  apiDescribers.push(describeBatch)
   app.post(`${config.basePath.replace(/:/g, '::')}::batchWrite`, async (request, reply) => {
     checkKnownParameters(request.query as Record<string, unknown>, [])
     const operations = parseOperations(request.body)

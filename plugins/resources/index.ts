@@ -3,9 +3,11 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { runtimeOf } from '../../lib/runtime.js'
 import { resourceRoutes } from './routes.js'
+import { describeResourceRoutes } from './openapi.js'
 
 async function resources (app: FastifyInstance): Promise<void> {
   const runtime = runtimeOf(app)
+  runtime.apiDescribers.push(describeResourceRoutes)
   for (const model of runtime.models.values()) {
     await app.register(resourceRoutes, { model, runtime })
   }

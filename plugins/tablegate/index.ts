@@ -19,6 +19,7 @@ import batch from '../batch/index.js'
 import exportRoutes from '../export/index.js'
 import health from '../health/index.js'
 import aggregates from '../aggregates/index.js'
+import meta from '../meta/index.js'
 
 const NO_ROLES: readonly string[] = Object.freeze([])
 
@@ -65,6 +66,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   await app.register(aggregates)
   await app.register(batch)
   await app.register(exportRoutes)
+  await app.register(meta)
   for (const [plugin, pluginOptions] of runtime.config.plugins) {
     await app.register(plugin as FastifyPluginAsync, pluginOptions as Record<string, unknown>)
   }

@@ -1,0 +1,30 @@
+// A browser's caller on /api/docs (DESIGN 5.14): a bearer token as anywhere else, or a signed-in
+// session cookie, verified against the session store. Either way the page's "try it" calls need a
+// bearer token: the one sent, or one minted for the session's user (as GET /api/auth/token would).
+import type { Principal, Verifier } from './verifier.js'
+import type { UserStore } from './users.js'
+import { sessionUser } from './sessions.js'
+import { issueAccessToken } from './tokens.js'
+import { rolesOf } from '../config/roles.js'
+
+export interface BrowserCaller {
+  readonly principal: Principal
+  /** A bearer token of this caller for the page's own requests. */
+  token (): Promise<string>
+}
+
+export async function bearerCaller (verifier: Verifier, authorization: string): Promise<BrowserCaller> {
+  const principal = await verifier.authenticate(authorization)
+  const token = authorization.replace(/^\s*bearer\s+/i, '').trim()
+  return { principal, token: async () => token }
+}
+
+/** The caller of a live session token (already unsigned from its cookie); undefined when there is none. */
+export async function sessionCaller (users: UserStore, sessionToken: string, tenant: string | undefined, issuer: string): Promise<BrowserCaller | undefined> {
+  const user = await sessionUser(users.pool, users.tables, sessionToken)
+  if (user === undefined) return undefined
+  return {
+    principal: { user: { id: user.id, roles: rolesOf(user.role) }, tenant },
+    token: async () => (await issueAccessToken(await users.keys.current(), user, issuer)).token,
+  }
+}

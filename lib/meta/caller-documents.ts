@@ -1,0 +1,62 @@
+// /api/meta and /api/openapi.json of each caller shape (id, roles, tenant: all that rules see),
+// built once from the caller's access plans and kept with their text and ETag, so a client's
+// repeated fetches cost a lookup.
+import type { AccessPlan } from '../access/types.js'
+import type { ResolvedConfig } from '../config/resolve.js'
+import { BoundedCache } from '../cache.js'
+import { openApiDocument, type JsonSchema, type OperationsDescriber } from '../openapi/document.js'
+import { cachedDocument, type CachedDocument } from './cached-document.js'
+import { clientMetadata } from './check.js'
+import { metaDocument } from './document.js'
+
+/** What a document is built from: the caller's plan of a resource, and their roles. */
+export interface DocumentCaller {
+  /** The caller's shape as text (AccessPlan.callerKey). */
+  readonly key: string
+  readonly roles: readonly string[]
+  readonly access: (resource: string) => AccessPlan
+}
+
+export interface CallerDocumentsOptions {
+  readonly config: ResolvedConfig
+  readonly resources: readonly string[]
+  readonly describers: readonly OperationsDescriber[]
+  /** X-Meta-Version of a role set: the OpenAPI document's version. */
+  readonly metaVersion: (roles: readonly string[]) => string
+}
+
+export class CallerDocuments {
+  readonly #meta = new BoundedCache<CachedDocument>(1000)
+  readonly #openapi = new BoundedCache<CachedDocument & { readonly value: JsonSchema }>(1000)
+
+  constructor (private readonly options: CallerDocumentsOptions) {}
+
+  #plans (caller: DocumentCaller): AccessPlan[] {
+    return this.options.resources.map((r) => caller.access(r))
+  }
+
+  meta (caller: DocumentCaller): CachedDocument {
+    const { config } = this.options
+    return this.#meta.getOrCreate(caller.key, () => cachedDocument(metaDocument({
+      plans: this.#plans(caller),
+      roles: caller.roles,
+      metadata: clientMetadata(config),
+      resources: config.resources,
+    })))
+  }
+
+  openapi (caller: DocumentCaller): CachedDocument & { readonly value: JsonSchema } {
+    const { config, describers, metaVersion } = this.options
+    return this.#openapi.getOrCreate(caller.key, () => {
+      const value = openApiDocument({
+        plans: this.#plans(caller),
+        basePath: config.basePath,
+        publicUrl: config.publicUrl,
+        rowPermissions: config.rowPermissions,
+        describers,
+        version: metaVersion(caller.roles),
+      })
+      return { ...cachedDocument(value), value }
+    })
+  }
+}

@@ -1,0 +1,111 @@
+// GET /api/meta for one caller (DESIGN 1.4): the restricted models, views, permissions, pages and
+// menu, all derived from the caller's access plans, so a front end can build itself from it and
+// nothing it holds names a field or resource the caller cannot see.
+import type { AccessPlan, Operation, OperationAccess } from '../access/types.js'
+import type { FieldConfig, ResourceConfig } from '../config/schema.js'
+import type { FieldModel, FieldType } from '../model/types.js'
+import type { ClientMetadata } from './check.js'
+import { trimMenu, trimPages, trimViews, type VisiblePlans } from './trim.js'
+
+export interface MetaField {
+  readonly type: FieldType
+  readonly readOnly: boolean
+  readonly required: boolean
+  readonly nullable: boolean
+  readonly filterable: boolean
+  readonly sortable: boolean
+  readonly searchable: boolean
+  readonly enum?: readonly unknown[]
+  readonly minLength?: number
+  readonly maxLength?: number
+  readonly pattern?: string
+  readonly minimum?: number
+  readonly maximum?: number
+  readonly default?: { readonly value: unknown } | { readonly db: true }
+}
+
+export interface MetaResource {
+  readonly key: readonly string[]
+  readonly softDelete: boolean
+  readonly version: boolean
+  readonly fields: Readonly<Record<string, MetaField>>
+}
+
+export const META_OPERATIONS = ['read', 'create', 'update', 'delete'] as const satisfies readonly Operation[]
+export type MetaOperation = typeof META_OPERATIONS[number]
+
+export type MetaPermissions = Readonly<Record<MetaOperation, boolean>> & { readonly conditional: readonly MetaOperation[] }
+
+const LIMITS = ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum'] as const
+
+function metaField (field: FieldModel, plan: AccessPlan, config: FieldConfig | undefined): MetaField {
+  const limits = Object.fromEntries(LIMITS.filter((k) => config?.[k] !== undefined).map((k) => [k, config![k]]))
+  const values = config?.enum ?? field.enumLabels
+  const defaultValue = field.hasDefault ? { value: field.default } : field.dbDefault ? { db: true as const } : undefined
+  return {
+    type: field.type,
+    readOnly: !plan.writable.includes(field),
+    required: field.required,
+    nullable: field.nullable,
+    filterable: plan.query.filterable.has(field.name),
+    sortable: plan.query.sortable.has(field.name),
+    searchable: plan.query.searchable.includes(field),
+    ...(values === undefined ? {} : { enum: values }),
+    ...limits,
+    ...(defaultValue === undefined ? {} : { default: defaultValue }),
+  }
+}
+
+function metaResource (plan: AccessPlan, config: ResourceConfig | undefined): MetaResource {
+  const { model } = plan
+  return {
+    key: model.key.map((f) => f.name),
+    softDelete: model.softDelete !== undefined,
+    version: model.version !== undefined,
+    fields: Object.fromEntries(plan.readable.map((f) => [f.name, metaField(f, plan, config?.fields[f.name])])),
+  }
+}
+
+/** Allowed for some records only: a row filter or a record rule decides. */
+function conditional (access: OperationAccess): boolean {
+  return access.allowed && (access.rows !== undefined || access.check !== undefined)
+}
+
+export function metaPermissions (plan: AccessPlan): MetaPermissions {
+  // Update and delete as seen from the rows the caller can read: narrowed by exactly the read
+  // filter, they hold for every record the caller can see.
+  const effective: Record<MetaOperation, OperationAccess> = {
+    read: plan.operations.read,
+    create: plan.operations.create,
+    update: plan.permissions.list.update,
+    delete: plan.permissions.list.delete,
+  }
+  return {
+    read: effective.read.allowed,
+    create: effective.create.allowed,
+    update: effective.update.allowed,
+    delete: effective.delete.allowed,
+    conditional: META_OPERATIONS.filter((op) => conditional(effective[op])),
+  }
+}
+
+export interface MetaInput {
+  /** The caller's plan of every resource of the app. */
+  readonly plans: readonly AccessPlan[]
+  readonly roles: readonly string[]
+  readonly metadata: ClientMetadata
+  readonly resources: Readonly<Record<string, ResourceConfig>>
+}
+
+export function metaDocument (input: MetaInput) {
+  const visible: VisiblePlans = new Map(input.plans.filter((p) => p.visible).map((p) => [p.resource, p]))
+  const plans = [...visible.values()]
+  const pages = trimPages(input.metadata.pages, visible, input.roles)
+  return {
+    resources: Object.fromEntries(plans.map((p) => [p.resource, metaResource(p, input.resources[p.resource])])),
+    views: trimViews(input.metadata.views, visible, input.roles),
+    permissions: Object.fromEntries(plans.map((p) => [p.resource, metaPermissions(p)])),
+    userMenu: trimMenu(input.metadata.userMenu, visible, pages),
+    pages,
+  }
+}

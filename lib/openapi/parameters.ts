@@ -1,0 +1,69 @@
+// The parameters and problem responses operations share, described once (AIP-158 pages, AIP-160
+// filters, AIP-132 order, AIP-154 ETags, Prefer), as components the describers refer to.
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/params.js'
+import { MAX_FILTER_QUERY } from '../plan/list.js'
+import type { JsonSchema } from './schemas.js'
+
+export const PARAMETERS = {
+  key: {
+    name: 'key', in: 'path', required: true, schema: { type: 'string' },
+    description: 'The record\'s key; a composite key is its parts joined by "," with each part percent-encoded.',
+  },
+  filter: {
+    name: 'filter', in: 'query', schema: { type: 'string', maxLength: MAX_FILTER_QUERY },
+    description: 'AIP-160 filter over the fields you may read, e.g. status = "open" AND total > 10.',
+  },
+  order_by: {
+    name: 'order_by', in: 'query', schema: { type: 'string' },
+    description: 'AIP-132 order over sortable fields, e.g. placed_at desc, title.',
+  },
+  page_size: {
+    name: 'page_size', in: 'query', schema: { type: 'integer', minimum: 1, default: DEFAULT_PAGE_SIZE },
+    description: `Records per page; above ${MAX_PAGE_SIZE} it is ${MAX_PAGE_SIZE}.`,
+  },
+  page_token: {
+    name: 'page_token', in: 'query', schema: { type: 'string' },
+    description: 'next_page_token (or prev_page_token) of an earlier page.',
+  },
+  fields: {
+    name: 'fields', in: 'query', schema: { type: 'string' },
+    description: 'Comma separated fields to return; etag is always returned.',
+  },
+  count: {
+    name: 'count', in: 'query', schema: { type: 'string', enum: ['exact'] },
+    description: 'count=exact adds total_size.',
+  },
+  show_deleted: {
+    name: 'show_deleted', in: 'query', schema: { type: 'boolean', default: false },
+    description: 'Include soft-deleted records.',
+  },
+  ifMatchRequired: {
+    name: 'If-Match', in: 'header', required: true, schema: { type: 'string' },
+    description: 'The record\'s ETag as last read; * matches any version. Missing: 428; stale: 412.',
+  },
+  ifMatch: {
+    name: 'If-Match', in: 'header', schema: { type: 'string' },
+    description: 'When sent, the record\'s ETag as last read (* matches any version); stale: 412.',
+  },
+  preferWrite: {
+    name: 'Prefer', in: 'header', schema: { type: 'string', enum: ['return=representation', 'return=minimal'] },
+    description: 'return=minimal answers without a body.',
+  },
+  preferDelete: {
+    name: 'Prefer', in: 'header', schema: { type: 'string', enum: ['return=minimal', 'return=representation'] },
+    description: 'return=representation answers with the deleted record instead of 204.',
+  },
+} satisfies Record<string, JsonSchema>
+
+export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 412 | 428 | 504
+
+export const PROBLEM_RESPONSES: Record<ProblemStatus, { readonly name: string, readonly description: string }> = {
+  400: { name: 'BadRequest', description: 'Invalid parameter, filter, key or record (problem details say which).' },
+  401: { name: 'Unauthenticated', description: 'Missing, expired or invalid bearer token.' },
+  403: { name: 'AccessDenied', description: 'The operation is not allowed for this caller or record.' },
+  404: { name: 'NotFound', description: 'No such record, or none the caller may see.' },
+  409: { name: 'Conflict', description: 'The write conflicts with stored data.' },
+  412: { name: 'PreconditionFailed', description: 'If-Match does not match the current ETag.' },
+  428: { name: 'PreconditionRequired', description: 'If-Match is required.' },
+  504: { name: 'StatementTimeout', description: 'The statement timeout was exceeded.' },
+}

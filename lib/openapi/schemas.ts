@@ -1,0 +1,122 @@
+// JSON Schemas (OpenAPI 3.1 dialect) of a caller's records and bodies, made from the same TypeBox
+// field schemas that validate bodies (FieldModel.schema). Bodies take each field's schema as it
+// is; records describe the value as the server writes it: int8 and decimal as strings with their
+// pattern, dates and timestamps as strings with their format.
+import type { FieldModel } from '../model/types.js'
+import type { AccessPlan } from '../access/types.js'
+import { VALUE_PATTERNS } from '../model/values.js'
+
+export type JsonSchema = Record<string, unknown>
+
+/** A plain JSON copy of a TypeBox schema (its symbol members are TypeBox's own bookkeeping). */
+function plain (schema: unknown): JsonSchema {
+  return JSON.parse(JSON.stringify(schema)) as JsonSchema
+}
+
+function orNull (schema: JsonSchema, nullable: boolean): JsonSchema {
+  return nullable ? { anyOf: [schema, { type: 'null' }] } : schema
+}
+
+const FORMATS: Partial<Record<FieldModel['type'], string>> = { timestamp: 'date-time', date: 'date', uuid: 'uuid' }
+
+/** One value in a body, as validate-body accepts it (null where the field is nullable). */
+export function bodyValueSchema (field: FieldModel): JsonSchema {
+  const schema = plain(field.schema)
+  const format = FORMATS[field.type]
+  return orNull(format === undefined || schema.pattern === undefined ? schema : { ...schema, format }, field.nullable)
+}
+
+/** One value in a record as sent. */
+export function recordValueSchema (field: FieldModel, writable: boolean): JsonSchema {
+  let schema = plain(field.schema)
+  if ((field.type === 'bigint' || field.type === 'decimal') && Array.isArray(schema.anyOf)) {
+    // The body accepts a number too; a record always carries the exact text.
+    schema = (schema.anyOf as JsonSchema[]).find((s) => s.type === 'string') ?? { type: 'string', pattern: VALUE_PATTERNS.integer }
+  }
+  const format = FORMATS[field.type]
+  if (format !== undefined && schema.type === 'string') schema = { type: 'string', format }
+  if (field.type === 'json') schema = {}
+  if (!writable) schema = { ...schema, readOnly: true }
+  // The column decides what a record holds: a NOT NULL column never gives null.
+  return field.type === 'json' ? schema : orNull(schema, !field.notNull)
+}
+
+export const ETAG_SCHEMA: JsonSchema = { type: 'string', readOnly: true, description: 'The record\'s ETag, the same as the ETag header: send it as If-Match.' }
+
+/** `permissions` of list items ({ update, delete }) and of a get (which adds `fields`). */
+export function permissionsSchema (readable: readonly FieldModel[]): JsonSchema {
+  const properties: Record<string, JsonSchema> = {
+    update: { type: 'boolean' },
+    delete: { type: 'boolean' },
+    fields: {
+      type: 'object',
+      description: 'On a get: each readable field, edit or read for this record.',
+      properties: Object.fromEntries(readable.map((f) => [f.name, { type: 'string', enum: ['edit', 'read'] }])),
+      additionalProperties: false,
+    },
+  }
+  return { type: 'object', readOnly: true, properties, required: ['update', 'delete'], additionalProperties: false, description: 'What the caller may do with this record; informational, every write is checked again.' }
+}
+
+/**
+ * A record: the caller's readable fields (`fields` may select fewer, so only `etag` is always
+ * there), its etag, and `permissions` where the resource carries them.
+ */
+export function recordSchema (access: AccessPlan, permissions: JsonSchema | undefined): JsonSchema {
+  const properties: Record<string, JsonSchema> = Object.fromEntries(access.readable.map((f) => [f.name, recordValueSchema(f, access.writable.includes(f))]))
+  properties.etag = ETAG_SCHEMA
+  if (permissions !== undefined) properties.permissions = permissions
+  return { type: 'object', properties, required: ['etag'], additionalProperties: false }
+}
+
+/** A create body: writable fields; those required without a default must be sent. */
+export function createBodySchema (access: AccessPlan): JsonSchema {
+  const required = access.writable.filter((f) => f.required && !f.hasDefault && !f.dbDefault).map((f) => f.name)
+  return {
+    type: 'object',
+    properties: Object.fromEntries(access.writable.map((f) => [f.name, bodyValueSchema(f)])),
+    ...(required.length === 0 ? {} : { required }),
+    additionalProperties: false,
+  }
+}
+
+/** An update body: the writable fields that change, none required. */
+export function updateBodySchema (access: AccessPlan): JsonSchema {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(access.writable.map((f) => [f.name, bodyValueSchema(f)])),
+    additionalProperties: false,
+  }
+}
+
+/** RFC 9457 problem details as every error of the API sends them. */
+export const PROBLEM_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    type: { type: 'string', description: 'urn:service:problem:<slug>' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    instance: { type: 'string' },
+    errors: {
+      type: 'array',
+      description: 'Field errors ({ field, code, message }), parameter errors ({ parameter, message }), or filter errors ({ code, message, hint, span }).',
+      items: {
+        type: 'object',
+        properties: {
+          field: { type: 'string' },
+          parameter: { type: 'string' },
+          code: { type: 'string' },
+          message: { type: 'string' },
+          hint: { type: 'string' },
+          span: { type: 'object', properties: { start: { type: 'integer' }, end: { type: 'integer' } }, required: ['start', 'end'] },
+        },
+      },
+    },
+    parameter: { type: 'string' },
+    operation: { type: 'integer', description: 'Batch: the index of the failing operation.' },
+    op: { type: 'string' },
+    resource: { type: 'string' },
+  },
+  required: ['type', 'title', 'status', 'detail', 'instance'],
+}

@@ -1,0 +1,69 @@
+// GET {apiRoot}/docs: Scalar's interactive reference (its bundle is served from the package, no
+// network at run time) over the caller's own OpenAPI document. A browser holds a session cookie,
+// not a bearer token, so this scope accepts either (DESIGN 5.14) and checks them itself; the
+// document it hands the page carries a bearer token for the page's "try it" calls.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import cookie from '@fastify/cookie'
+import scalar from '@scalar/fastify-api-reference'
+import { callerAccess } from '../../lib/access/resolve.js'
+import { bearerCaller, sessionCaller, type BrowserCaller } from '../../lib/auth/browser-caller.js'
+import { cookieSecret, sessionCookieName } from '../../lib/auth/session-cookie.js'
+import type { CallerDocuments } from '../../lib/meta/caller-documents.js'
+import { problem } from '../../lib/problems.js'
+import type { Runtime } from '../../lib/runtime.js'
+import { documentCaller } from './routes.js'
+
+export interface DocsRouteOptions {
+  readonly runtime: Runtime
+  readonly documents: CallerDocuments
+}
+
+export async function docsRoutes (app: FastifyInstance, options: DocsRouteOptions): Promise<void> {
+  const { runtime, documents } = options
+  const { config, verifier, users, db } = runtime
+  const prefix = `${config.apiRoot}/docs`
+  const cookieName = sessionCookieName(config.publicUrl)
+  const signIn = users === undefined ? '' : ` or sign in at ${config.apiRoot}/auth/sign-in`
+  const callers = new WeakMap<FastifyRequest, BrowserCaller>()
+
+  const browserCaller = async (request: FastifyRequest): Promise<BrowserCaller> => {
+    if (request.headers.authorization !== undefined) return await bearerCaller(verifier, request.headers.authorization)
+    const raw = users === undefined ? undefined : request.cookies[cookieName]
+    const unsigned = raw === undefined ? undefined : request.unsignCookie(raw)
+    const session = unsigned?.valid === true && unsigned.value !== null ? await sessionCaller(users!, unsigned.value, config.tenant, config.publicUrl) : undefined
+    if (session === undefined) throw problem('unauthenticated', `The docs need a bearer token${signIn}.`)
+    return session
+  }
+
+  if (users !== undefined) await app.register(cookie, { secret: cookieSecret(db.authSecret) })
+  // The global bearer check passes these routes by; the hook below verifies their callers instead.
+  app.addHook('onRoute', (route) => { route.config = { ...route.config, public: true } })
+  app.addHook('onRequest', async (request) => {
+    const caller = await browserCaller(request)
+    const { user, tenant } = caller.principal
+    request.ctx.user = user
+    request.ctx.tenant = tenant
+    request.ctx.access = callerAccess(runtime.access, { user, tenant })
+    callers.set(request, caller)
+  })
+
+  await app.register(scalar, {
+    routePrefix: prefix as `/${string}`,
+    configuration: {
+      url: './openapi.json',
+      pageTitle: 'API reference',
+      withDefaultFonts: false,
+      hideClientButton: true,
+      authentication: { preferredSecurityScheme: 'bearer' },
+    },
+  })
+
+  // The page's copy of the caller's document, with their token filled in for "try it".
+  app.get(`${prefix}/openapi.json`, async (request, reply) => {
+    const { value } = documents.openapi(documentCaller(request))
+    const components = value.components as { securitySchemes: { bearer: Record<string, unknown> } }
+    const token = await callers.get(request)!.token()
+    const document = { ...value, components: { ...components, securitySchemes: { bearer: { ...components.securitySchemes.bearer, 'x-scalar-secret-token': token } } } }
+    return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(document))
+  })
+}
