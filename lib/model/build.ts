@@ -12,11 +12,16 @@ const RESERVED_FIELDS = new Set(['etag', 'permissions'])
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 const RESOURCE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
 
-function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | undefined): FieldModel {
-  const readOnly = managed !== undefined || config.readOnly === true
+/** A field's value schema, and the check compiled from it. */
+export function fieldSchema (config: FieldConfig): Pick<FieldModel, 'schema' | 'accepts'> {
   const schema = valueSchema(config)
   // Compiled once per field: a body's values are checked by generated code, not by walking the schema.
   const compiled = TypeCompiler.Compile(schema)
+  return { schema, accepts: (value: unknown) => compiled.Check(value) }
+}
+
+function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | undefined): FieldModel {
+  const readOnly = managed !== undefined || config.readOnly === true
   return Object.freeze({
     name,
     column: config.column ?? name,
@@ -34,8 +39,7 @@ function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | u
     managed,
     notNull: false,
     columnType: undefined,
-    schema,
-    accepts: (value: unknown) => compiled.Check(value),
+    ...fieldSchema(config),
   })
 }
 

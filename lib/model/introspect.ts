@@ -4,6 +4,7 @@ import { sql } from '../sql/sql.js'
 import { rows, type Queryable } from '../db/query.js'
 import { ConfigError } from '../config/validate.js'
 import { COMPATIBLE_PG_TYPES } from './field-types.js'
+import { fieldSchema } from './build.js'
 import type { FieldModel, ResourceModel } from './types.js'
 
 interface ColumnRow { column: string, type: string, not_null: boolean, has_default: boolean, labels: string[] | null }
@@ -101,7 +102,9 @@ async function introspectModel (db: Queryable, model: ResourceModel): Promise<Re
     const type = field.managed === 'version' && version !== undefined
       ? (version.kind === 'timestamp' ? 'timestamp' : column?.type === 'int8' ? 'bigint' : 'integer')
       : field.type
-    return [fieldName, Object.freeze({ ...field, type, notNull, columnType: column?.type, enumLabels: column?.labels ?? undefined } satisfies FieldModel)]
+    // A version's schema follows its type (it is what records are described with).
+    const schema = type === field.type ? {} : fieldSchema({ type })
+    return [fieldName, Object.freeze({ ...field, type, ...schema, notNull, columnType: column?.type, enumLabels: column?.labels ?? undefined } satisfies FieldModel)]
   }))
   const key = model.key.map((k) => fields.get(k.name)!)
   const fieldList = Object.freeze([...fields.values()])

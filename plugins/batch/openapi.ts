@@ -10,7 +10,8 @@ const KEY: JsonSchema = {
     { type: 'string' },
     { type: 'number' },
     { type: 'array', items: {} },
-    { type: 'object', properties: { $ref: { type: 'string' }, field: { type: 'string' } }, required: ['$ref'] },
+    // patternProperties: a property literally named $ref reads as a reference to OpenAPI tools.
+    { type: 'object', patternProperties: { '^\\$ref$': { type: 'string' } }, properties: { field: { type: 'string' } }, required: ['$ref'] },
   ],
 }
 const DATA: JsonSchema = { type: 'object', description: 'Writable fields of the resource, as in its create or update body; a value may be { "$ref": "<ref>" } or { "$ref": "<ref>", "field": "<field>" }.' }

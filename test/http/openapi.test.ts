@@ -1,0 +1,128 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { freshDatabase, runSql } from '../helpers/db.js'
+import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
+import { assertValidOpenApi, schemaChecker } from '../helpers/openapi.js'
+import { METADATA_CONFIG, METADATA_SCHEMA } from '../fixtures/metadata.js'
+import { VALUE_PATTERNS } from '../../lib/model/values.js'
+
+const databaseUrl = await freshDatabase()
+await runSql(databaseUrl, METADATA_SCHEMA)
+const app = await buildApp({ databaseUrl, ...METADATA_CONFIG })
+await createUser(app, 'admin@example.com')
+await createUser(app, 'manager@example.com', 'manager')
+await createUser(app, 'clerk@example.com', 'clerk')
+const callers = {
+  admin: caller(app, await bearer(app, 'admin@example.com')),
+  manager: caller(app, await bearer(app, 'manager@example.com')),
+  clerk: caller(app, await bearer(app, 'clerk@example.com')),
+}
+const documents = Object.fromEntries(await Promise.all(Object.entries(callers).map(async ([name, call]) => {
+  const response = await call('GET', '/api/openapi.json')
+  assert.equal(response.status, 200)
+  return [name, response.body]
+}))) as Record<keyof typeof callers, any>
+
+test('the documents of an admin, a capability role and an .own role are valid OpenAPI 3.1', async () => {
+  for (const document of Object.values(documents)) {
+    assert.equal(document.openapi, '3.1.1')
+    await assertValidOpenApi(document)
+  }
+})
+
+test('only the resources, fields and operations the caller\'s roles allow', () => {
+  const methods = (document: any, path: string) => Object.keys(document.paths[path] ?? {}).filter((k) => k !== 'parameters').sort()
+  assert.deepEqual(Object.keys(documents.admin.paths), [
+    '/api/v1/orders', '/api/v1/orders:search', '/api/v1/orders/{key}', '/api/v1/orders/{key}:undelete',
+    '/api/v1/secrets', '/api/v1/secrets:search', '/api/v1/secrets/{key}',
+    '/api/v1/tags', '/api/v1/tags:search', '/api/v1/tags/{key}',
+    '/api/v1:batchWrite',
+  ])
+  assert.deepEqual(methods(documents.clerk, '/api/v1/orders/{key}'), ['get', 'patch'])
+  assert.deepEqual(methods(documents.clerk, '/api/v1/orders'), ['get', 'post'])
+  assert.equal(documents.clerk.paths['/api/v1/orders/{key}:undelete'], undefined)
+  assert.deepEqual(methods(documents.clerk, '/api/v1/tags'), ['get'])
+  assert.deepEqual(methods(documents.clerk, '/api/v1/tags/{key}'), ['get'])
+  assert.deepEqual(methods(documents.manager, '/api/v1/orders/{key}'), ['delete', 'get', 'patch'])
+  for (const name of ['clerk', 'manager'] as const) {
+    const text = JSON.stringify(documents[name])
+    assert.equal(text.includes('secrets'), false, name)
+    assert.equal(documents[name].tags.map((t: { name: string }) => t.name).join(), 'orders,tags')
+  }
+  assert.equal(JSON.stringify(documents.clerk).includes('cost'), false)
+  // The manager reads cost but may not write it: in records (read-only), not in bodies.
+  const schemas = documents.manager.components.schemas
+  assert.deepEqual(schemas.orders.properties.cost, { anyOf: [{ type: 'string', pattern: VALUE_PATTERNS.decimal, maxLength: 100, readOnly: true }, { type: 'null' }] })
+  assert.equal(schemas['orders.create'].properties.cost, undefined)
+  assert.equal(schemas['orders.update'].properties.cost, undefined)
+  // The clerk's batch operations name only what it may do: no delete at all, tags never written.
+  const ops = documents.clerk.paths['/api/v1:batchWrite'].post.requestBody.content['application/json'].schema.properties.ops.items.oneOf
+  assert.deepEqual(ops.map((o: any) => [o.properties.op.const, o.properties.resource.enum]), [['create', ['orders']], ['update', ['orders']], ['reorder', ['orders']]])
+})
+
+test('records and bodies: writable fields in bodies, required ones required; int8 and decimal as strings; timestamps as date-time', () => {
+  const schemas = documents.admin.components.schemas
+  assert.deepEqual(schemas.orders.properties.id, { type: 'string', pattern: VALUE_PATTERNS.integer, readOnly: true })
+  assert.deepEqual(schemas.orders.properties.placed_at, { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] })
+  assert.deepEqual(schemas.orders.properties.etag, { type: 'string', readOnly: true, description: 'The record\'s ETag, the same as the ETag header: send it as If-Match.' })
+  assert.deepEqual(Object.keys(schemas.orders.properties.permissions.properties), ['update', 'delete', 'fields'])
+  assert.deepEqual(schemas.orders.required, ['etag'])
+  const create = schemas['orders.create']
+  assert.deepEqual(Object.keys(create.properties), ['title', 'status', 'total', 'cost', 'placed_at', 'owner_id'])
+  assert.deepEqual(create.required, ['title'])
+  assert.equal(create.additionalProperties, false)
+  assert.equal(schemas['orders.update'].required, undefined)
+  // The body schema is the one that validates bodies: int8 and decimal also as JSON numbers.
+  assert.deepEqual(create.properties.total.anyOf[0].anyOf.map((s: { type: string }) => s.type), ['string', 'number'])
+  assert.deepEqual(create.properties.title, { type: 'string', maxLength: 200 })
+})
+
+test('errors are problem+json, the bearer scheme guards everything, AIP parameters and headers are described', () => {
+  const document = documents.admin
+  assert.deepEqual(document.security, [{ bearer: [] }])
+  assert.deepEqual(document.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from GET /api/auth/token (15 minutes).' })
+  assert.deepEqual(Object.keys(document.components.schemas.Problem.properties).slice(0, 5), ['type', 'title', 'status', 'detail', 'instance'])
+  for (const [path, item] of Object.entries<any>(document.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      if (method === 'parameters') continue
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        if (Number(status) < 400) continue
+        const target = document.components.responses[response.$ref.split('/').at(-1)]
+        assert.deepEqual(Object.keys(target.content), ['application/problem+json'], `${method} ${path} ${status}`)
+      }
+      assert.ok(op.responses['401'], `${method} ${path}`)
+    }
+  }
+  const list = document.paths['/api/v1/orders'].get
+  assert.deepEqual(list.parameters.map((p: { $ref: string }) => document.components.parameters[p.$ref.split('/').at(-1)!].name), ['filter', 'order_by', 'page_size', 'page_token', 'fields', 'count', 'show_deleted'])
+  const patch = document.paths['/api/v1/orders/{key}'].patch
+  assert.deepEqual(patch.parameters.map((p: { $ref: string }) => document.components.parameters[p.$ref.split('/').at(-1)!]).map((p: any) => [p.name, p.in, p.required ?? false]), [['If-Match', 'header', true], ['Prefer', 'header', false]])
+  assert.equal(document.paths['/api/v1/tags'].get.parameters.length, 6, 'no show_deleted on a hard-delete resource')
+  assert.equal(document.components.responses.Unauthenticated.headers['WWW-Authenticate'].schema.const, 'Bearer')
+})
+
+test('records returned by list, get, create and update validate against each caller\'s schemas', async () => {
+  for (const [name, call] of Object.entries(callers)) {
+    const check = schemaChecker(documents[name as keyof typeof callers])
+    const created = await call('POST', '/api/v1/orders', { payload: { title: `By ${name}`, total: '12.50', placed_at: '2026-01-02T03:04:05Z', ...(name === 'admin' ? { cost: 3 } : {}) } })
+    assert.equal(created.status, 201, JSON.stringify(created.body))
+    check('orders', created.body)
+    const got = await call('GET', `/api/v1/orders/${created.body.id}`)
+    check('orders', got.body)
+    const updated = await call('PATCH', `/api/v1/orders/${created.body.id}`, { payload: { status: 'open' }, headers: { 'if-match': created.body.etag } })
+    assert.equal(updated.status, 200)
+    check('orders', updated.body)
+    const list = await call('GET', '/api/v1/orders?count=exact')
+    assert.ok(list.body.items.length > 0)
+    check('orders.list', list.body)
+    check('orders.create', { title: 'x', total: 1.5, placed_at: '2026-01-02T03:04:05Z' })
+  }
+})
+
+test('the document is cached per caller shape and answers If-None-Match with 304', async () => {
+  const first = await callers.clerk('GET', '/api/openapi.json')
+  const again = await callers.clerk('GET', '/api/openapi.json', { headers: { 'if-none-match': String(first.headers.etag) } })
+  assert.equal(again.status, 304)
+  assert.equal(documents.clerk.info.version, first.headers['x-meta-version'])
+  assert.notEqual((await callers.manager('GET', '/api/openapi.json')).headers.etag, first.headers.etag)
+})
