@@ -1,0 +1,65 @@
+// /api/docs in a real browser (Debian's chromium through puppeteer-core): a person signs in on
+// /api/auth/sign-in and lands on the rendered reference of their own document. The screenshot is
+// kept in .out-artifacts/ (ignored by git) to look at.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import puppeteer from 'puppeteer-core'
+import { freshDatabase, runSql } from '../helpers/db.js'
+import { buildApp, createUser, PASSWORD } from '../helpers/app.js'
+import { METADATA_CONFIG, METADATA_SCHEMA } from '../fixtures/metadata.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const artifacts = fileURLToPath(new URL('../../../.out-artifacts/', import.meta.url))
+
+async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+test('signing in through /api/auth/sign-in leads to a rendered reference of the caller\'s own resources', async (t) => {
+  const port = await freePort()
+  const origin = `http://127.0.0.1:${port}`
+  const databaseUrl = await freshDatabase()
+  await runSql(databaseUrl, METADATA_SCHEMA)
+  const app = await buildApp({ databaseUrl, publicUrl: origin, ...METADATA_CONFIG })
+  await createUser(app, 'admin@example.com')
+  await createUser(app, 'clerk@example.com', 'clerk')
+  await app.listen({ port, host: '127.0.0.1' })
+
+  const profile = mkdtempSync(join(tmpdir(), 'tablegate-chromium-'))
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`],
+  })
+  t.after(async () => {
+    await browser.close()
+    rmSync(profile, { recursive: true, force: true })
+  })
+  const page = await browser.newPage()
+  await page.setViewport({ width: 1280, height: 900 })
+  const denied = await page.goto(`${origin}/api/docs/`)
+  assert.equal(denied?.status(), 401)
+
+  await page.goto(`${origin}/api/auth/sign-in`)
+  await page.type('input[name=email]', 'clerk@example.com')
+  await page.type('input[name=password]', PASSWORD)
+  // The docs page's load event would wait on Scalar's optional outside requests: the DOM suffices.
+  await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded' }), page.click('button[type=submit]')])
+  assert.equal(new URL(page.url()).pathname, '/api/docs/')
+  // Page functions as text: they run in the browser, where this file's types (no DOM lib) do not reach.
+  await page.waitForFunction('document.body.innerText.includes("List orders")', { timeout: 60_000 })
+  const text = await page.evaluate('document.body.innerText') as string
+  mkdirSync(artifacts, { recursive: true })
+  await page.screenshot({ path: join(artifacts, 'docs.png') })
+  for (const shown of ['List orders', 'Create one of orders', 'Update one of orders', 'tags']) assert.ok(text.includes(shown), shown)
+  for (const hidden of ['secrets', 'Delete one of orders', 'Create one of tags']) assert.equal(text.includes(hidden), false, hidden)
+})
