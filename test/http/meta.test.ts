@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
 import { METADATA_CONFIG, METADATA_SCHEMA } from '../fixtures/metadata.js'
+import type { Config } from '../../lib/config/schema.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, METADATA_SCHEMA)
@@ -169,4 +170,19 @@ test('X-Meta-Version changes when the models change, for the same roles', async 
   const here = await clerk('GET', '/api/meta')
   assert.notEqual(there.headers['x-meta-version'], here.headers['x-meta-version'])
   assert.equal(there.body.resources.tags.fields.label.maxLength, 40)
+})
+
+test('views, pages and the menu are checked against the models at startup, errors naming the path', async () => {
+  const cases: Array<[Pick<Config, 'views' | 'pages' | 'userMenu'>, RegExp]> = [
+    [{ views: { orders: { columns: ['title', 'titel'] } } }, /config\.views\.orders\.columns\[1\]: 'titel' is not a field of orders \(did you mean 'title'\?\)/],
+    [{ views: { order: { columns: ['title'] } } }, /config\.views\.order: 'order' is not a resource \(did you mean 'orders'\?\)/],
+    [{ views: { orders: { sort: 'placed desc' } } }, /config\.views\.orders\.sort: 'placed' is not a field of orders/],
+    [{ views: { orders: { title: '{name}' } } }, /config\.views\.orders\.title: 'name' is not a field of orders/],
+    [{ views: { orders: { roles: ['boss'] } } }, /config\.views\.orders\.roles\[0\]: 'boss' is not a configured role/],
+    [{ pages: [{ name: 'p', elements: [{ type: 'table', resource: 'tags', columns: ['lable'] }] }] }, /config\.pages\[0\]\.elements\[0\]\.columns\[0\]: 'lable' is not a field of tags \(did you mean 'label'\?\)/],
+    [{ userMenu: [{ page: 'overveiw' }] }, /config\.userMenu\[0\]\.page: 'overveiw' is not a page \(did you mean 'overview'\?\)/],
+  ]
+  for (const [change, message] of cases) {
+    await assert.rejects(buildApp({ databaseUrl, ...METADATA_CONFIG, ...change }), message)
+  }
 })
