@@ -13,9 +13,9 @@ export interface BrowserCaller {
   token (): Promise<string>
 }
 
-export async function bearerCaller (verifier: Verifier, authorization: string): Promise<BrowserCaller> {
+export async function bearerCaller (verifier: Verifier, authorization: string | undefined): Promise<BrowserCaller> {
   const principal = await verifier.authenticate(authorization)
-  const token = authorization.replace(/^\s*bearer\s+/i, '').trim()
+  const token = (authorization ?? '').replace(/^\s*bearer\s+/i, '').trim()
   return { principal, token: async () => token }
 }
 

@@ -9,7 +9,6 @@ import { callerAccess } from '../../lib/access/resolve.js'
 import { bearerCaller, sessionCaller, type BrowserCaller } from '../../lib/auth/browser-caller.js'
 import { cookieSecret, sessionCookieName } from '../../lib/auth/session-cookie.js'
 import type { CallerDocuments } from '../../lib/meta/caller-documents.js'
-import { problem } from '../../lib/problems.js'
 import type { Runtime } from '../../lib/runtime.js'
 import { documentCaller } from './routes.js'
 
@@ -23,7 +22,6 @@ export async function docsRoutes (app: FastifyInstance, options: DocsRouteOption
   const { config, verifier, users, db } = runtime
   const prefix = `${config.apiRoot}/docs`
   const cookieName = sessionCookieName(config.publicUrl)
-  const signIn = users === undefined ? '' : ` or sign in at ${config.apiRoot}/auth/sign-in`
   const callers = new WeakMap<FastifyRequest, BrowserCaller>()
 
   const browserCaller = async (request: FastifyRequest): Promise<BrowserCaller> => {
@@ -31,8 +29,8 @@ export async function docsRoutes (app: FastifyInstance, options: DocsRouteOption
     const raw = users === undefined ? undefined : request.cookies[cookieName]
     const unsigned = raw === undefined ? undefined : request.unsignCookie(raw)
     const session = unsigned?.valid === true && unsigned.value !== null ? await sessionCaller(users!, unsigned.value, config.tenant, config.publicUrl) : undefined
-    if (session === undefined) throw problem('unauthenticated', `The docs need a bearer token${signIn}.`)
-    return session
+    // Neither: the verifier's own 401, the same problem every route gives without a token.
+    return session ?? await bearerCaller(verifier, undefined)
   }
 
   if (users !== undefined) await app.register(cookie, { secret: cookieSecret(db.authSecret) })

@@ -2,15 +2,10 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
-import { METADATA_CONFIG, METADATA_SCHEMA } from '../fixtures/metadata.js'
+import { METADATA_CONFIG, METADATA_SCHEMA, metadataApp } from '../fixtures/metadata.js'
 import type { Config } from '../../lib/config/schema.js'
 
-const databaseUrl = await freshDatabase()
-await runSql(databaseUrl, METADATA_SCHEMA)
-const app = await buildApp({ databaseUrl, ...METADATA_CONFIG })
-await createUser(app, 'admin@example.com')
-await createUser(app, 'manager@example.com', 'manager')
-await createUser(app, 'clerk@example.com', 'clerk')
+const { databaseUrl, app } = await metadataApp()
 await createUser(app, 'clerk2@example.com', 'clerk')
 const admin = caller(app, await bearer(app, 'admin@example.com'))
 const manager = caller(app, await bearer(app, 'manager@example.com'))
@@ -74,16 +69,7 @@ test('views: the first view meeting the roles, every reference to a hidden field
     orders: { columns: ['id', 'title', 'cost', 'owner_id'] },
     secrets: { columns: ['note'] },
   })
-  const full = {
-    columns: ['title', 'status', 'total', 'cost'],
-    sort: 'cost desc, placed_at desc',
-    search: ['title'],
-    filters: ['status', 'cost'],
-    layout: [['title', 'status'], ['cost'], ['total', 'placed_at']],
-    chart: { type: 'bar', x: 'status', y: 'cost' },
-    title: '{title} ({cost})',
-    nav: { recent: { field: 'cost', label: 'Costly' } },
-  }
+  const full = METADATA_CONFIG.views.orders[1]
   assert.deepEqual((await manager('GET', '/api/meta')).body.views, { orders: full })
   // Cost is hidden from the clerk: gone from columns, sort, filters and layout (its row with it);
   // the chart, the title and the recent-items group that use it are dropped whole.

@@ -1,17 +1,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { freshDatabase, runSql } from '../helpers/db.js'
-import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
+import { bearer, caller } from '../helpers/app.js'
 import { assertValidOpenApi, schemaChecker } from '../helpers/openapi.js'
-import { METADATA_CONFIG, METADATA_SCHEMA } from '../fixtures/metadata.js'
+import { metadataApp } from '../fixtures/metadata.js'
 import { VALUE_PATTERNS } from '../../lib/model/values.js'
 
-const databaseUrl = await freshDatabase()
-await runSql(databaseUrl, METADATA_SCHEMA)
-const app = await buildApp({ databaseUrl, ...METADATA_CONFIG })
-await createUser(app, 'admin@example.com')
-await createUser(app, 'manager@example.com', 'manager')
-await createUser(app, 'clerk@example.com', 'clerk')
+const { app } = await metadataApp()
 const callers = {
   admin: caller(app, await bearer(app, 'admin@example.com')),
   manager: caller(app, await bearer(app, 'manager@example.com')),
