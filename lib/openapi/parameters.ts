@@ -55,7 +55,7 @@ export const PARAMETERS = {
   },
 } satisfies Record<string, JsonSchema>
 
-export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 412 | 428 | 504
+export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 412 | 428 | 429 | 504
 
 export const PROBLEM_RESPONSES: Record<ProblemStatus, { readonly name: string, readonly description: string }> = {
   400: { name: 'BadRequest', description: 'Invalid parameter, filter, key or record (problem details say which).' },
@@ -65,5 +65,6 @@ export const PROBLEM_RESPONSES: Record<ProblemStatus, { readonly name: string, r
   409: { name: 'Conflict', description: 'The write conflicts with stored data.' },
   412: { name: 'PreconditionFailed', description: 'If-Match does not match the current ETag.' },
   428: { name: 'PreconditionRequired', description: 'If-Match is required.' },
+  429: { name: 'TooManyRequests', description: 'Too many at once: try again after Retry-After seconds.' },
   504: { name: 'StatementTimeout', description: 'The statement timeout was exceeded.' },
 }

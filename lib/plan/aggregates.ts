@@ -66,9 +66,9 @@ export const HISTOGRAM_BUCKETS = { default: 10, max: 100 }
 /** More buckets than this is a request for another granularity, not a chart. */
 export const MAX_SERIES_BUCKETS = 10_000
 
-const COUNTABLE: readonly FieldType[] = ['string', 'integer', 'bigint', 'number', 'decimal', 'boolean', 'date', 'timestamp', 'uuid']
-const TEMPORAL: readonly FieldType[] = ['timestamp', 'date']
-const NUMERIC: readonly FieldType[] = ['integer', 'bigint', 'number', 'decimal']
+export const COUNTABLE: readonly FieldType[] = ['string', 'integer', 'bigint', 'number', 'decimal', 'boolean', 'date', 'timestamp', 'uuid']
+export const TEMPORAL: readonly FieldType[] = ['timestamp', 'date']
+export const NUMERIC: readonly FieldType[] = ['integer', 'bigint', 'number', 'decimal']
 
 /** The shortest each granularity's bucket can be, in ms: enough to bound a series' bucket count. */
 const SHORTEST_MS: Readonly<Record<Granularity, number>> = {

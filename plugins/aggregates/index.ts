@@ -3,9 +3,11 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { runtimeOf } from '../../lib/runtime.js'
 import { aggregateRoutes } from './routes.js'
+import { describeAggregateRoutes } from './openapi.js'
 
 async function aggregates (app: FastifyInstance): Promise<void> {
   const runtime = runtimeOf(app)
+  runtime.apiDescribers.push(describeAggregateRoutes)
   for (const model of runtime.models.values()) {
     await app.register(aggregateRoutes, { model, runtime })
   }

@@ -8,12 +8,14 @@ import { requireOperation, requireTenant, requireVisible } from '../../lib/acces
 import { EXPORT_TYPES, planExport, type ExportInput } from '../../lib/plan/export.js'
 import { openExport } from '../../lib/read/export.js'
 import { problem } from '../../lib/problems.js'
+import { describeExports } from './openapi.js'
 
 const PARAMETERS = ['format', 'filter', 'order_by', 'fields', 'show_deleted']
 const EXTENSIONS = { ndjson: 'ndjson', csv: 'csv' } as const
 
 async function exportRoutes (app: FastifyInstance): Promise<void> {
-  const { config, db, services } = runtimeOf(app)
+  const { config, db, services, apiDescribers } = runtimeOf(app)
+  apiDescribers.push(describeExports)
   // An export holds a read connection while it streams: a quarter of the pool at most, so lists go on.
   const maxRunning = Math.max(1, Math.floor(config.poolSize / 4))
   let running = 0

@@ -1,4 +1,4 @@
-// The resource routes in a caller's OpenAPI document: list, :search, get, create, update, delete
+// The resource routes in a caller's OpenAPI document: list, :search, :seek, get, create, update, delete
 // and :undelete, each only where the caller's access plan allows it.
 import type { ApiContext, JsonSchema, PathItems, ResourceApi } from '../../lib/openapi/document.js'
 
@@ -17,6 +17,7 @@ function describeResource (api: ApiContext, resource: ResourceApi): PathItems {
   const record = (description: string, status = '200') => ({ [status]: { description, headers: withEtag, ...api.json(refs.record) } })
   const collection: Record<string, JsonSchema> = {}
   const search: Record<string, JsonSchema> = {}
+  const seek: Record<string, JsonSchema> = {}
   const item: Record<string, JsonSchema> = {}
   const undelete: Record<string, JsonSchema> = {}
 
@@ -40,6 +41,25 @@ function describeResource (api: ApiContext, resource: ResourceApi): PathItems {
         additionalProperties: false,
       }),
       responses: { 200: { description: 'A page of records.', ...api.json(refs.list) }, ...api.problems(400, 401, 403, 504) },
+    })
+    seek.get = operation(resource, 'seek', `The page of ${name} at a row position`, {
+      parameters: [
+        { name: 'position', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'The 0-based row of the filtered, ordered rows the page starts at; or send page_token.' },
+        ...(['filter', 'order_by', 'page_size', 'page_token', 'fields'] as const).map((p) => api.parameter(p)),
+        ...showDeleted,
+      ],
+      responses: {
+        200: {
+          description: 'The page, with tokens to read on from its own rows ("" at either end).',
+          ...api.json({
+            type: 'object',
+            properties: { items: { type: 'array', items: refs.record }, next_page_token: { type: 'string' }, prev_page_token: { type: 'string' } },
+            required: ['items', 'next_page_token', 'prev_page_token'],
+            additionalProperties: false,
+          }),
+        },
+        ...api.problems(400, 401, 403, 504),
+      },
     })
     item.get = operation(resource, 'get', `Get one of ${name}`, {
       parameters: [api.parameter('fields'), ...showDeleted],
@@ -79,6 +99,7 @@ function describeResource (api: ApiContext, resource: ResourceApi): PathItems {
   const paths: PathItems = {}
   if (Object.keys(collection).length > 0) paths[resource.collectionPath] = collection
   if (Object.keys(search).length > 0) paths[`${resource.collectionPath}:search`] = search
+  if (Object.keys(seek).length > 0) paths[`${resource.collectionPath}:seek`] = seek
   if (Object.keys(item).length > 0) paths[resource.recordPath] = withKey(item)
   if (Object.keys(undelete).length > 0) paths[`${resource.recordPath}:undelete`] = undelete
   return paths

@@ -15,13 +15,25 @@ export async function assertValidOpenApi (document: unknown): Promise<void> {
   assert.equal(validator.version, '3.1')
 }
 
-/** Checks values against `#/components/schemas/<name>` of a document. */
-export function schemaChecker (document: unknown): (name: string, value: unknown) => void {
+function checkerAt (document: unknown): (pointer: string, value: unknown) => void {
   const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }))
   ajv.addSchema({ ...(document as object), $id: 'openapi.json' })
-  return (name, value) => {
-    const validate = ajv.getSchema(`openapi.json#/components/schemas/${name}`)
-    assert.ok(validate, `no schema ${name}`)
-    assert.equal(validate(value), true, `${name}: ${JSON.stringify(validate.errors)} for ${JSON.stringify(value)}`)
+  return (pointer, value) => {
+    const validate = ajv.getSchema(`openapi.json#${pointer}`)
+    assert.ok(validate, `no schema at ${pointer}`)
+    assert.equal(validate(value), true, `${pointer}: ${JSON.stringify(validate.errors)} for ${JSON.stringify(value)}`)
   }
+}
+
+/** Checks values against `#/components/schemas/<name>` of a document. */
+export function schemaChecker (document: unknown): (name: string, value: unknown) => void {
+  const check = checkerAt(document)
+  return (name, value) => { check(`/components/schemas/${name}`, value) }
+}
+
+/** Checks a JSON answer against the 200 response schema a document gives an operation. */
+export function responseChecker (document: unknown): (path: string, method: string, value: unknown) => void {
+  const check = checkerAt(document)
+  const escape = (part: string): string => part.replace(/~/g, '~0').replace(/\//g, '~1')
+  return (path, method, value) => { check(`/paths/${escape(path)}/${method}/responses/200/content/${escape('application/json')}/schema`, value) }
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { bearer, caller } from '../helpers/app.js'
-import { assertValidOpenApi, schemaChecker } from '../helpers/openapi.js'
+import { assertValidOpenApi, responseChecker, schemaChecker } from '../helpers/openapi.js'
 import { metadataApp } from '../fixtures/metadata.js'
 import { VALUE_PATTERNS } from '../../lib/model/values.js'
 
@@ -27,10 +27,14 @@ test('the documents of an admin, a capability role and an .own role are valid Op
 test('only the resources, fields and operations the caller\'s roles allow', () => {
   const methods = (document: any, path: string) => Object.keys(document.paths[path] ?? {}).filter((k) => k !== 'parameters').sort()
   assert.deepEqual(Object.keys(documents.admin.paths), [
-    '/api/v1/orders', '/api/v1/orders:search', '/api/v1/orders/{key}', '/api/v1/orders/{key}:undelete',
-    '/api/v1/secrets', '/api/v1/secrets:search', '/api/v1/secrets/{key}',
-    '/api/v1/tags', '/api/v1/tags:search', '/api/v1/tags/{key}',
+    '/api/v1/orders', '/api/v1/orders:search', '/api/v1/orders:seek', '/api/v1/orders/{key}', '/api/v1/orders/{key}:undelete',
+    '/api/v1/secrets', '/api/v1/secrets:search', '/api/v1/secrets:seek', '/api/v1/secrets/{key}',
+    '/api/v1/tags', '/api/v1/tags:search', '/api/v1/tags:seek', '/api/v1/tags/{key}',
+    // :series only where there is a timestamp or date field to count over.
+    '/api/v1/orders:facets', '/api/v1/orders:series', '/api/v1/orders:histogram',
+    '/api/v1/secrets:facets', '/api/v1/secrets:histogram', '/api/v1/tags:facets', '/api/v1/tags:histogram',
     '/api/v1:batchWrite',
+    '/api/v1/orders:export', '/api/v1/secrets:export', '/api/v1/tags:export',
   ])
   assert.deepEqual(methods(documents.clerk, '/api/v1/orders/{key}'), ['get', 'patch'])
   assert.deepEqual(methods(documents.clerk, '/api/v1/orders'), ['get', 'post'])
@@ -110,6 +114,26 @@ test('records returned by list, get, create and update validate against each cal
     assert.ok(list.body.items.length > 0)
     check('orders.list', list.body)
     check('orders.create', { title: 'x', total: 1.5, placed_at: '2026-01-02T03:04:05Z' })
+  }
+})
+
+test('answers of :seek, :facets, :series and :histogram validate against the caller\'s document; fields they refuse are not offered', async () => {
+  for (const [name, call] of Object.entries(callers)) {
+    const document = documents[name as keyof typeof callers]
+    const check = responseChecker(document)
+    const answers: Array<[string, string]> = [
+      ['/api/v1/orders:seek', '?position=0&page_size=2'],
+      ['/api/v1/orders:facets', '?field=status'],
+      ['/api/v1/orders:series', '?field=placed_at&range=all'],
+      ['/api/v1/orders:histogram', '?field=total&buckets=3'],
+    ]
+    for (const [path, query] of answers) {
+      const answer = await call('GET', path + query)
+      assert.equal(answer.status, 200, `${name} ${path}: ${JSON.stringify(answer.body)}`)
+      check(path, 'get', answer.body)
+    }
+    const offered = document.paths['/api/v1/orders:histogram'].get.parameters[0].schema.enum
+    assert.equal(offered.includes('cost'), name !== 'clerk', name)
   }
 })
 
