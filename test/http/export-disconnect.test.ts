@@ -74,3 +74,21 @@ test('a client that leaves during a slow fetch has its statement cancelled', asy
   assert.equal(again.statusCode, 200)
   assert.equal(again.body.split('\n').length, 3)
 })
+
+test('a quarter of the read pool streams exports at most: past it, 429 with Retry-After, and the slot frees when the client leaves', async () => {
+  const small = await buildApp({ databaseUrl, poolSize: 4, resources: { slow: { key: 'id', fields: { id: { type: 'integer', readOnly: true }, value: { type: 'integer' } } } } })
+  await small.listen({ port: 0, host: '127.0.0.1' })
+  const smallPort = (small.server.address() as { port: number }).port
+  const smallAuth = await bearer(small, 'admin@example.com')
+  const holding = connect(smallPort, '127.0.0.1')
+  holding.write(`GET /api/v1/slow:export HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${smallAuth.authorization}\r\n\r\n`)
+  await sleep(300)
+  const refused = await small.inject({ method: 'GET', url: '/api/v1/slow:export', headers: smallAuth })
+  assert.equal(refused.statusCode, 429)
+  assert.equal(refused.json().type, 'urn:service:problem:too-many-requests')
+  assert.equal(refused.headers['retry-after'], '5')
+  holding.destroy()
+  assert.deepEqual(await settles('slow'), [])
+  const served = await small.inject({ method: 'GET', url: '/api/v1/slow:export?filter=id%20%3C%203', headers: smallAuth })
+  assert.equal(served.statusCode, 200)
+})
