@@ -5,8 +5,17 @@
 
 export const MAX_KEY_LENGTH = 4096
 
-export class BoundedCache<V> {
+/** How a cache has been used: what metrics report of it. */
+export interface CacheStats {
+  readonly hits: number
+  readonly misses: number
+  readonly size: number
+}
+
+export class BoundedCache<V> implements CacheStats {
   readonly #entries = new Map<string, V>()
+  hits = 0
+  misses = 0
   constructor (private readonly max: number) {}
 
   get size (): number {
@@ -14,7 +23,10 @@ export class BoundedCache<V> {
   }
 
   get (key: string): V | undefined {
-    return this.#entries.get(key)
+    const found = this.#entries.get(key)
+    if (found === undefined) this.misses++
+    else this.hits++
+    return found
   }
 
   set (key: string, value: V): void {
@@ -31,11 +43,13 @@ export class BoundedCache<V> {
   getOrCreate (key: string, create: () => V): V {
     const found = this.#entries.get(key)
     if (found !== undefined) {
+      this.hits++
       // Re-inserting keeps the Map's iteration order least-recently-used first.
       this.#entries.delete(key)
       this.#entries.set(key, found)
       return found
     }
+    this.misses++
     const value = create()
     if (key.length > MAX_KEY_LENGTH) return value
     this.#entries.set(key, value)

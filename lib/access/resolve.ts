@@ -2,7 +2,7 @@
 // and the write pipeline take the plan it returns, so no code path can forget access.
 import type { ResourceModel } from '../model/types.js'
 import type { Principal } from '../principal.js'
-import { BoundedCache } from '../cache.js'
+import { BoundedCache, type CacheStats } from '../cache.js'
 import { NO_ROUTE_DETAIL, problem } from '../problems.js'
 import { queryModel } from '../query/query-model.js'
 import { capabilitiesOf, grantFor } from './capabilities.js'
@@ -111,6 +111,11 @@ export class AccessResolver {
   readonly #plans = new BoundedCache<AccessPlan>(10_000)
 
   constructor (private readonly models: ReadonlyMap<string, ResourceModel>, private readonly settings: AccessSettings) {}
+
+  /** The plan cache's lookups, for metrics. */
+  get cache (): CacheStats {
+    return this.#plans
+  }
 
   plan (caller: Principal, key: string, resource: string): AccessPlan | undefined {
     const model = this.models.get(resource)

@@ -5,7 +5,7 @@ import { errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from 'jose
 import { problem, type Problem } from '../problems.js'
 import { createKeySet, KeySetUnavailableError, type KeySet, type KeySetOptions } from './key-set.js'
 import { rolesOf } from '../config/roles.js'
-import { BoundedCache } from '../cache.js'
+import { BoundedCache, type CacheStats } from '../cache.js'
 import type { Principal } from '../principal.js'
 import type { Revocation, Revocations } from './revocations.js'
 
@@ -48,6 +48,8 @@ export interface Verifier {
   /** Verifies an `Authorization` header value; a missing or non-Bearer header is a 401 too. */
   authenticate (authorization: string | undefined): Promise<Principal>
   readonly keySet: KeySet
+  /** The verified-token cache's lookups, for metrics. */
+  readonly verifiedTokens: CacheStats
 }
 
 function unauthenticated (detail: string, error?: string): Problem {
@@ -150,6 +152,7 @@ export function createVerifier (options: VerifierOptions): Verifier {
 
   return {
     keySet,
+    verifiedTokens: verified,
     verify,
     authenticate: async (authorization) => {
       const match = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i.exec(authorization ?? '')

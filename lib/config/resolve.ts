@@ -28,6 +28,7 @@ export interface ResolvedConfig {
   readonly roles: RoleSetup
   readonly statementTimeoutMs: number
   readonly exportTimeoutMs: number
+  readonly metricsRole: string
   readonly connectTimeoutMs: number
   readonly poolSize: number
   readonly revocationPollMs: number
@@ -109,6 +110,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     roles,
     statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
     exportTimeoutMs: config.exportTimeoutMs ?? 600_000,
+    metricsRole: config.metricsRole ?? 'admin',
     connectTimeoutMs: config.connectTimeoutMs ?? 5_000,
     poolSize: config.poolSize ?? 20,
     revocationPollMs: config.revocationPollMs ?? 5_000,

@@ -18,6 +18,7 @@ import scanGuard from '../scan-guard/index.js'
 import batch from '../batch/index.js'
 import exportRoutes from '../export/index.js'
 import health from '../health/index.js'
+import metrics from '../metrics/index.js'
 import aggregates from '../aggregates/index.js'
 import meta from '../meta/index.js'
 
@@ -60,6 +61,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   app.addHook('onReady', async () => { runtime.hooks.seal() })
   await app.register(auth)
   await app.register(health)
+  await app.register(metrics)
   await app.register(access)
   await app.register(scanGuard)
   await app.register(resources)

@@ -1,0 +1,26 @@
+// GET {apiRoot}/metrics: the app's metrics in Prometheus text, for callers holding the metrics
+// role (config `metricsRole`, default admin); everyone else gets a 403.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { runtimeOf } from '../../lib/runtime.js'
+import { problem } from '../../lib/problems.js'
+import { checkKnownParameters } from '../../lib/query/params.js'
+import { appMetrics } from './registry.js'
+
+async function metrics (app: FastifyInstance): Promise<void> {
+  const runtime = runtimeOf(app)
+  const { config } = runtime
+  const collected = appMetrics(runtime, `${config.apiRoot}/auth/sign-in/email`)
+  app.addHook('onResponse', async (request, reply) => {
+    collected.observe({ route: request.routeOptions.url, method: request.method, status: reply.statusCode, seconds: reply.elapsedTime / 1000 })
+  })
+  app.get(`${config.apiRoot}/metrics`, async (request, reply) => {
+    if (request.ctx.user?.roles.includes(config.metricsRole) !== true) {
+      throw problem('access-denied', `Metrics are for callers with the ${config.metricsRole} role.`)
+    }
+    checkKnownParameters(request.query as Record<string, unknown>, [])
+    return reply.type(collected.registry.contentType).send(await collected.registry.metrics())
+  })
+}
+
+export default fp(metrics, { name: 'tablegate-metrics', fastify: '5.x', dependencies: ['tablegate', 'tablegate-auth'] })
