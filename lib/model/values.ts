@@ -13,7 +13,7 @@ export const VALUE_PATTERNS = {
   integer: '^-?[0-9]+$',
   decimal: '^-?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE]([-+]?[0-9]+))?$',
   date: '^([0-9]{4})-([0-9]{2})-([0-9]{2})$',
-  timestamp: '^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\\.([0-9]{1,6}))?)?(?:[Zz]|([+-])([0-9]{2})(?::?([0-9]{2}))?)?)?$',
+  timestamp: '^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\\.([0-9]{1,100}))?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))$',
   uuid: '^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$',
 } as const
 
@@ -56,7 +56,7 @@ export const VALUE_EXPECTED: Readonly<Record<FieldType, string>> = {
   decimal: `a decimal number of at most ${MAX_DECIMAL_TEXT} characters, its exponent at most ${MAX_EXPONENT}`,
   boolean: 'true or false',
   date: 'a date YYYY-MM-DD from 0001-01-01 to 9999-12-31',
-  timestamp: 'an ISO 8601 timestamp such as 2026-01-31T12:00:00Z, from year 0001 to 9999 in UTC',
+  timestamp: 'an RFC 3339 timestamp such as 2026-01-31T12:00:00Z or 2026-01-31T13:00:00.5+01:00, from year 0001 to 9999 in UTC',
   uuid: 'a UUID',
   json: `JSON nested at most ${MAX_JSON_DEPTH} levels deep`,
 }
@@ -106,8 +106,8 @@ function validDate (text: string): boolean {
 }
 
 function utcMs (year: number, month: number, day: number, hour: number, minute: number, second: number): number {
-  // setUTCFullYear, as Date.UTC reads years 0-99 as 1900-1999; setUTCHours carries 24:00 and
-  // minutes shifted by the offset into neighbouring days.
+  // setUTCFullYear, as Date.UTC reads years 0-99 as 1900-1999; setUTCHours carries minutes shifted
+  // by the offset, and a rounded-up second, into neighbouring days.
   const d = new Date(0)
   d.setUTCFullYear(year, month - 1, day)
   return d.setUTCHours(hour, minute, second, 0)
@@ -118,23 +118,32 @@ const FIRST_INSTANT = utcMs(1, 1, 1, 0, 0, 0)
 const END_INSTANT = utcMs(10000, 1, 1, 0, 0, 0)
 
 /**
- * RFC 3339 / ISO 8601 date-time, or a date alone (midnight). Without a zone the instant is UTC:
- * record connections run in UTC. The fraction of a second is left out of the range check: both
- * bounds are whole seconds, so it cannot carry an instant across one.
+ * Microseconds of a fraction of a second, rounded as PostgreSQL rounds it (`rint` of the parsed
+ * double: half to even); 1,000,000 when it carries into the next second.
+ */
+function roundedMicros (fraction: string): number {
+  const exact = Number(`0.${fraction}`) * 1_000_000
+  const rounded = Math.round(exact)
+  return rounded - exact === 0.5 && rounded % 2 !== 0 ? rounded - 1 : rounded
+}
+
+/**
+ * An RFC 3339 date-time, exactly: `T` (or `t`), seconds, an optional fraction of any length up to
+ * 100 digits (PostgreSQL rounds it to microseconds and refuses texts much longer), and `Z` or an
+ * offset `±hh:mm`. Hours run 00-23; a leap second (:60) is refused, as PostgreSQL would read it as
+ * the next minute. The range check includes a fraction that rounds up into the next second.
  */
 function validTimestamp (text: string): boolean {
   const m = TIMESTAMP.exec(text)
   if (m === null) return false
   const part = (i: number): number => Number(m[i] ?? 0)
   const [year, month, day, hour, minute, second] = [part(1), part(2), part(3), part(4), part(5), part(6)]
-  if (!calendarDate(year, month, day) || minute > 59 || second > 59) return false
-  // 24:00 is the end of the day, which PostgreSQL takes. A leap second (:60) is refused, as filters
-  // always did: PostgreSQL would read any :60 as the next minute.
-  if (hour > 24 || (hour === 24 && (minute > 0 || second > 0 || /[1-9]/.test(m[7] ?? '')))) return false
+  if (!calendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return false
   // PostgreSQL refuses zone offsets beyond 15:59.
   if (part(9) > 15 || part(10) > 59) return false
   const offset = (m[8] === '-' ? -1 : 1) * (part(9) * 60 + part(10))
-  const instant = utcMs(year, month, day, hour, minute - offset, second)
+  const carry = m[7] !== undefined && roundedMicros(m[7]) === 1_000_000 ? 1 : 0
+  const instant = utcMs(year, month, day, hour, minute - offset, second + carry)
   return instant >= FIRST_INSTANT && instant < END_INSTANT
 }
 

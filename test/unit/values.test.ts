@@ -52,6 +52,6 @@ test('every text the grammar accepts also passes its JSON schema: the schema can
 })
 
 test('what a valid value is, in words that quote nothing sent', () => {
-  assert.equal(VALUE_EXPECTED.timestamp, 'an ISO 8601 timestamp such as 2026-01-31T12:00:00Z, from year 0001 to 9999 in UTC')
+  assert.equal(VALUE_EXPECTED.timestamp, 'an RFC 3339 timestamp such as 2026-01-31T12:00:00Z or 2026-01-31T13:00:00.5+01:00, from year 0001 to 9999 in UTC')
   assert.equal(VALUE_EXPECTED.integer, 'a whole number from -2147483648 to 2147483647')
 })
