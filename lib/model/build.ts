@@ -39,6 +39,7 @@ function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | u
     managed,
     notNull: false,
     columnType: undefined,
+    enumValues: config.enum,
     ...fieldSchema(config),
   })
 }

@@ -30,6 +30,8 @@ export interface FieldModel {
   readonly columnType: string | undefined
   /** The labels of an enum column, in order, from introspection. */
   readonly enumLabels?: readonly string[] | undefined
+  /** The values the config's `enum` list allows, in order. */
+  readonly enumValues?: readonly unknown[] | undefined
   /** Schema of one value of this field (body validation, and OpenAPI later). */
   readonly schema: TSchema
   /** The schema compiled: whether a value passes it (refusals are explained from `schema`). */

@@ -2,7 +2,7 @@
 // qualified by its table. The text depends only on the filter's shape, never on its values.
 import { sql, type Sql } from './sql.js'
 import { qualifiedColumnOf } from './record.js'
-import type { CheckedFilter, TypedValue } from '../query/filter/checked.js'
+import type { CheckedFilter, JsonTest, TypedValue } from '../query/filter/checked.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 
 const INTEGER_COLUMNS = ['int2', 'int4', 'int8']
@@ -29,6 +29,30 @@ function valueOf (field: FieldModel, value: TypedValue): Sql {
   // now() is STABLE (clock_timestamp() is VOLATILE), so an index can serve placed_at > now() - 7d.
   const instant = sql`(now() + ${`${value.offsetMs} milliseconds`}::interval)`
   return field.type === 'date' ? sql`${instant}::date` : instant
+}
+
+const JSON_VALUE = { string: sql`::text`, number: sql`::numeric`, boolean: sql`::boolean` } as const
+
+/**
+ * A test of the value at a json path. The path is one bound text[] and the comparand is built by
+ * to_jsonb from a bound, typed value, so keys and values never reach the SQL text. jsonb orders
+ * values of different types by type, so an order comparison also requires the literal's type.
+ */
+function jsonPathTest (document: Sql, path: readonly string[], test: JsonTest): Sql {
+  const at = sql`(${document} #> ${path}::text[])`
+  switch (test.kind) {
+    case 'compare': {
+      const comparison = sql`${at} ${sql.keyword(test.op)} to_jsonb(${test.value}${JSON_VALUE[test.type]})`
+      return test.op === '=' || test.op === '<>' ? comparison : sql`(${comparison} AND jsonb_typeof(${at}) = ${test.type})`
+    }
+    case 'like': {
+      const like = sql`(${document} #>> ${path}::text[]) ${sql.keyword('LIKE')} ${test.pattern}`
+      return test.negated ? sql`NOT (${like})` : like
+    }
+    case 'null': return test.negated ? sql`${at} <> ${'null'}::jsonb` : sql`(${at} ${sql.keyword('IS NULL')} OR ${at} = ${'null'}::jsonb)`
+    case 'present': return sql`${at} ${sql.keyword('IS NOT NULL')}`
+    case 'has': return sql`${at} ? ${test.key}`
+  }
 }
 
 export function compileFilter (model: ResourceModel, filter: CheckedFilter): Sql {
@@ -60,6 +84,8 @@ export function compileFilter (model: ResourceModel, filter: CheckedFilter): Sql
         return sql`${text(node.field)} ${sql.keyword('~')} ${node.pattern}`
       case 'has-key':
         return sql`${column(node.field)}::jsonb ? ${node.key}`
+      case 'json-path':
+        return jsonPathTest(sql`${column(node.field)}::jsonb`, node.path, node.test)
     }
   }
   return walk(filter)

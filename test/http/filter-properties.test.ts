@@ -79,6 +79,12 @@ const VALID = [
   'NOT (status = open OR isNull(meta))',
   'title = "say \\"hi\\" \\n\\t"',
   "title = 'it\\'s'",
+  'status = (draft OR locked) total >= (-2.4)',
+  'New York (Giants OR Yankees)',
+  'status = open (position < 10 OR position > 50)',
+  'placed_at > 2026-01-31T12:00:00.123456789Z AND placed_at < 2026-02-01T00:00:00+01:00',
+  'meta.gift = true OR meta.rush > 0 OR meta."gift card" = "yes" OR meta.tags:red OR meta.rush:*',
+  'meta.a.b = null AND isNull(meta.c) AND in(meta.d, 1, two, true)',
 ]
 
 /** Characters and fragments of the language, weighted towards the ones that break things. */
@@ -87,6 +93,7 @@ const PIECES = [
   '^', '$', '|', '?', 'AND', 'OR', 'NOT', 'and', 'title', 'total', 'status', 'position', 'placed_at', 'due_on', 'meta', 'paid', 'id',
   'version', 'deleted_at', 'nope', 'now()', 'now', '7d', '1.5w', 'ms', 'in(', 'search(', 'similar(', 'regex(', 'isNull(',
   'null', 'true', 'false', '0', '9', '-5', '1e400', '1e-400', '99999999999', '2026-02-30', '2026-01-31', 'T12:00', 'Z', '+16:00',
+  'meta.', 'meta.gift', '..', '"a.b"', '(draft OR open)', '2026-01-31T12:00:00Z', '+01:00',
   '\0', '\n', '\t', '\u00e9', '\u{1F600}', '\uD800', '[[:', ':]]', '(?<', '\\\\1', '\\\\q', '{256}', '{1,', '\\*', '\\"',
 ]
 
@@ -188,10 +195,14 @@ const day = fc.date({ min: new Date('1000-01-01T00:00:00Z'), max: new Date('9999
 const dateText = day.map((d) => d.toISOString().slice(0, 10))
 const instant = fc.tuple(day, fc.integer({ min: 10, max: 99_999 }), fc.constantFrom('Z', '+05:30', '-11:00')).map(([d, micro, zone]) => `${d.toISOString().slice(0, 19)}.${micro}${zone}`)
 const comparator = fc.constantFrom('=', '!=', '<', '<=', '>', '>=')
+const label = fc.constantFrom('draft', 'open', 'locked')
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
 
 const restriction: fc.Arbitrary<Generated> = fc.oneof(
-  fc.tuple(fc.constantFrom('title', 'status', 'code'), comparator, fc.oneof(word, nasty)).map(([f, op, s]) => ({ text: `${f} ${op} ${quote(s)}`, literals: [{ literal: s, value: s }] })),
+  fc.tuple(fc.constantFrom('title', 'code'), comparator, fc.oneof(word, nasty)).map(([f, op, s]) => ({ text: `${f} ${op} ${quote(s)}`, literals: [{ literal: s, value: s }] })),
+  // status has a config enum: only its values, and only = and !=.
+  fc.tuple(fc.constantFrom('=', '!=', ':'), label).map(([op, s]) => ({ text: `status ${op} ${s}`, literals: [{ literal: s, value: s }] })),
+  fc.array(label, { minLength: 1, maxLength: 3 }).map((ss) => ({ text: `status = (${ss.join(' OR ')})`, literals: ss.map((s) => ({ literal: s, value: s })) })),
   fc.tuple(fc.constantFrom('title', 'code'), fc.constantFrom('=', '!='), word).map(([f, op, s]) => ({ text: `${f} ${op} "*${s}*"`, literals: [{ literal: s, value: `%${s}%` }] })),
   fc.tuple(fc.constantFrom('title', 'code'), fc.oneof(word, nasty)).map(([f, s]) => ({ text: `${f}:${quote(s)}`, literals: [{ literal: s, value: `%${s}%` }] })),
   fc.tuple(comparator, unusualDecimal).map(([op, n]) => ({ text: `total ${op} ${n}`, literals: [{ literal: n, value: n }] })),
@@ -203,7 +214,14 @@ const restriction: fc.Arbitrary<Generated> = fc.oneof(
     .map(([op, sign, n, unit]) => ({ text: `placed_at ${op} now() ${sign} ${n}${unit}`, literals: [{ literal: `${n}${unit}`, value: `${sign === '-' ? -n * UNIT_MS[unit] : n * UNIT_MS[unit]} milliseconds` }] })),
   fc.boolean().map((b) => ({ text: `paid = ${b}`, literals: [{ literal: String(b), value: b }] })),
   fc.array(unusualInt, { minLength: 1, maxLength: 4 }).map((ns) => ({ text: `in(position, ${ns.join(', ')})`, literals: ns.map((n) => ({ literal: n, value: n })) })),
-  fc.array(fc.oneof(word, nasty), { minLength: 1, maxLength: 3 }).map((ss) => ({ text: `in(status, ${ss.map(quote).join(', ')})`, literals: ss.map((s) => ({ literal: s, value: s })) })),
+  fc.array(fc.oneof(word, nasty), { minLength: 1, maxLength: 3 }).map((ss) => ({ text: `in(code, ${ss.map(quote).join(', ')})`, literals: ss.map((s) => ({ literal: s, value: s })) })),
+  fc.array(label, { minLength: 1, maxLength: 3 }).map((ss) => ({ text: `in(status, ${ss.join(', ')})`, literals: ss.map((s) => ({ literal: s, value: s })) })),
+  // Traversal into meta: keys and values are both bound, whatever they hold.
+  fc.tuple(fc.oneof(word, nasty), comparator, fc.oneof(word, nasty)).map(([k, op, s]) => ({ text: `meta.${quote(k)} ${op} ${quote(s)}`, literals: [{ literal: k, value: k }, { literal: s, value: s }] })),
+  fc.tuple(word, word, comparator, unusualDecimal).map(([a, b, op, n]) => ({ text: `meta.${a}.${b} ${op} ${n}`, literals: [{ literal: a, value: a }, { literal: b, value: b }, { literal: n, value: n }] })),
+  fc.tuple(word, fc.constantFrom('=', '!='), fc.boolean()).map(([k, op, b]) => ({ text: `meta.${k} ${op} ${b}`, literals: [{ literal: k, value: k }, { literal: String(b), value: b }] })),
+  fc.tuple(word, fc.oneof(word, nasty)).map(([k, s]) => ({ text: `meta.${k}:${quote(s)}`, literals: [{ literal: k, value: k }, { literal: s, value: s }] })),
+  fc.tuple(fc.oneof(word, nasty), fc.constantFrom(':*', ' = null', ' != null')).map(([k, test]) => ({ text: `meta.${quote(k)}${test}`, literals: [{ literal: k, value: k }] })),
   fc.oneof(word, nasty).map((s) => ({ text: `search(${quote(s)})`, literals: [{ literal: s, value: `%${s}%` }] })),
   word.map((s) => ({ text: s, literals: [{ literal: s, value: `%${s}%` }] })),
   fc.tuple(fc.constantFrom('title', 'code'), fc.oneof(word, nasty)).map(([f, s]) => ({ text: `similar(${f}, ${quote(s)})`, literals: [{ literal: s, value: s }] })),
@@ -233,9 +251,11 @@ test('valid generated filters: no literal in the SQL text, every literal bound a
     // No string literal can be in the text at all, and no digit outside $n parameters and casts.
     assert.equal(sql.text.includes("'"), false, sql.text)
     assert.doesNotMatch(sql.text.replace(/"[^"]*"/g, '').replace(/\$[0-9]+/g, '').replace(/::int[48]/g, ''), /[0-9']/, sql.text)
+    // A json path is bound as one text[] value: its keys are among the values too.
+    const bound = sql.values.flat()
     for (const { literal, value } of literals) {
       assert.equal(sql.text.includes(literal), false, `${literal} in ${sql.text}`)
-      assert.ok(sql.values.includes(value), `${JSON.stringify(value)} not among ${JSON.stringify(sql.values)}`)
+      assert.ok(bound.includes(value), `${JSON.stringify(value)} not among ${JSON.stringify(sql.values)}`)
     }
     assert.equal(sql.values.length, (sql.text.match(/\$[0-9]+/g) ?? []).length)
   }), { numRuns: 3000 })

@@ -59,6 +59,7 @@ function show (f: CheckedFilter): string {
     case 'similar': return `(similar ${f.field.name} ${JSON.stringify(f.text)})`
     case 'regex': return `(regex ${f.field.name} ${JSON.stringify(f.pattern)})`
     case 'has-key': return `(has-key ${f.field.name} ${JSON.stringify(f.key)})`
+    case 'json-path': return `(json ${[f.field.name, ...f.path].join('.')} ${JSON.stringify(f.test)})`
   }
 }
 
@@ -112,7 +113,7 @@ test('in(): a field and one or more values typed against it', () => {
   assert.equal(ok(`in(count, ${Array.from({ length: 999 }, (_, i) => i).join(', ')})`).split(' ').length, 1001)
   assert.deepEqual(only('in("count", 1)'), { code: 'wrong-arguments', message: 'Argument 1 of in() must be a field name, unquoted.', hint: undefined, span: { start: 3, end: 10 } })
   assert.deepEqual(only('in(now(), 1)').code, 'wrong-arguments')
-  assert.deepEqual(only('in(data, 1)'), { code: 'unsupported-operator', message: "Field 'data' is json: it cannot be compared.", hint: 'A json field can only be tested with field:key or isNull(field).', span: { start: 0, end: 11 } })
+  assert.deepEqual(only('in(data, 1)'), { code: 'unsupported-operator', message: "Field 'data' is json: it cannot be compared.", hint: 'Compare a key inside it (field.key = "text", field.key > 40), or test field:key, field:* or isNull(field).', span: { start: 0, end: 11 } })
   assert.equal(only('in(nope, 1)').code, 'unknown-field')
   // Every bad value is reported, not only the first.
   assert.deepEqual(issues('in(count, 1, x, 2.5)').map((i) => [i.code, i.span.start, i.span.end]), [['type-mismatch', 13, 14], ['type-mismatch', 16, 19]])
@@ -330,20 +331,28 @@ test('date literals: real calendar dates only', () => {
   }
 })
 
-test('timestamp literals: ISO 8601 instants PostgreSQL accepts', () => {
+// AIP-160: "Timestamps expect an RFC-3339 formatted string (e.g. 2012-04-21T11:30:00-04:00)".
+test('timestamp literals: RFC 3339 date-times exactly, quoted or bare', () => {
   accepts([
     ['seen_at > "2026-01-31T12:00:00Z"', '(> seen_at "2026-01-31T12:00:00Z")'],
+    ['seen_at > 2026-01-31T12:00:00Z', '(> seen_at "2026-01-31T12:00:00Z")'],
     ['seen_at > "2026-01-31T12:00:00.123456+05:30"', '(> seen_at "2026-01-31T12:00:00.123456+05:30")'],
-    ['seen_at > "2026-01-31 12:00"', '(> seen_at "2026-01-31 12:00")'],
+    ['seen_at > 2012-04-21T11:30:00-04:00', '(> seen_at "2012-04-21T11:30:00-04:00")'],
+    ['seen_at > 2026-01-31T12:00:00.123456789Z', '(> seen_at "2026-01-31T12:00:00.123456789Z")'],
     ['seen_at > "2026-01-31t12:00:00z"', '(> seen_at "2026-01-31t12:00:00z")'],
     ['seen_at > "2026-01-31T12:00:00-15:59"', '(> seen_at "2026-01-31T12:00:00-15:59")'],
-    ['seen_at >= 2026-01-31', '(>= seen_at "2026-01-31")'],
     ['seen_at < "0099-01-31T00:00:00Z"', '(< seen_at "0099-01-31T00:00:00Z")'],
   ])
-  for (const bad of ['"2026-02-30T00:00:00Z"', '"2026-01-31T25:00:00Z"', '"2026-01-31T12:60:00Z"', '"2026-01-31T12:00:00+16:00"', '"2026-01-31T12:00:00-23:00"', '"2026-01-31T12:00:00.1234567Z"', '"0000-01-01T00:00:00Z"', 'yesterday', '12345', '"2026-01-31X12:00"']) {
-    const text = `seen_at > ${bad}`
+  const bad = [
+    '"2026-02-30T00:00:00Z"', '"2026-01-31T25:00:00Z"', '"2026-01-31T12:60:00Z"', '"2026-01-31T12:00:00+16:00"', '"2026-01-31T12:00:00-23:00"',
+    '"0000-01-01T00:00:00Z"', 'yesterday', '12345', '"2026-01-31X12:00:00Z"',
+    // Not RFC 3339: a space for T, a date alone, no zone, an offset without its colon, no seconds.
+    '"2022-08-12 22:22:22"', '"2024-01-01"', '2024-01-01', '"2026-01-31T12:00:00"', '"2026-01-31T12:00:00+0100"', '"2026-01-31T12:00Z"',
+  ]
+  for (const value of bad) {
+    const text = `seen_at > ${value}`
     assert.deepEqual(only(text), {
-      code: 'type-mismatch', message: "The value is not a valid timestamp for field 'seen_at'.", hint: 'Quote an ISO 8601 timestamp such as "2026-01-31T12:00:00Z", or use now() - 7d.', span: { start: 10, end: text.length },
+      code: 'type-mismatch', message: "The value is not a valid timestamp for field 'seen_at'.", hint: 'Use an RFC 3339 timestamp such as 2026-01-31T12:00:00Z or 2026-01-31T13:00:00+01:00, or now() - 7d.', span: { start: 10, end: text.length },
     }, text)
   }
 })
@@ -365,7 +374,7 @@ test('uuid and string literals', () => {
   ])
 })
 
-test('json fields: only field:key, field:*, = null and isNull', () => {
+test('json fields: field:key, field:*, = null and isNull; compared only at a key path', () => {
   accepts([
     ['data:gift', '(has-key data "gift")'],
     ['data:"gift card"', '(has-key data "gift card")'],
@@ -375,11 +384,71 @@ test('json fields: only field:key, field:*, = null and isNull', () => {
     ['data != null', '(not-null data)'],
     ['-data:gift', '(not (has-key data "gift"))'],
   ])
-  const hint = 'A json field can only be tested with field:key or isNull(field).'
+  const hint = 'Compare a key inside it (field.key = "text", field.key > 40), or test field:key, field:* or isNull(field).'
   assert.deepEqual(only('data = 1'), { code: 'unsupported-operator', message: "Field 'data' is json: it cannot be compared.", hint, span: { start: 0, end: 8 } })
   assert.deepEqual(only('data > "x"').code, 'unsupported-operator')
   assert.deepEqual(only('data = x*').code, 'unsupported-operator')
   assert.deepEqual(only('data:now()'), { code: 'type-mismatch', message: 'field:key needs a key name.', hint: undefined, span: { start: 5, end: 10 } })
+})
+
+// AIP-160, "Traversal operator": a.b = true, a.b > 42, a.b.c = "foo"; "Has operator": m.foo:*, m.foo:42.
+test('traversal into json: the literal\'s form chooses a string, number or boolean comparison', () => {
+  const json = (path: string, test: object): string => `(json ${path} ${JSON.stringify(test)})`
+  accepts([
+    ['data.color = red', json('data.color', { kind: 'compare', op: '=', type: 'string', value: 'red' })],
+    ['data.color = "red"', json('data.color', { kind: 'compare', op: '=', type: 'string', value: 'red' })],
+    ['data.color != "red"', json('data.color', { kind: 'compare', op: '<>', type: 'string', value: 'red' })],
+    ['data.b.c = "foo"', json('data.b.c', { kind: 'compare', op: '=', type: 'string', value: 'foo' })],
+    ['data.size > 42', json('data.size', { kind: 'compare', op: '>', type: 'number', value: '42' })],
+    ['data.size <= -1.5e3', json('data.size', { kind: 'compare', op: '<=', type: 'number', value: '-1.5e3' })],
+    // Quotes make it text: "42" is the string 42, "true" the string true.
+    ['data.size = "42"', json('data.size', { kind: 'compare', op: '=', type: 'string', value: '42' })],
+    ['data.b = true', json('data.b', { kind: 'compare', op: '=', type: 'boolean', value: true })],
+    ['data.b != false', json('data.b', { kind: 'compare', op: '<>', type: 'boolean', value: false })],
+    ['data.b = "true"', json('data.b', { kind: 'compare', op: '=', type: 'string', value: 'true' })],
+    ['data.name > "m"', json('data.name', { kind: 'compare', op: '>', type: 'string', value: 'm' })],
+    ['data.color = re*', json('data.color', { kind: 'like', pattern: 're%', negated: false })],
+    ['data.color != "*\\*"', json('data.color', { kind: 'like', pattern: '%*', negated: true })],
+    ['data.foo:*', json('data.foo', { kind: 'present' })],
+    ['data.tags:red', json('data.tags', { kind: 'has', key: 'red' })],
+    ['data.foo:42', json('data.foo', { kind: 'has', key: '42' })],
+    ['data.x = null', json('data.x', { kind: 'null', negated: false })],
+    ['data.x != null', json('data.x', { kind: 'null', negated: true })],
+    ['isNull(data.x)', json('data.x', { kind: 'null', negated: false })],
+    ['in(data.color, red, 42)', `(or ${json('data.color', { kind: 'compare', op: '=', type: 'string', value: 'red' })} ${json('data.color', { kind: 'compare', op: '=', type: 'number', value: '42' })})`],
+    // Keys are text of any kind: keywords, digits, and quoted keys with dots and spaces.
+    ['data.AND = 1', json('data.AND', { kind: 'compare', op: '=', type: 'number', value: '1' })],
+    ['data.type_map.1.type = x', json('data.type_map.1.type', { kind: 'compare', op: '=', type: 'string', value: 'x' })],
+    ['data."gift card" = true', json('data.gift card', { kind: 'compare', op: '=', type: 'boolean', value: true })],
+    ['data."a.b".c:*', json('data.a.b.c', { kind: 'present' })],
+    ['data.color = (red OR blue)', `(or ${json('data.color', { kind: 'compare', op: '=', type: 'string', value: 'red' })} ${json('data.color', { kind: 'compare', op: '=', type: 'string', value: 'blue' })})`],
+  ])
+  assert.deepEqual(only('data.b > true'), { code: 'unsupported-operator', message: 'A json boolean compares with = or != only.', hint: undefined, span: { start: 0, end: 13 } })
+  assert.deepEqual(only('data.x < null'), { code: 'invalid-null', message: 'Only = and != compare with null.', hint: 'Write meta.key = null or meta.key != null.', span: { start: 0, end: 13 } })
+  assert.deepEqual(only('data.x > re*').code, 'unsupported-operator')
+  assert.deepEqual(only('data.x > now()').code, 'type-mismatch')
+})
+
+test('traversal into anything but json, a path with no comparison, and a malformed path are refused with a span', () => {
+  const noKeys = (field: string, type: string): Partial<QueryIssue> => ({ code: 'invalid-path', message: `Field '${field}' is ${type}: it has no keys to traverse.`, hint: 'Only json fields have keys: meta.color = "red".' })
+  const cases: Array<[string, Partial<QueryIssue>, [number, number]]> = [
+    ['name.x = 1', noKeys('name', 'a string'), [5, 6]],
+    ['count.a.b > 1', noKeys('count', 'an integer'), [6, 9]],
+    ['name.x', noKeys('name', 'a string'), [5, 6]],
+    ['isNull(name.x)', noKeys('name', 'a string'), [12, 13]],
+    ['nope.x = 1', { code: 'unknown-field', message: "There is no field 'nope' to filter on." }, [0, 4]],
+    // AIP-160's own example: a traversal of a field that is not a message is an error.
+    ['expr.type_map.1.type', { code: 'unknown-field', message: "There is no field 'expr' to filter on." }, [0, 4]],
+    ['data.color', { code: 'missing-comparison', message: 'A field path needs a comparison.', hint: 'Compare it, as in data.key = "text", or test it: data.key:*. To search for text with a dot, quote it: "v1.2".' }, [0, 10]],
+    ['isNull(data.)', { code: 'invalid-path', message: 'A dot in a field path must be followed by a key.' }, [11, 12]],
+    ['in(data..x, 1)', { code: 'invalid-path' }, [7, 8]],
+    ['regex(data.x, "a")', { code: 'type-mismatch', message: "regex() works on text fields, and 'data' is a json." }, [6, 12]],
+  ]
+  for (const [text, expected, [start, end]] of cases) {
+    const issue = only(text)
+    for (const [key, want] of Object.entries(expected)) assert.deepEqual(issue[key as keyof QueryIssue], want, `${text}: ${key}`)
+    assert.deepEqual(issue.span, { start, end }, text)
+  }
 })
 
 test('null: = null and != null test for NULL; other comparators are refused; "null" is text', () => {
@@ -437,6 +506,47 @@ test(': has: contains for text, presence with *, key for json, equality otherwis
   ])
 })
 
+// AIP-160: "Enums expect the enum's string representation (case-sensitive)", and the ordering
+// operators "should not" be provided for enums.
+test('enum fields: a config enum list and an enum column refuse other values, and ordering', () => {
+  const model = buildModel('tickets', {
+    fields: {
+      id: { type: 'integer' },
+      status: { type: 'string', enum: ['draft', 'open', 'closed'] },
+      level: { type: 'integer', enum: [1, 2, 3] },
+      mood: { type: 'string' },
+    },
+  })
+  const fields = [...model.fields.values()].map((f) => f.name === 'mood' ? { ...f, columnType: 'enum', enumLabels: ['calm', 'wild'] } : f)
+  const query = restricted(model, fields)
+  accepts([
+    ['status = open', '(= status "open")'],
+    ['status != "closed"', '(<> status "closed")'],
+    ['status:open', '(= status "open")'],
+    ['status:*', '(not-null status)'],
+    ['status = null', '(null status)'],
+    ['status = (draft OR open)', '(or (= status "draft") (= status "open"))'],
+    ['in(status, draft, closed)', '(in status "draft" "closed")'],
+    ['status = dr*', '(like status "dr%")'],
+    ['level = 2', '(= level "2")'],
+    ['level = 02', '(= level "02")'],
+    ['level >= 2', '(>= level "2")'],
+    ['mood = wild', '(= mood "wild")'],
+  ], query)
+  const hint = 'One of: draft, open, closed.'
+  for (const [text, start, end] of [['status = bogus', 9, 14], ['status != Open', 10, 14], ['status:clo', 7, 10], ['in(status, open, bogus)', 17, 22], ['status = (open OR bogus)', 18, 23]] as const) {
+    assert.deepEqual(only(text, query), { code: 'type-mismatch', message: "The value is not one of the values of field 'status'.", hint, span: { start, end } }, text)
+  }
+  assert.equal(only('level = 4', query).hint, 'One of: 1, 2, 3.')
+  assert.equal(only('mood = sad', query).hint, 'One of: calm, wild.')
+  for (const op of ['<', '<=', '>', '>=']) {
+    for (const field of ['status', 'mood']) {
+      const text = `${field} ${op} open`
+      assert.deepEqual(only(text, query), { code: 'unsupported-operator', message: `Field '${field}' is an enum: use = or !=.`, hint: `Several values: in(${field}, a, b).`, span: { start: 0, end: text.length } }, text)
+    }
+  }
+})
+
 test('logic nodes keep their structure', () => {
   accepts([
     ['name = a AND count > 1', '(and (= name "a") (> count "1"))'],
@@ -463,7 +573,8 @@ test('unknown, non-filterable and hidden fields are refused with exactly the sam
   }
   // The field is real and usable when the caller may filter on it.
   assert.equal(ok('secret = x'), '(= secret "x")')
-  const texts = ['secret = x', 'secret:*', 'secret = null', 'secret < 3', 'in(secret, a, b)', 'isNull(secret)', 'similar(secret, "x")', 'regex(secret, "(")', 'secret = tea*', 'secrt = x', 'NOT secret:x', 'name = a secret != b']
+  const texts = ['secret = x', 'secret:*', 'secret = null', 'secret < 3', 'in(secret, a, b)', 'isNull(secret)', 'similar(secret, "x")', 'regex(secret, "(")', 'secret = tea*', 'secrt = x', 'NOT secret:x', 'name = a secret != b',
+    'secret.x = 1', 'secret.x', 'secret.x:*', 'isNull(secret.x)', 'in(secret.a.b, 1)', 'secret = (a OR b)']
   for (const text of texts) {
     const [first, ...rest] = Object.values(models).map((model) => issues(text, model))
     for (const other of rest) assert.deepEqual(other, first, text)
@@ -471,6 +582,13 @@ test('unknown, non-filterable and hidden fields are refused with exactly the sam
   }
   assert.deepEqual(issues('secret = x', models.hidden), [{ code: 'unknown-field', message: "There is no field 'secret' to filter on.", hint: 'Fields you can filter on: id, name, note, count, big, price, ratio, active, born, seen_at, ref, data.', span: { start: 0, end: 6 } }])
   assert.deepEqual(issues('secrt = x', models.hidden)[0]!.hint, issues('secrt = x', models.unknown)[0]!.hint)
+  // A hidden json field: traversal into it is refused as if it did not exist, never as json.
+  const withoutData = ALL.filter((f) => f.name !== 'data')
+  const noData = buildModel('items', { fields: Object.fromEntries(withoutData.map((f) => [f.name, { type: f.type, searchable: f.searchable }])) })
+  for (const text of ['data.color = red', 'data.size > 4', 'data.color:*', 'data.color', 'isNull(data.x)', 'data:gift']) {
+    assert.deepEqual(issues(text, restricted(ITEMS, withoutData)), issues(text, restricted(noData, [...noData.fields.values()])), text)
+    assert.equal(issues(text, restricted(ITEMS, withoutData))[0]!.code, 'unknown-field', text)
+  }
 })
 
 test('several issues are all collected, in text order', () => {

@@ -37,7 +37,8 @@ function tree (node: FilterNode | undefined): string {
     case 'and':
     case 'or': return `(${node.kind} ${node.children.map(tree).join(' ')})`
     case 'not': return `(not ${tree(node.child)})`
-    case 'compare': return `(${node.op} ${node.field.text} ${value(node.value)})`
+    case 'compare': return `(${node.op} ${[node.field, ...node.path].map((n) => n.text).join('.')} ${value(node.value)})`
+    case 'member': return `(member ${[node.field, ...node.path].map((n) => n.text).join('.')})`
     case 'call': return `(call ${[node.name.text, ...node.args.map(value)].join(' ')})`
     case 'term': return `(term ${value(node.value)})`
   }
@@ -177,6 +178,7 @@ test('parser: now() with offsets', () => {
   assert.deepEqual(node, {
     kind: 'compare',
     field: { text: 'placed_at', span: { start: 0, end: 9 } },
+    path: [],
     op: '>',
     value: { kind: 'now', offset: { sign: -1, text: '7d', span: { start: 20, end: 22 } }, span: { start: 12, end: 22 } },
     span: { start: 0, end: 22 },
@@ -184,6 +186,7 @@ test('parser: now() with offsets', () => {
   assert.deepEqual(parseFilter('t<now()'), {
     kind: 'compare',
     field: { text: 't', span: { start: 0, end: 1 } },
+    path: [],
     op: '<',
     value: { kind: 'now', offset: undefined, span: { start: 2, end: 7 } },
     span: { start: 0, end: 7 },
@@ -253,7 +256,7 @@ test('parser: function calls with arguments, and bare terms', () => {
     ['now()', '(call now)'],
     ['f()', '(call f)'],
     ['in(placed_at, now() - 1d, now())', '(call in placed_at now()-1d now())'],
-    ['in ( a , b )', '(call in a b)'],
+    ['in( a , b )', '(call in a b)'],
     ['tea', '(term tea)'],
     ['"green tea"', '(term "green tea")'],
     ['12', '(term 12)'],
@@ -262,8 +265,9 @@ test('parser: function calls with arguments, and bare terms', () => {
     ['isNull(a) OR in(b, 1)', '(or (call isNull a) (call in b 1))'],
   ]
   for (const [input, expected] of cases) assert.equal(parse(input), expected, input)
-  // A word before "(" with a space between is still a call, as AIP-160 has no other reading.
-  assert.equal(parse('in (a, b)'), '(call in a b)')
+  // A call is a name glued to its "(": with a space between, the word is a term and the parentheses
+  // a composite, as AIP-160's grammar reads them.
+  assert.equal(parse('isNull (a)'), '(and (term isNull) (term a))')
   assert.deepEqual(parseFilter('in(s, "x")'), {
     kind: 'call',
     name: { text: 'in', span: { start: 0, end: 2 } },
@@ -311,13 +315,19 @@ test('parser: syntax errors carry their code, message, hint and span', () => {
     // Comparisons.
     ['a =', { code: 'syntax', message: 'Expected a value.', hint: 'Quote text with spaces: "some text".', span: { start: 3, end: 3 } }],
     ['a = = 1', { code: 'syntax', message: 'Expected a value.', span: { start: 4, end: 5 } }],
-    ['a = (1)', { code: 'syntax', message: 'Expected a value.', span: { start: 4, end: 5 } }],
+    ['a = ()', { code: 'syntax', message: 'Empty parentheses.', span: { start: 4, end: 6 } }],
+    ['a = (b = 1)', { code: 'syntax', message: 'A comparison cannot stand inside the values of another.', hint: 'Inside a = (x OR y) write values only.', span: { start: 7, end: 8 } }],
+    ['a = (x, y)', { code: 'syntax', message: 'A comma outside a function call.', hint: 'Separate values with OR: status = (draft OR open).', span: { start: 6, end: 7 } }],
+    ['a = (x OR f(y))', { code: 'unknown-function', message: 'Only now() can stand as a value.', span: { start: 10, end: 11 } }],
+    ['a = (x OR y', { code: 'syntax', message: 'A parenthesis is not closed.', span: { start: 4, end: 5 } }],
     ['a = -b', { code: 'syntax', message: 'Expected a value.', span: { start: 4, end: 5 } }],
     ['= 1', { code: 'syntax', message: 'Expected a field, a value or a function.', span: { start: 0, end: 1 } }],
     ['a = 1 2 = = 3', { code: 'syntax', message: 'Expected a value.', span: { start: 10, end: 11 } }],
     ['"title" = 1', { code: 'syntax', message: 'A field name cannot be quoted.', hint: 'Write the field name without quotes.', span: { start: 0, end: 7 } }],
     ["'title':x", { code: 'syntax', message: 'A field name cannot be quoted.', span: { start: 0, end: 7 } }],
-    ['a , b', { code: 'syntax', message: 'Unexpected token.', span: { start: 2, end: 3 } }],
+    ['a , b', { code: 'syntax', message: 'A comma outside a function call.', hint: 'A call has no space before its parenthesis: in(status, draft, open).', span: { start: 2, end: 3 } }],
+    ['in (a, b)', { code: 'syntax', message: 'A comma outside a function call.', span: { start: 5, end: 6 } }],
+    ['t > now ()', { code: 'syntax', message: 'Empty parentheses.', span: { start: 8, end: 10 } }],
     // Functions.
     ['now() > placed_at', { code: 'syntax', message: 'A function cannot stand left of a comparison.', hint: 'Put the field on the left: placed_at > now() - 7d.', span: { start: 6, end: 7 } }],
     ['isNull(a) = true', { code: 'syntax', message: 'A function cannot stand left of a comparison.', span: { start: 10, end: 11 } }],

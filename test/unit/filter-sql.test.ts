@@ -73,7 +73,7 @@ test('now() with an offset is now() plus a bound interval; date fields cast it t
   assert.deepEqual(sqlOf('seen_at <= now()'), { text: '"items"."seen" <= (now() + $1::interval)', values: ['0 milliseconds'] })
   assert.deepEqual(sqlOf('seen_at > now() - 0.0005s'), { text: '"items"."seen" > (now() + $1::interval)', values: ['-0.5 milliseconds'] })
   assert.deepEqual(sqlOf('born >= now() - 30d'), { text: '"items"."born" >= (now() + $1::interval)::date', values: ['-2592000000 milliseconds'] })
-  assert.deepEqual(sqlOf('in(seen_at, now(), "2026-01-01")'), { text: '"items"."seen" IN ((now() + $1::interval), $2)', values: ['0 milliseconds', '2026-01-01'] })
+  assert.deepEqual(sqlOf('in(seen_at, now(), "2026-01-01T00:00:00Z")'), { text: '"items"."seen" IN ((now() + $1::interval), $2)', values: ['0 milliseconds', '2026-01-01T00:00:00Z'] })
   // The largest duration still prints without an exponent.
   assert.deepEqual(sqlOf('seen_at > now() - 52000w').values, ['-31449600000000 milliseconds'])
 })
@@ -101,6 +101,25 @@ test('in(), search(), similar(), regex() and json keys', () => {
   assert.deepEqual(sqlOf('similar(name, "gren tea")'), { text: '"items"."name" % $1', values: ['gren tea'] })
   assert.deepEqual(sqlOf('regex(note, "^a.*z$")'), { text: '"items"."note" ~ $1', values: ['^a.*z$'] })
   assert.deepEqual(sqlOf('data:gift'), { text: '"items"."data"::jsonb ? $1', values: ['gift'] })
+})
+
+test('json paths: the keys are one bound text[], the value a bound, typed to_jsonb', () => {
+  const at = '("items"."data"::jsonb #> $1::text[])'
+  assert.deepEqual(sqlOf('data.color = red'), { text: `${at} = to_jsonb($2::text)`, values: [['color'], 'red'] })
+  assert.deepEqual(sqlOf('data.a.b != "x"'), { text: `${at} <> to_jsonb($2::text)`, values: [['a', 'b'], 'x'] })
+  assert.deepEqual(sqlOf('data.size = 40'), { text: `${at} = to_jsonb($2::numeric)`, values: [['size'], '40'] })
+  assert.deepEqual(sqlOf('data.gift = true'), { text: `${at} = to_jsonb($2::boolean)`, values: [['gift'], true] })
+  // jsonb orders values of different types by type: an order comparison also requires the type.
+  assert.deepEqual(sqlOf('data.size > 40'), { text: `(${at} > to_jsonb($2::numeric) AND jsonb_typeof(("items"."data"::jsonb #> $3::text[])) = $4)`, values: [['size'], '40', ['size'], 'number'] })
+  assert.deepEqual(sqlOf('data.name <= m'), { text: `(${at} <= to_jsonb($2::text) AND jsonb_typeof(("items"."data"::jsonb #> $3::text[])) = $4)`, values: [['name'], 'm', ['name'], 'string'] })
+  assert.deepEqual(sqlOf('data.color = "r*"'), { text: '("items"."data"::jsonb #>> $1::text[]) LIKE $2', values: [['color'], 'r%'] })
+  assert.deepEqual(sqlOf('data.color != "r*"'), { text: 'NOT (("items"."data"::jsonb #>> $1::text[]) LIKE $2)', values: [['color'], 'r%'] })
+  assert.deepEqual(sqlOf('data.x:*'), { text: `${at} IS NOT NULL`, values: [['x']] })
+  assert.deepEqual(sqlOf('data.tags:red'), { text: `${at} ? $2`, values: [['tags'], 'red'] })
+  assert.deepEqual(sqlOf('data.x = null'), { text: `(${at} IS NULL OR ("items"."data"::jsonb #> $2::text[]) = $3::jsonb)`, values: [['x'], ['x'], 'null'] })
+  assert.deepEqual(sqlOf('data.x != null'), { text: `${at} <> $2::jsonb`, values: [['x'], 'null'] })
+  // A key is never SQL text, whatever it holds.
+  assert.deepEqual(sqlOf(`data."'; DROP TABLE items; --".x = 1`).values, [["'; DROP TABLE items; --", 'x'], '1'])
 })
 
 test('AND, OR and NOT nest with parentheses; parameters are numbered in order', () => {

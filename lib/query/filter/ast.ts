@@ -34,7 +34,10 @@ export type FilterNode =
   | { readonly kind: 'and', readonly children: readonly FilterNode[], readonly span: Span }
   | { readonly kind: 'or', readonly children: readonly FilterNode[], readonly span: Span }
   | { readonly kind: 'not', readonly child: FilterNode, readonly span: Span }
-  | { readonly kind: 'compare', readonly field: Name, readonly op: Comparator, readonly value: Value, readonly span: Span }
+  /** `field op value`; `path` holds the keys of a traversal (`meta.color = red`: field meta, path [color]). */
+  | { readonly kind: 'compare', readonly field: Name, readonly path: readonly Name[], readonly op: Comparator, readonly value: Value, readonly span: Span }
   | Call
   /** A bare word or string standing alone: a text search term. */
   | { readonly kind: 'term', readonly value: LiteralValue, readonly span: Span }
+  /** A traversal standing alone, with no comparison (`meta.gift`). */
+  | { readonly kind: 'member', readonly field: Name, readonly path: readonly Name[], readonly span: Span }

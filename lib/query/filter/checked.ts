@@ -21,6 +21,21 @@ export type CheckedFilter =
   | { readonly kind: 'similar', readonly field: FieldModel, readonly text: string }
   | { readonly kind: 'regex', readonly field: FieldModel, readonly pattern: string }
   | { readonly kind: 'has-key', readonly field: FieldModel, readonly key: string }
+  /** A test of the value at a key path inside a json field (`meta.size > 40`): keys and values are bound. */
+  | { readonly kind: 'json-path', readonly field: FieldModel, readonly path: readonly string[], readonly test: JsonTest }
+
+/** What a json-path condition tests of the value at its path; no value there makes each false (or NULL). */
+export type JsonTest =
+  /** Compared as JSON of the literal's own type: a bare number is a number, true and false booleans, other text a string. */
+  | { readonly kind: 'compare', readonly op: SqlComparator, readonly type: 'string' | 'number' | 'boolean', readonly value: string | boolean }
+  /** The value's text matches a LIKE pattern (a wildcard comparison). */
+  | { readonly kind: 'like', readonly pattern: string, readonly negated: boolean }
+  /** No value at the path or JSON null (`= null`); `negated`: a value other than JSON null. */
+  | { readonly kind: 'null', readonly negated: boolean }
+  /** A value at the path, JSON null included (`:*`). */
+  | { readonly kind: 'present' }
+  /** The value there holds the key or the string element, or is that string (`:`, as jsonb's `?`). */
+  | { readonly kind: 'has', readonly key: string }
 
 /** What a caller may filter, sort and search: the restricted model the checkers are given. */
 export interface QueryModel {

@@ -4,10 +4,13 @@
 import { nearest } from '../../text.js'
 import type { FieldModel } from '../../model/types.js'
 import { isValueText } from '../../model/values.js'
-import type { QueryIssue, Span } from '../span.js'
-import type { Call, FilterNode, LiteralValue, Value } from './ast.js'
+import { cover, type QueryIssue, type Span } from '../span.js'
+import type { Call, Comparator, FilterNode, Name, Value } from './ast.js'
 import { conditionsOf, type CheckedFilter, type FilterCondition, type QueryModel, type SqlComparator, type TypedValue } from './checked.js'
 import { pgRegexValid } from './regex.js'
+import { hasWildcard, likePattern, literalText } from './literal.js'
+import { isPath, pathOf } from './member.js'
+import { jsonTest } from './json-path.js'
 
 export const FUNCTIONS = ['in', 'search', 'similar', 'regex', 'isNull', 'now']
 
@@ -30,44 +33,23 @@ const TYPE_HINTS: Record<FieldModel['type'], string> = {
   decimal: 'Use a number such as 4.50.',
   boolean: 'Use true or false.',
   date: 'Quote a date as "2026-01-31".',
-  timestamp: 'Quote an ISO 8601 timestamp such as "2026-01-31T12:00:00Z", or use now() - 7d.',
-  json: 'A json field can only be tested with field:key or isNull(field).',
+  timestamp: 'Use an RFC 3339 timestamp such as 2026-01-31T12:00:00Z or 2026-01-31T13:00:00+01:00, or now() - 7d.',
+  json: 'Compare a key inside it (field.key = "text", field.key > 40), or test field:key, field:* or isNull(field).',
+}
+
+/** A string field whose values are a closed list: an enum column, or a config `enum`. */
+function isEnum (field: FieldModel): boolean {
+  return field.type === 'string' && (field.enumLabels !== undefined || field.enumValues !== undefined)
+}
+
+/** Whether a literal's text is the allowed value `allowed` of the field (numbers compare as numbers). */
+function sameValue (field: FieldModel, allowed: unknown, text: string): boolean {
+  return typeof allowed === 'number' && field.type !== 'string' ? Number(text) === allowed : String(allowed) === text
 }
 
 /** `a string`, `an integer`. */
 function aType (type: FieldModel['type']): string {
   return `${type === 'integer' ? 'an' : 'a'} ${type}`
-}
-
-interface LiteralPart { readonly char: string, readonly wildcard: boolean }
-
-/** The characters of a literal; in quoted strings `\\` and `\*` are escapes, `*` a wildcard. */
-function parts (value: LiteralValue): LiteralPart[] {
-  const out: LiteralPart[] = []
-  const text = value.text
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (value.quoted && c === '\\' && i + 1 < text.length) {
-      out.push({ char: text[++i]!, wildcard: false })
-    } else {
-      out.push({ char: c, wildcard: c === '*' })
-    }
-  }
-  return out
-}
-
-function literalText (value: LiteralValue): string {
-  return parts(value).map((p) => p.char).join('')
-}
-
-function hasWildcard (value: LiteralValue): boolean {
-  return parts(value).some((p) => p.wildcard)
-}
-
-/** A LIKE pattern: wildcards become `%`, and `%`, `_` and `\` are escaped. */
-function likePattern (value: LiteralValue, surround: boolean): string {
-  const body = parts(value).map((p) => p.wildcard ? '%' : p.char.replace(/[\\%_]/g, (m) => '\\' + m)).join('')
-  return surround ? `%${body}%` : body
 }
 
 class Checker {
@@ -87,12 +69,30 @@ class Checker {
       suggestion !== undefined ? `Did you mean '${suggestion}'?` : `Fields you can filter on: ${[...this.model.filterable.keys()].join(', ') || 'none'}.`)
   }
 
-  /** A function argument that names a field: bare text only. */
-  #fieldArg (call: Call, index: number): FieldModel | undefined {
+  /** A field, or a path into a json field: a hidden or unknown field is refused before its type is looked at. */
+  #member (field: Name, path: readonly Name[]): FieldModel | undefined {
+    const model = this.#field(field.text, field.span)
+    if (model === undefined || path.length === 0 || model.type === 'json') return model
+    return this.#issue('invalid-path', `Field '${model.name}' is ${aType(model.type)}: it has no keys to traverse.`, cover(path[0]!.span, path.at(-1)!.span),
+      'Only json fields have keys: meta.color = "red".')
+  }
+
+  /** A function argument that names a field, or a path into a json one: bare text only. */
+  #fieldArg (call: Call, index: number): { field: FieldModel, path: readonly string[] } | undefined {
     const arg = call.args[index]
     if (arg === undefined) return this.#issue('wrong-arguments', `${call.name.text}() needs a field as argument ${index + 1}.`, call.span)
     if (arg.kind !== 'literal' || arg.quoted) return this.#issue('wrong-arguments', `Argument ${index + 1} of ${call.name.text}() must be a field name, unquoted.`, arg.span)
-    return this.#field(arg.text, arg.span)
+    if (!isPath(arg.text)) {
+      const field = this.#field(arg.text, arg.span)
+      return field === undefined ? undefined : { field, path: [] }
+    }
+    const member = pathOf([{ text: arg.text, start: arg.span.start, end: arg.span.end, quoted: false }])
+    if (!member.ok) {
+      this.issues.push(member.issue)
+      return undefined
+    }
+    const field = this.#member(member.field, member.path)
+    return field === undefined ? undefined : { field, path: member.path.map((key) => key.text) }
   }
 
   #duration (offset: NonNullable<Extract<Value, { kind: 'now' }>['offset']>): number | undefined {
@@ -112,40 +112,55 @@ class Checker {
       return offsetMs === undefined ? undefined : { kind: 'now', offsetMs }
     }
     const text = literalText(value)
-    const mismatch = (): undefined => this.#issue('type-mismatch', `The value is not a valid ${field.type} for field '${field.name}'.`, value.span,
-      DURATION.test(text) ? 'A duration goes with now(): placed_at > now() - 7d.' : TYPE_HINTS[field.type])
-    if (field.type === 'string' && field.enumLabels !== undefined && !field.enumLabels.includes(text)) {
-      return this.#issue('type-mismatch', `The value is not one of the values of field '${field.name}'.`, value.span, `One of: ${field.enumLabels.join(', ')}.`)
+    if (!isValueText(field, text)) {
+      return this.#issue('type-mismatch', `The value is not a valid ${field.type} for field '${field.name}'.`, value.span,
+        DURATION.test(text) ? 'A duration goes with now(): placed_at > now() - 7d.' : TYPE_HINTS[field.type])
     }
-    if (!isValueText(field, text)) return mismatch()
+    // An enum column and a config enum list both refuse other values, as the database would.
+    for (const allowed of [field.enumLabels, field.enumValues]) {
+      if (allowed !== undefined && !allowed.some((v) => sameValue(field, v, text))) {
+        return this.#issue('type-mismatch', `The value is not one of the values of field '${field.name}'.`, value.span, `One of: ${allowed.map(String).join(', ')}.`)
+      }
+    }
     return { kind: 'value', value: field.type === 'boolean' ? text === 'true' : text }
   }
 
   #compare (node: Extract<FilterNode, { kind: 'compare' }>): CheckedFilter | undefined {
-    const field = this.#field(node.field.text, node.field.span)
+    const field = this.#member(node.field, node.path)
     if (field === undefined) return undefined
     const { value, op } = node
+    if (node.path.length > 0) return this.#atPath(field, node.path.map((key) => key.text), op, value, node.span)
     if (value.kind === 'literal' && !value.quoted && value.text === 'null') {
       if (op === '=' || op === '!=') return { kind: 'null', field, negated: op === '!=' }
       return this.#issue('invalid-null', 'Only = and != compare with null.', node.span, `Write ${field.name} = null or ${field.name} != null.`)
     }
-    if (op === ':') return this.#has(field, value, node.span)
+    if (op === ':') return this.#has(field, value)
     if (field.type === 'json') return this.#issue('unsupported-operator', `Field '${field.name}' is json: it cannot be compared.`, node.span, TYPE_HINTS.json)
     if (field.type === 'boolean' && op !== '=' && op !== '!=') {
       return this.#issue('unsupported-operator', `Field '${field.name}' is a boolean: use = or !=.`, node.span)
     }
-    if (value.kind === 'literal' && (field.type === 'string') && hasWildcard(value)) {
+    if (value.kind === 'literal' && field.type === 'string' && hasWildcard(value)) {
       if (op !== '=' && op !== '!=') return this.#issue('unsupported-operator', 'A * wildcard works with = and != only.', node.span, 'Escape a literal star as \\* inside quotes.')
       return { kind: 'like', field, pattern: likePattern(value, false), caseInsensitive: false, negated: op === '!=' }
+    }
+    if (isEnum(field) && op !== '=' && op !== '!=') {
+      return this.#issue('unsupported-operator', `Field '${field.name}' is an enum: use = or !=.`, node.span, `Several values: in(${field.name}, a, b).`)
     }
     const typed = this.#value(field, value)
     return typed === undefined ? undefined : { kind: 'compare', field, op: (op === '!=' ? '<>' : op) as SqlComparator, value: typed }
   }
 
-  /** `:` — presence with `*`, contains for text, key existence for json, equality otherwise. */
-  #has (field: FieldModel, value: Value, at: Span): CheckedFilter | undefined {
+  /** A comparison at a key path inside a json field. */
+  #atPath (field: FieldModel, path: readonly string[], op: Comparator, value: Value, at: Span): CheckedFilter | undefined {
+    const test = jsonTest(op, value, at)
+    if ('code' in test) return this.#issue(test.code, test.message, test.span, test.hint)
+    return { kind: 'json-path', field, path, test }
+  }
+
+  /** `:` — presence with `*`, contains for text, key existence for json, equality otherwise (enums too). */
+  #has (field: FieldModel, value: Value): CheckedFilter | undefined {
     if (value.kind === 'literal' && !value.quoted && value.text === '*') return { kind: 'null', field, negated: true }
-    if (value.kind === 'literal' && field.type === 'string') {
+    if (value.kind === 'literal' && field.type === 'string' && !isEnum(field)) {
       return { kind: 'like', field, pattern: likePattern(value, true), caseInsensitive: true, negated: false }
     }
     if (field.type === 'json') {
@@ -178,24 +193,31 @@ class Checker {
       if (arg?.kind !== 'literal') return this.#issue('wrong-arguments', `Argument ${index + 1} of ${name}() must be text.`, arg?.span ?? call.span)
       return literalText(arg)
     }
-    const stringField = (field: FieldModel | undefined): FieldModel | undefined => {
-      if (field === undefined || field.type === 'string') return field
-      return this.#issue('type-mismatch', `${name}() works on text fields, and '${field.name}' is ${aType(field.type)}.`, call.args[0]!.span)
+    const stringField = (arg: { field: FieldModel, path: readonly string[] } | undefined): FieldModel | undefined => {
+      if (arg === undefined || (arg.field.type === 'string' && arg.path.length === 0)) return arg?.field
+      return this.#issue('type-mismatch', `${name}() works on text fields, and '${arg.field.name}' is ${aType(arg.field.type)}.`, call.args[0]!.span)
     }
     switch (name) {
       case 'search':
         return arity(1, 1) ? this.#search(call.args[0]!, call.span) : undefined
       case 'isNull': {
         if (!arity(1, 1)) return undefined
-        const field = this.#fieldArg(call, 0)
-        return field === undefined ? undefined : { kind: 'null', field, negated: false }
+        const arg = this.#fieldArg(call, 0)
+        if (arg === undefined) return undefined
+        return arg.path.length === 0 ? { kind: 'null', field: arg.field, negated: false } : { kind: 'json-path', ...arg, test: { kind: 'null', negated: false } }
       }
       case 'in': {
         if (!arity(2, 1000)) return undefined
-        const field = this.#fieldArg(call, 0)
-        if (field === undefined) return undefined
+        const arg = this.#fieldArg(call, 0)
+        if (arg === undefined) return undefined
+        const { field, path } = arg
+        // At a json path, one of the values is an OR of equalities, each typed by its literal's form.
+        if (path.length > 0) {
+          const children = call.args.slice(1).map((value) => this.#atPath(field, path, '=', value, value.span))
+          return children.every((c) => c !== undefined) ? { kind: 'or', children: children as CheckedFilter[] } : undefined
+        }
         if (field.type === 'json') return this.#issue('unsupported-operator', `Field '${field.name}' is json: it cannot be compared.`, call.span, TYPE_HINTS.json)
-        const values = call.args.slice(1).map((arg) => this.#value(field, arg))
+        const values = call.args.slice(1).map((value) => this.#value(field, value))
         return values.every((v) => v !== undefined) ? { kind: 'in', field, values: values as TypedValue[] } : undefined
       }
       case 'similar': {
@@ -246,6 +268,12 @@ class Checker {
       case 'compare': return this.#compare(node)
       case 'call': return this.#call(node)
       case 'term': return this.#search(node.value, node.span)
+      case 'member': {
+        const field = this.#member(node.field, node.path)
+        if (field === undefined) return undefined
+        return this.#issue('missing-comparison', 'A field path needs a comparison.', node.span,
+          `Compare it, as in ${field.name}.key = "text", or test it: ${field.name}.key:*. To search for text with a dot, quote it: "v1.2".`)
+      }
     }
   }
 }
@@ -256,6 +284,8 @@ function valuesOf (condition: FilterCondition): number {
     case 'null': return 0
     case 'in': return condition.values.length
     case 'search': return condition.fields.length
+    // The path, and at most a value and its JSON type.
+    case 'json-path': return 3
     default: return 1
   }
 }

@@ -1,12 +1,15 @@
 // Filter text → tokens with spans. AND, OR and NOT are keywords only in upper case, as in AIP-160;
 // a `-` directly before a word is the NOT shorthand, before a digit part of a number. String values
 // keep `\\` and `\*` escaped, so a literal star stays apart from the `*` wildcard until the checker.
+// An RFC 3339 timestamp is one bare word although it holds `:` (and maybe `+`), so it needs no quotes.
 import { QuerySyntaxError, span } from '../span.js'
 import type { Token, TokenKind } from './tokens.js'
 
 const TEXT_STOP = new Set([' ', '\t', '\n', '\r', '(', ')', ',', '=', '!', '<', '>', ':', '"', "'", '+'])
 /** A number up to its exponent's `e`: what a `+` may follow inside a bare number. */
 const EXPONENT_START = /^-?(?:\d+\.?\d*|\.\d+)[eE]$/
+/** An RFC 3339 date-time at a word's start; whether it is a valid one is the checker's business. */
+const TIMESTAMP_WORD = /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})/
 const KEYWORDS: Record<string, TokenKind> = { AND: 'and', OR: 'or', NOT: 'not' }
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\\\', '"': '"', "'": "'", '*': '\\*' }
 
@@ -73,6 +76,12 @@ export function lex (input: string): Token[] {
     if (c === '-' && !isDigit(input[i + 1]) && input[i + 1] !== '.') {
       i++
       push('-', start, i)
+      continue
+    }
+    const timestamp = isDigit(c) ? TIMESTAMP_WORD.exec(input.slice(i, i + 200))?.[0] : undefined
+    if (timestamp !== undefined && (i + timestamp.length === input.length || TEXT_STOP.has(input[i + timestamp.length]!))) {
+      i += timestamp.length
+      push('text', start, i)
       continue
     }
     i++
