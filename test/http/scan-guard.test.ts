@@ -15,12 +15,17 @@ await runSql(databaseUrl, `
   INSERT INTO big (status, code, title) SELECT (ARRAY['draft', 'open', 'locked'])[1 + n % 3], n % 5000, 'Item ' || n FROM generate_series(1, ${ROWS}) AS n;
   CREATE INDEX big_code_idx ON big (code);
   ANALYZE big;
+  CREATE TABLE docs (id serial PRIMARY KEY, meta jsonb NOT NULL);
+  INSERT INTO docs (meta) SELECT jsonb_build_object('color', (ARRAY['red', 'blue', 'green'])[1 + n % 3], 'size', n % 100, 'tags', jsonb_build_array('t' || n % 50))
+    FROM generate_series(1, 30000) AS n;
+  ANALYZE docs;
   CREATE TABLE unanalyzed (id serial PRIMARY KEY, label text NOT NULL);
   INSERT INTO unanalyzed (label) SELECT 'x' || n FROM generate_series(1, 20000) AS n;
 `)
 const resources: Config['resources'] = {
   big: { fields: { id: { type: 'bigint', readOnly: true }, status: { type: 'string' }, code: { type: 'integer' }, title: { type: 'string', searchable: true } } },
   unanalyzed: { fields: { id: { type: 'integer', readOnly: true }, label: { type: 'string' } } },
+  docs: { fields: { id: { type: 'integer', readOnly: true }, meta: { type: 'json' } } },
 }
 
 async function appWith (scanGuard: Config['scanGuard']) {
@@ -56,6 +61,35 @@ test('an order by an unindexed column is refused; text search suggests a trigram
   const searched = await list(`filter=${encodeURIComponent('search("Item 12")')}`)
   assert.equal(searched.status, 400)
   assert.equal(searched.body.suggestion, 'CREATE INDEX ON "big" USING gin ("title" gin_trgm_ops)')
+})
+
+test('json traversal: the suggestion indexes the path expression, which then serves the filter', async () => {
+  const docs = async (via: typeof call, filter: string) => await via('GET', `/api/v1/docs?filter=${encodeURIComponent(filter)}`)
+  const suggested = [
+    ['meta.color = red', 'CREATE INDEX ON "docs" (("meta" #> ARRAY[\'color\']), "id")'],
+    ['meta.size > 90', 'CREATE INDEX ON "docs" (("meta" #> ARRAY[\'size\']), "id")'],
+    // A key is written as an SQL literal, its quotes doubled, for an administrator to run.
+    ['meta."it\'s".x = 1', 'CREATE INDEX ON "docs" (("meta" #> ARRAY[\'it\'\'s\', \'x\']), "id")'],
+    ['meta.color = "re*"', 'CREATE INDEX ON "docs" USING gin (("meta" #>> ARRAY[\'color\']) gin_trgm_ops)'],
+    ['meta.tags:t7', 'CREATE INDEX ON "docs" USING gin (("meta" #> ARRAY[\'tags\']))'],
+    ['meta:color', 'CREATE INDEX ON "docs" USING gin ("meta")'],
+  ] as const
+  for (const [filter, suggestion] of suggested) {
+    const refused = await docs(call, filter)
+    assert.equal(refused.status, 400, filter)
+    assert.equal(refused.body.suggestion, suggestion, filter)
+  }
+  // Each path is its own shape: a verdict on one key is not reused for another.
+  assert.notEqual((await docs(call, 'meta.size = 3')).body.suggestion, (await docs(call, 'meta.color = red')).body.suggestion)
+  await runSql(databaseUrl, 'CREATE INDEX docs_color_idx ON docs ((meta #> ARRAY[\'color\']), id)')
+  try {
+    const { call: fresh } = await appWith(undefined)
+    const served = await docs(fresh, 'meta.color = red')
+    assert.equal(served.status, 200, JSON.stringify(served.body))
+    assert.equal((await docs(fresh, 'meta.color = blue')).body.items.length, 50)
+  } finally {
+    await runSql(databaseUrl, 'DROP INDEX docs_color_idx')
+  }
 })
 
 test('a table never analyzed is measured by a bounded count', async () => {
