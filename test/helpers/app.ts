@@ -69,3 +69,10 @@ export function assertParameterError (response: CallResult, parameter: string, m
   assert.deepEqual(response.body.errors.map((e: { parameter: string }) => e.parameter), [parameter])
   if (message !== undefined) assert.match(response.body.errors[0].message, message)
 }
+
+/** The titles of the rows a filtered list answers with, after checking it answered 200. */
+export async function filteredTitles (call: ReturnType<typeof caller>, list: string, filter: string, extra = ''): Promise<string[]> {
+  const response = await call('GET', `${list}?page_size=500&filter=${encodeURIComponent(filter)}${extra}`)
+  assert.equal(response.status, 200, `${filter}: ${JSON.stringify(response.body)}`)
+  return response.body.items.map((item: { title: string }) => item.title)
+}

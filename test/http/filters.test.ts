@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import pg from 'pg'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { buildApp, createUser, bearer, caller, type CallResult } from '../helpers/app.js'
+import { buildApp, createUser, bearer, caller, filteredTitles, type CallResult } from '../helpers/app.js'
 import { SHOP_RESOURCES, SHOP_SCHEMA } from '../fixtures/shop.js'
 import type { Config } from '../../lib/config/schema.js'
 
@@ -64,11 +64,7 @@ async function sqlRows<T> (text: string, values: unknown[] = []): Promise<T[]> {
 
 const q = encodeURIComponent
 
-async function titles (filter: string, extra = ''): Promise<string[]> {
-  const response = await call('GET', `/api/v1/orders?page_size=500&filter=${q(filter)}${extra}`)
-  assert.equal(response.status, 200, `${filter}: ${JSON.stringify(response.body)}`)
-  return response.body.items.map((item: { title: string }) => item.title)
-}
+const titles = async (filter: string, extra = ''): Promise<string[]> => await filteredTitles(call, '/api/v1/orders', filter, extra)
 
 const GREEN = 'Green tea'
 const BLACK = 'Black tea'

@@ -12,39 +12,10 @@ import { parseFilter } from '../../lib/query/filter/parser.js'
 import { checkFilter } from '../../lib/query/filter/checker.js'
 import { parseOrderBy } from '../../lib/query/order-by.js'
 import { queryModel } from '../../lib/query/query-model.js'
-import type { FilterNode, Value } from '../../lib/query/filter/ast.js'
-import { QuerySyntaxError, type QueryIssue } from '../../lib/query/span.js'
+import type { QueryIssue } from '../../lib/query/span.js'
+import { parse, syntaxIssue as parseSyntaxIssue } from '../helpers/filter-trees.js'
 
-function value (v: Value): string {
-  if (v.kind === 'now') return 'now()'
-  return v.quoted ? JSON.stringify(v.text) : v.text
-}
-
-/** A parse tree as an S-expression, paths written with their dots. */
-function tree (node: FilterNode | undefined): string {
-  if (node === undefined) return '()'
-  switch (node.kind) {
-    case 'and':
-    case 'or': return `(${node.kind} ${node.children.map(tree).join(' ')})`
-    case 'not': return `(not ${tree(node.child)})`
-    case 'compare': return `(${node.op} ${[node.field, ...node.path].map((n) => n.text).join('.')} ${value(node.value)})`
-    case 'member': return `(member ${[node.field, ...node.path].map((n) => n.text).join('.')})`
-    case 'call': return `(call ${[node.name.text, ...node.args.map(value)].join(' ')})`
-    case 'term': return `(term ${value(node.value)})`
-  }
-}
-
-const parse = (input: string): string => tree(parseFilter(input))
-
-function syntaxIssue (input: string): QueryIssue {
-  try {
-    parseFilter(input)
-  } catch (err) {
-    if (err instanceof QuerySyntaxError) return err.issue
-    throw err
-  }
-  assert.fail(`${input} parsed`)
-}
+const syntaxIssue = (input: string): QueryIssue => parseSyntaxIssue(() => parseFilter(input))
 
 test('[AIP-160] the examples of the grammar and of the guidance parse as AIP-160 reads them', () => {
   const cases: Array<[string, string]> = [

@@ -4,8 +4,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { lex } from '../../lib/query/filter/lexer.js'
 import { MAX_DEPTH, parseFilter } from '../../lib/query/filter/parser.js'
-import type { FilterNode, Value } from '../../lib/query/filter/ast.js'
-import { QuerySyntaxError, type QueryIssue } from '../../lib/query/span.js'
+import type { QueryIssue } from '../../lib/query/span.js'
+import { parse, syntaxIssue } from '../helpers/filter-trees.js'
 
 /** Tokens as `kind text start-end`, eof left out. */
 function tokens (input: string): string[] {
@@ -14,37 +14,6 @@ function tokens (input: string): string[] {
   assert.deepEqual(all.at(-1)!.span, { start: input.length, end: input.length })
   return all.slice(0, -1).map((t) => `${t.kind} ${JSON.stringify(t.text)} ${t.span.start}-${t.span.end}`)
 }
-
-function syntaxIssue (run: () => unknown): QueryIssue {
-  try {
-    run()
-  } catch (err) {
-    if (err instanceof QuerySyntaxError) return err.issue
-    throw err
-  }
-  assert.fail('expected a QuerySyntaxError')
-}
-
-function value (v: Value): string {
-  if (v.kind === 'now') return v.offset === undefined ? 'now()' : `now()${v.offset.sign > 0 ? '+' : '-'}${v.offset.text}`
-  return v.quoted ? JSON.stringify(v.text) : v.text
-}
-
-/** A parse tree as an S-expression: `(and (= a 1) (or (term x) (call f a "b")))`. */
-function tree (node: FilterNode | undefined): string {
-  if (node === undefined) return '()'
-  switch (node.kind) {
-    case 'and':
-    case 'or': return `(${node.kind} ${node.children.map(tree).join(' ')})`
-    case 'not': return `(not ${tree(node.child)})`
-    case 'compare': return `(${node.op} ${[node.field, ...node.path].map((n) => n.text).join('.')} ${value(node.value)})`
-    case 'member': return `(member ${[node.field, ...node.path].map((n) => n.text).join('.')})`
-    case 'call': return `(call ${[node.name.text, ...node.args.map(value)].join(' ')})`
-    case 'term': return `(term ${value(node.value)})`
-  }
-}
-
-const parse = (input: string): string => tree(parseFilter(input))
 
 test('lexer: words, comparators and punctuation, with spans', () => {
   assert.deepEqual(tokens('a = 1'), ['text "a" 0-1', '= "=" 2-3', 'text "1" 4-5'])
