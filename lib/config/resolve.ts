@@ -28,7 +28,9 @@ export interface ResolvedConfig {
   readonly roles: RoleSetup
   readonly statementTimeoutMs: number
   readonly exportTimeoutMs: number
-  readonly metricsRole: string
+  /** Undefined when metrics are off. */
+  readonly metrics: { readonly role: string } | undefined
+  readonly serverTiming: boolean
   readonly connectTimeoutMs: number
   readonly poolSize: number
   readonly revocationPollMs: number
@@ -110,7 +112,8 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     roles,
     statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
     exportTimeoutMs: config.exportTimeoutMs ?? 600_000,
-    metricsRole: config.metricsRole ?? 'admin',
+    metrics: config.metrics === false ? undefined : { role: config.metrics?.role ?? 'admin' },
+    serverTiming: config.serverTiming ?? false,
     connectTimeoutMs: config.connectTimeoutMs ?? 5_000,
     poolSize: config.poolSize ?? 20,
     revocationPollMs: config.revocationPollMs ?? 5_000,

@@ -95,8 +95,10 @@ export const ConfigSchema = Type.Object({
   defaultAccess: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('deny')])),
   tenant: Type.Optional(Type.String()),
   statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
-  /** The role whose callers may read GET /api/metrics (default admin). */
-  metricsRole: Type.Optional(Type.String({ minLength: 1 })),
+  /** Answer every request with a Server-Timing header (auth, access, plan, db, serialize). */
+  serverTiming: Type.Optional(Type.Boolean()),
+  /** GET /api/metrics, for callers with `role` (default admin); false: no metrics at all. */
+  metrics: Type.Optional(Type.Union([Type.Literal(false), Type.Object({ role: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false })])),
   /** How long a `:export` may stream, in one read-only transaction (default 10 minutes). */
   exportTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
   /** How often each process reads new bans, deletions and role changes that limit issued tokens. */

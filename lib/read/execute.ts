@@ -17,6 +17,7 @@ import { compileCount, compileEstimate, compileGet, compileList } from '../sql/r
 import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageDirection, PageTokens } from '../query/page-token.js'
 import type { BoundedCache } from '../cache.js'
+import { measured, type RequestTimings } from '../timing.js'
 import { rowPermissions } from './permissions.js'
 import type { Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
@@ -42,6 +43,8 @@ export interface Estimate { readonly rows: number, readonly at: number }
 
 /** What reads need of the app. */
 export interface ReadServices {
+  /** Server-Timing's recorder; undefined when it is off. */
+  readonly timings: RequestTimings | undefined
   readonly pageTokens: PageTokens
   readonly etags: Etags
   /** The planner's estimates by list and caller, each good for 30 s. */
@@ -92,7 +95,22 @@ export async function readOne (db: Queryable, plan: GetPlan, services: ReadServi
   if (row === undefined) throw recordNotFound(plan.model.name)
   const etag = services.etags.of(plan.model, plan.readable)(row)
   const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions)(row)
-  return { etag, json: recordJson(plan.select, row, etag, permissions) }
+  return { etag, json: measured(services.timings, 'serialize', () => recordJson(plan.select, row, etag, permissions)) }
+}
+
+/** A page's records as JSON. */
+async function pageRecords (plan: ListPlan, page: readonly Row[], services: ReadServices): Promise<string[]> {
+  // Worked out once per page, so the loop does only per-row work; permissions decided by rows
+  // come back as text, so a page of them costs no await per row.
+  const write = recordWriter(plan.select)
+  const etag = services.etags.of(plan.model, plan.readable)
+  const permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)
+  const records: string[] = []
+  for (const row of page) {
+    const permissions = permissionsOf?.(row)
+    records.push(write(row, etag(row), permissions instanceof Promise ? await permissions : permissions))
+  }
+  return records
 }
 
 export async function readList (db: Queryable, plan: ListPlan, services: ReadServices, guards: readonly ListGuard[]): Promise<ListResult> {
@@ -107,16 +125,7 @@ export async function readList (db: Queryable, plan: ListPlan, services: ReadSer
   // A backward page was read in the reversed order, nearest row first.
   const backward = plan.cursor?.direction === 'backward'
   if (backward) page.reverse()
-  // Worked out once per page, so the loop does only per-row work; permissions decided by rows
-  // come back as text, so a page of them costs no await per row.
-  const write = recordWriter(plan.select)
-  const etag = services.etags.of(plan.model, plan.readable)
-  const permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)
-  const records: string[] = []
-  for (const row of page) {
-    const permissions = permissionsOf?.(row)
-    records.push(write(row, etag(row), permissions instanceof Promise ? await permissions : permissions))
-  }
+  const records = services.timings === undefined ? await pageRecords(plan, page, services) : await services.timings.measureAsync('serialize', async () => await pageRecords(plan, page, services))
   // Tokens read on from the page's own rows: forward from its last, backward from its first. Rows
   // follow a backward page (the one its token came from), and precede a page that a forward token
   // or a seek position started; an empty page has no row to read on from.

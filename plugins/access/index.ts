@@ -7,11 +7,12 @@ import { callerAccess } from '../../lib/access/resolve.js'
 import { runtimeOf } from '../../lib/runtime.js'
 
 async function access (app: FastifyInstance): Promise<void> {
-  const resolver = runtimeOf(app).access
+  const { access: resolver, services: { timings } } = runtimeOf(app)
   app.addHook('onRequest', async (request) => {
     const { user, tenant } = request.ctx
     if (user === null) return
-    request.ctx.access = callerAccess(resolver, { user, tenant })
+    const plans = callerAccess(resolver, { user, tenant })
+    request.ctx.access = timings === undefined ? plans : (resource) => timings.measure('access', () => plans(resource))
   })
 }
 

@@ -2,14 +2,14 @@
 // access (read, tenant) → params → plan → one read-only statement → JSON, as lists do.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ResourceModel } from '../../lib/model/types.js'
-import type { Runtime } from '../../lib/runtime.js'
 import type { AccessPlan } from '../../lib/access/types.js'
-import type { PlanServices } from '../../lib/plan/read.js'
+import type { AppServices, Runtime } from '../../lib/runtime.js'
 import type { Queryable } from '../../lib/db/query.js'
 import { requireOperation, requireTenant, requireVisible } from '../../lib/access/require.js'
 import { checkKnownParameters } from '../../lib/query/params.js'
 import { planFacets, planHistogram, planSeries } from '../../lib/plan/aggregates.js'
 import { readFacets, readHistogram, readSeries } from '../../lib/read/aggregates.js'
+import { measured } from '../../lib/timing.js'
 
 type Query = Record<string, unknown>
 
@@ -21,18 +21,18 @@ export interface AggregateRouteOptions {
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 /** Each aggregate: its parameters, and how a query string becomes its JSON. */
-const AGGREGATES: Record<string, { parameters: readonly string[], answer: (query: Query, access: AccessPlan, services: PlanServices, db: Queryable) => Promise<string> }> = {
+const AGGREGATES: Record<string, { parameters: readonly string[], answer: (query: Query, access: AccessPlan, services: AppServices, db: Queryable) => Promise<string> }> = {
   facets: {
     parameters: ['field', 'filter', 'limit', 'show_deleted'],
-    answer: async (query, access, services, db) => await readFacets(db, planFacets(query, access, services)),
+    answer: async (query, access, services, db) => await readFacets(db, measured(services.timings, 'plan', () => planFacets(query, access, services))),
   },
   series: {
     parameters: ['field', 'range', 'from', 'to', 'granularity', 'time_zone', 'filter', 'show_deleted'],
-    answer: async (query, access, services, db) => await readSeries(db, planSeries(query, access, services)),
+    answer: async (query, access, services, db) => await readSeries(db, measured(services.timings, 'plan', () => planSeries(query, access, services))),
   },
   histogram: {
     parameters: ['field', 'buckets', 'filter', 'show_deleted'],
-    answer: async (query, access, services, db) => await readHistogram(db, planHistogram(query, access, services)),
+    answer: async (query, access, services, db) => await readHistogram(db, measured(services.timings, 'plan', () => planHistogram(query, access, services))),
   },
 }
 

@@ -6,15 +6,16 @@ import cookie from '@fastify/cookie'
 import rateLimit from '@fastify/rate-limit'
 import { cookieSecret } from '../../lib/auth/session-cookie.js'
 import { runtimeOf } from '../../lib/runtime.js'
+import { measured } from '../../lib/timing.js'
 import { loginRoutes } from './routes.js'
 import { signInForm } from './sign-in-form.js'
 import { sharedLimiterStore } from '../../lib/auth/sign-in-limiter.js'
 
 async function auth (app: FastifyInstance): Promise<void> {
-  const { verifier, users, db, config } = runtimeOf(app)
+  const { verifier, users, db, config, services } = runtimeOf(app)
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.public === true) return
-    const principal = await verifier.authenticate(request.headers.authorization)
+    const principal = await measured(services.timings, 'auth', async () => await verifier.authenticate(request.headers.authorization))
     request.ctx.user = principal.user
     request.ctx.tenant = principal.tenant
   })

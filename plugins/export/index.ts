@@ -8,6 +8,7 @@ import { requireOperation, requireTenant, requireVisible } from '../../lib/acces
 import { EXPORT_TYPES, planExport, type ExportInput } from '../../lib/plan/export.js'
 import { openExport } from '../../lib/read/export.js'
 import { problem } from '../../lib/problems.js'
+import { measured } from '../../lib/timing.js'
 import { describeExports } from './openapi.js'
 
 const PARAMETERS = ['format', 'filter', 'order_by', 'fields', 'show_deleted']
@@ -27,7 +28,7 @@ async function exportRoutes (app: FastifyInstance): Promise<void> {
       const query = request.query as ExportInput & Record<string, unknown>
       checkKnownParameters(query, PARAMETERS)
       requireTenant(model, request.ctx.tenant)
-      const plan = planExport(query, request.headers.accept, access, services)
+      const plan = measured(services.timings, 'plan', () => planExport(query, request.headers.accept, access, services))
       if (running >= maxRunning) {
         throw problem('too-many-requests', `${running} exports are running, the most this server runs at once: try again when one has finished.`, {}, { 'retry-after': '5' })
       }

@@ -1,5 +1,6 @@
 // GET {apiRoot}/metrics: the app's metrics in Prometheus text, for callers holding the metrics
-// role (config `metricsRole`, default admin); everyone else gets a 403.
+// role (config `metrics.role`, default admin); everyone else gets a 403. `metrics: false` turns
+// them off: no route, and no work per request.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { runtimeOf } from '../../lib/runtime.js'
@@ -10,13 +11,15 @@ import { appMetrics } from './registry.js'
 async function metrics (app: FastifyInstance): Promise<void> {
   const runtime = runtimeOf(app)
   const { config } = runtime
+  if (config.metrics === undefined) return
+  const { role } = config.metrics
   const collected = appMetrics(runtime, `${config.apiRoot}/auth/sign-in/email`)
   app.addHook('onResponse', async (request, reply) => {
     collected.observe({ route: request.routeOptions.url, method: request.method, status: reply.statusCode, seconds: reply.elapsedTime / 1000 })
   })
   app.get(`${config.apiRoot}/metrics`, async (request, reply) => {
-    if (request.ctx.user?.roles.includes(config.metricsRole) !== true) {
-      throw problem('access-denied', `Metrics are for callers with the ${config.metricsRole} role.`)
+    if (request.ctx.user?.roles.includes(role) !== true) {
+      throw problem('access-denied', `Metrics are for callers with the ${role} role.`)
     }
     checkKnownParameters(request.query as Record<string, unknown>, [])
     return reply.type(collected.registry.contentType).send(await collected.registry.metrics())

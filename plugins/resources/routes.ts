@@ -17,6 +17,7 @@ import { NO_ROUTE_DETAIL, problem } from '../../lib/problems.js'
 import { withTransaction } from '../../lib/db/transaction.js'
 import { commitWrite, prepareWrite, type WriteOutcome, type WriteRequest } from '../../lib/write/pipeline.js'
 import { writeInOneStatement } from '../../lib/write/single-statement.js'
+import { measured } from '../../lib/timing.js'
 import { isUndelete, rawKeyOf, UNDELETE } from './paths.js'
 
 type Query = Record<string, unknown>
@@ -47,14 +48,15 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   // One statement where it is atomic on its own; otherwise the pipeline in a transaction.
   const write = async (request: FastifyRequest, access: AccessPlan, write: WriteRequest): Promise<WriteOutcome> => {
     const context = { ctx: request.ctx, access, services }
-    const plan = await prepareWrite(write, context)
+    const plan = await measured(services.timings, 'plan', async () => await prepareWrite(write, context))
     return await writeInOneStatement(plan, context, db.app) ??
       await withTransaction(db.app, {}, async (tx) => await commitWrite(plan, context, tx))
   }
 
   // Bodies are JSON text already (lib/serialize/json.ts): Fastify sends JSON text as it is.
   const sendJson = (reply: FastifyReply, status: number, json: string) => reply.code(status).type(JSON_TYPE).send(json)
-  const recordOf = (access: AccessPlan, outcome: WriteOutcome): string => recordJson(services.selections.of(model, access.readable), outcome.row, outcome.etag)
+  const recordOf = (access: AccessPlan, outcome: WriteOutcome): string =>
+    measured(services.timings, 'serialize', () => recordJson(services.selections.of(model, access.readable), outcome.row, outcome.etag))
 
   const respond = (reply: FastifyReply, status: number, access: AccessPlan, outcome: WriteOutcome, prefer: ReturnType<typeof parsePrefer>) => {
     reply.header('etag', outcome.etag)
@@ -64,7 +66,8 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
 
   const list = async (request: FastifyRequest, reply: FastifyReply, access: AccessPlan, plan: (context: ListContext) => ListPlan, maxFilterLength: number) => {
     requireTenant(model, request.ctx.tenant)
-    const { json, warnings } = await readList(db.read, plan({ access, services, rowPermissions, maxFilterLength }), services, listGuards)
+    const planned = measured(services.timings, 'plan', () => plan({ access, services, rowPermissions, maxFilterLength }))
+    const { json, warnings } = await readList(db.read, planned, services, listGuards)
     if (warnings.length > 0) reply.header('x-service-warning', warnings.join(' '))
     return sendJson(reply, 200, json)
   }
@@ -101,7 +104,8 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     const query = request.query as Query
     checkKnownParameters(query, GET_PARAMETERS)
     requireTenant(model, request.ctx.tenant)
-    const { json, etag } = await readOne(db.read, planGet(keyOf(request), query, access, services, rowPermissions), services)
+    const plan = measured(services.timings, 'plan', () => planGet(keyOf(request), query, access, services, rowPermissions))
+    const { json, etag } = await readOne(db.read, plan, services)
     reply.header('etag', etag)
     if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send()
     return sendJson(reply, 200, json)

@@ -12,6 +12,7 @@ import { problem, NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { problemHandling } from './problems.js'
 import { hasDuplicateKeys } from '../../lib/http/json-body.js'
 import auth from '../auth/index.js'
+import serverTiming from '../server-timing/index.js'
 import access from '../access/index.js'
 import resources from '../resources/index.js'
 import scanGuard from '../scan-guard/index.js'
@@ -59,6 +60,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     if (closing) reply.header('connection', 'close')
   })
   app.addHook('onReady', async () => { runtime.hooks.seal() })
+  await app.register(serverTiming)
   await app.register(auth)
   await app.register(health)
   await app.register(metrics)

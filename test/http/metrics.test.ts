@@ -17,7 +17,7 @@ const resources = {
   items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } },
   slow: { key: 'id', fields: { id: { type: 'integer', readOnly: true }, value: { type: 'integer' } } },
 } as const
-const app = await buildApp({ databaseUrl, statementTimeoutMs: 300, roles: { admin: ['*'], ops: ['items.read', 'slow.read'], user: ['items.read'] }, metricsRole: 'ops', resources })
+const app = await buildApp({ databaseUrl, statementTimeoutMs: 300, roles: { admin: ['*'], ops: ['items.read', 'slow.read'], user: ['items.read'] }, metrics: { role: 'ops' }, resources })
 await createUser(app, 'ops@example.com', 'ops')
 await createUser(app, 'user@example.com', 'user')
 const ops = caller(app, await bearer(app, 'ops@example.com'))
@@ -62,4 +62,11 @@ test('each app counts its own traffic', async () => {
   assert.equal(scraped.statusCode, 200)
   assert.equal(sample(scraped.body, 'tablegate_http_request_duration_seconds_count{route="/api/v1/items",method="GET",status="200"}'), undefined)
   assert.equal(sample(scraped.body, 'tablegate_sign_in_refusals_total{reason="credentials"}'), undefined)
+})
+
+test('metrics: false serves no metrics route', async () => {
+  const off = await buildApp({ databaseUrl, metrics: false, resources })
+  const answer = await off.inject({ method: 'GET', url: '/api/metrics', headers: await bearer(off, 'ops@example.com') })
+  assert.equal(answer.statusCode, 404)
+  assert.equal(answer.json().type, 'urn:service:problem:not-found')
 })
