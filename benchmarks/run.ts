@@ -260,6 +260,38 @@ async function batchScenarios (): Promise<void> {
   console.log(`reorder of ${CARDS} cards on a unique index (all move), one at a time: p50 ${median(times).toFixed(1)} ms, max ${times.at(-1)!.toFixed(1)} ms over ${times.length}`)
 }
 
+/**
+ * What observability costs: the list page on tablegate as shipped (metrics on) beside the same
+ * server without metrics and with metrics and Server-Timing, alternating, in requests per second
+ * and server CPU per request.
+ */
+async function observabilityScenarios (): Promise<void> {
+  const servers = {
+    'metrics off': await startServer('tablegate.js', { ...env, BENCH_OBSERVABILITY: 'off' }),
+    'metrics on (default)': tablegate,
+    'metrics + Server-Timing': await startServer('tablegate.js', { ...env, BENCH_OBSERVABILITY: 'timing' }),
+  }
+  const list: Side = { method: 'GET', path: () => '/api/v1/bench_orders?page_size=50' }
+  const runs = new Map<string, Measured[]>()
+  try {
+    for (let r = 0; r < REPEAT; r++) {
+      for (const [name, server] of Object.entries(servers)) {
+        await measure(server, list, auth, 1)
+        runs.set(name, [...(runs.get(name) ?? []), await measure(server, list, auth, SECONDS)])
+      }
+    }
+  } finally {
+    for (const [name, server] of Object.entries(servers)) if (name !== 'metrics on (default)') server.child.kill('SIGTERM')
+  }
+  const base = runs.get('metrics off')!
+  console.log(`\n${'list page 50, observability'.padEnd(30)}${'req/s'.padStart(8)}${'vs off'.padStart(8)}${'CPU µs/req'.padStart(12)}${'vs off'.padStart(8)}`)
+  for (const [name, measured] of runs) {
+    const rps = median(measured.map((m) => m.rps))
+    const cpu = median(measured.map((m) => m.cpuUs))
+    console.log(`${name.padEnd(30)}${rps.toFixed(0).padStart(8)}${(rps / median(base.map((m) => m.rps))).toFixed(3).padStart(8)}${cpu.toFixed(0).padStart(12)}${(cpu / median(base.map((m) => m.cpuUs))).toFixed(3).padStart(8)}`)
+  }
+}
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
 const rows: string[] = []
 let peakRss = 0
@@ -286,6 +318,7 @@ try {
   }
   console.log(`tablegate resident memory under load: ${peakRss.toFixed(0)} MB`)
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
+  if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
 } finally {
   await Promise.all([tablegate.child, floor.child].map(async (child) => await new Promise((resolve) => {
     child.once('exit', resolve)

@@ -1,13 +1,17 @@
 // tablegate as the benchmark runs it: a real bearer token, a row filter (owner = caller), a field
 // hidden from the caller, row permissions on, and write hooks as the example shop has them: the
 // audit log on another resource, and a rule on order deletes. Writes no hook hears of (the
-// measured create and patch) keep their one-statement paths.
+// measured create and patch) keep their one-statement paths. BENCH_OBSERVABILITY: `off` (no
+// metrics), `timing` (metrics and Server-Timing); otherwise as shipped (metrics on).
 import { createServer } from '../../lib/server.js'
 import { auditLog } from '../../lib/index.js'
 import shopRules from '../../examples/shop/rules.js'
 import { ORDER_FIELDS } from '../bench-orders.js'
 
+const observability = process.env.BENCH_OBSERVABILITY
 const app = await createServer({
+  ...(observability === 'off' ? { metrics: false } : {}),
+  ...(observability === 'timing' ? { serverTiming: true } : {}),
   databaseUrl: process.env.BENCH_DATABASE_URL,
   authSecret: process.env.BENCH_AUTH_SECRET,
   resources: {

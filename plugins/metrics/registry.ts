@@ -70,10 +70,19 @@ export function appMetrics (runtime: Runtime, signInPath: string): AppMetrics {
   }
   countedAtScrape(registry, 'tablegate_cache_hits_total', 'Lookups a cache answered.', ['cache'], () => Object.entries(caches).map(([cache, stats]) => [{ cache }, stats.hits]))
   countedAtScrape(registry, 'tablegate_cache_misses_total', 'Lookups a cache could not answer (then worked out and kept).', ['cache'], () => Object.entries(caches).map(([cache, stats]) => [{ cache }, stats.misses]))
+  // The histogram's child per label set, found by one string: prom-client would hash the labels
+  // object on every observation. Route templates, methods and statuses are few.
+  const children = new Map<string, ReturnType<typeof duration.labels>>()
   return {
     registry,
     observe ({ route, method, status, seconds }) {
-      duration.observe({ route: route ?? 'unmatched', method, status }, seconds)
+      const key = `${route ?? ''} ${method} ${status}`
+      let child = children.get(key)
+      if (child === undefined) {
+        child = duration.labels(route ?? 'unmatched', method, String(status))
+        children.set(key, child)
+      }
+      child.observe(seconds)
       if (status === 504) timeouts.inc()
       if (route === signInPath && (status === 401 || status === 429)) refusals.inc({ reason: status === 401 ? 'credentials' : 'rate-limited' })
     },
