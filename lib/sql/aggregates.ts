@@ -52,7 +52,9 @@ export function compileSeries (plan: SeriesPlan & { granularity: Granularity }):
   let upper: Sql
   switch (window.kind) {
     case 'range':
-      lower = clock.trunc(sql`now() - ${RANGE_INTERVALS[window.range]}::interval`)
+      // Days back on the zone's calendar: 30 days before 23:10 on the first day after clocks
+      // went back is 23:10 local, not 00:10 of the next day, so a range's bucket count is fixed.
+      lower = clock.trunc(sql`date_subtract(now(), ${RANGE_INTERVALS[window.range]}::interval, ${clock.zone})`)
       upper = clock.next(clock.trunc(sql`now()`))
       break
     case 'span':
