@@ -7,21 +7,11 @@ import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { buildApp, createUser, bearer } from '../helpers/app.js'
+import { SLOW_RESOURCES, slowSchema } from '../fixtures/slow.js'
 
 const databaseUrl = await freshDatabase()
-await runSql(databaseUrl, `
-  CREATE TABLE big (id serial PRIMARY KEY, title text NOT NULL);
-  INSERT INTO big (title) SELECT repeat('x', 200) || n FROM generate_series(1, 100000) AS n;
-  CREATE FUNCTION slowly (n integer) RETURNS integer LANGUAGE sql VOLATILE AS 'SELECT n FROM pg_sleep(0.02)';
-  CREATE VIEW slow AS SELECT id, slowly(id) AS value FROM big;
-`)
-const app = await buildApp({
-  databaseUrl,
-  resources: {
-    big: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } },
-    slow: { key: 'id', fields: { id: { type: 'integer', readOnly: true }, value: { type: 'integer' } } },
-  },
-})
+await runSql(databaseUrl, slowSchema({ items: 100000, rows: 100000, seconds: 0.02 }))
+const app = await buildApp({ databaseUrl, resources: SLOW_RESOURCES })
 await createUser(app, 'admin@example.com')
 const auth = await bearer(app, 'admin@example.com')
 await app.listen({ port: 0, host: '127.0.0.1' })
@@ -60,9 +50,9 @@ async function settles (table: string): Promise<string[]> {
 }
 
 test('a client that leaves mid-stream leaves no transaction open', async () => {
-  const head = await readThenLeave('/api/v1/big:export', 64 * 1024)
+  const head = await readThenLeave('/api/v1/items:export', 64 * 1024)
   assert.match(head, /^HTTP\/1\.1 200 OK/)
-  assert.deepEqual(await settles('big'), [])
+  assert.deepEqual(await settles('items'), [])
 })
 
 test('a client that leaves during a slow fetch has its statement cancelled', async () => {
@@ -70,13 +60,13 @@ test('a client that leaves during a slow fetch has its statement cancelled', asy
   // The first fetch of 1,000 rows takes 20 s: only a cancel ends it within the 5 s allowed here.
   assert.deepEqual(await settles('slow'), [])
   // The pool is whole again: the next request is served.
-  const again = await app.inject({ method: 'GET', url: '/api/v1/big:export?filter=id%20%3C%203', headers: auth })
+  const again = await app.inject({ method: 'GET', url: '/api/v1/items:export?filter=id%20%3C%203', headers: auth })
   assert.equal(again.statusCode, 200)
   assert.equal(again.body.split('\n').length, 3)
 })
 
 test('a quarter of the read pool streams exports at most: past it, 429 with Retry-After, and the slot frees when the client leaves', async () => {
-  const small = await buildApp({ databaseUrl, poolSize: 4, resources: { slow: { key: 'id', fields: { id: { type: 'integer', readOnly: true }, value: { type: 'integer' } } } } })
+  const small = await buildApp({ databaseUrl, poolSize: 4, resources: SLOW_RESOURCES })
   await small.listen({ port: 0, host: '127.0.0.1' })
   const smallPort = (small.server.address() as { port: number }).port
   const smallAuth = await bearer(small, 'admin@example.com')

@@ -5,18 +5,11 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, signIn } from '../helpers/app.js'
+import { SLOW_RESOURCES, slowSchema } from '../fixtures/slow.js'
 
 const databaseUrl = await freshDatabase()
-await runSql(databaseUrl, `
-  CREATE TABLE items (id serial PRIMARY KEY, title text NOT NULL);
-  INSERT INTO items (title) VALUES ('a'), ('b');
-  CREATE FUNCTION slowly (n integer) RETURNS integer LANGUAGE sql VOLATILE AS 'SELECT n FROM pg_sleep(0.05)';
-  CREATE VIEW slow AS SELECT id, slowly(id) AS value FROM generate_series(1, 100) AS id;
-`)
-const resources = {
-  items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } },
-  slow: { key: 'id', fields: { id: { type: 'integer', readOnly: true }, value: { type: 'integer' } } },
-} as const
+await runSql(databaseUrl, slowSchema({ items: 2, rows: 100, seconds: 0.05 }))
+const resources = SLOW_RESOURCES
 const app = await buildApp({ databaseUrl, statementTimeoutMs: 300, roles: { admin: ['*'], ops: ['items.read', 'slow.read'], user: ['items.read'] }, metrics: { role: 'ops' }, resources })
 await createUser(app, 'ops@example.com', 'ops')
 await createUser(app, 'user@example.com', 'user')

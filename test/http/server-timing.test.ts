@@ -4,18 +4,11 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
+import { SLOW_RESOURCES, slowSchema } from '../fixtures/slow.js'
 
 const databaseUrl = await freshDatabase()
-await runSql(databaseUrl, `
-  CREATE TABLE items (id serial PRIMARY KEY, title text NOT NULL);
-  INSERT INTO items (title) SELECT 'item ' || n FROM generate_series(1, 20) AS n;
-  CREATE FUNCTION slowly (n integer) RETURNS integer LANGUAGE sql VOLATILE AS 'SELECT n FROM pg_sleep(0.02)';
-  CREATE VIEW slow AS SELECT id, slowly(id) AS value FROM generate_series(1, 5) AS id;
-`)
-const resources = {
-  items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } },
-  slow: { key: 'id', fields: { id: { type: 'integer', readOnly: true }, value: { type: 'integer' } } },
-} as const
+await runSql(databaseUrl, slowSchema({ items: 20, rows: 5, seconds: 0.02 }))
+const resources = SLOW_RESOURCES
 const timed = await buildApp({ databaseUrl, serverTiming: true, resources })
 const plain = await buildApp({ databaseUrl, resources })
 await createUser(timed, 'admin@example.com')
