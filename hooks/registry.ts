@@ -8,7 +8,7 @@ import { isDatabaseUnavailable } from '../lib/db/pg-errors.js'
 import type { Queryable } from '../lib/db/query.js'
 import type { WriteEvent, WriteHook, WriteHookOptions, WriteOperation } from './types.js'
 
-const OPERATIONS: readonly WriteOperation[] = ['create', 'update', 'delete', 'undelete']
+const OPERATIONS: readonly WriteOperation[] = ['create', 'update', 'delete', 'undelete', 'revoke-sessions']
 
 export class WriteHookError extends Error {
   constructor (hook: WriteHook, cause: unknown) {

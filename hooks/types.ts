@@ -3,7 +3,10 @@
 import type { Queryable } from '../lib/db/query.js'
 import type { TablegateContext } from '../lib/context.js'
 
-export type WriteOperation = 'create' | 'update' | 'delete' | 'undelete'
+/** What a write does to a resource's record. */
+export type RecordWriteOperation = 'create' | 'update' | 'delete' | 'undelete'
+/** `revoke-sessions` happens only to `auth.users`: a user's sessions ended, the user unchanged. */
+export type WriteOperation = RecordWriteOperation | 'revoke-sessions'
 
 /**
  * A record as stored: every field of the resource's model by field name, whatever the caller may
@@ -20,7 +23,10 @@ export interface WriteEvent {
   readonly before: StoredRecord | undefined
   /** The stored record after the write; undefined after a hard delete. */
   readonly after: StoredRecord | undefined
-  /** The caller: user, tenant, and whatever plugins added. */
+  /**
+   * The caller: user, tenant, and whatever plugins added. On `auth.users` changes made on the
+   * host (CLI, library calls without `by`) `user` is null.
+   */
   readonly ctx: TablegateContext
 }
 

@@ -6,7 +6,7 @@ import type { Config } from './config/schema.js'
 import { connectDatabases, type Databases } from './db/connect.js'
 import { applyMigrations } from './db/migrations.js'
 import { ensureTrigram } from './db/extensions.js'
-import { userStoreOf } from './auth/users.js'
+import { USERS_RESOURCE, userStoreOf } from './auth/users.js'
 import { createVerifier } from './auth/verifier.js'
 import { revocationList } from './auth/revocations.js'
 import { buildModels } from './model/build.js'
@@ -52,7 +52,7 @@ export async function checkModels (config: ResolvedConfig, db: Databases): Promi
   return await introspectModels(db.app, declaredModels(config))
 }
 
-function appServices (config: ResolvedConfig, authSecret: string): AppServices {
+function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHooks): AppServices {
   return {
     selections: new Selections(),
     checks: { filters: new BoundedCache(2000), orders: new BoundedCache(2000) },
@@ -61,7 +61,7 @@ function appServices (config: ResolvedConfig, authSecret: string): AppServices {
     estimates: new BoundedCache(10_000),
     timings: config.serverTiming ? new RequestTimings() : undefined,
     ruleFilters: new RuleFilters(),
-    hooks: new WriteHooks(Object.keys(config.resources)),
+    hooks,
   }
 }
 
@@ -71,7 +71,10 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
   const db = await connectDatabases(config, { warn })
   try {
     if (config.migrateOnStart) await migrateDatabase(config, db, warn)
-    const users = config.verifier === undefined ? userStoreOf(config, db) : undefined
+    // Hooks hear of the resources' writes, and of user-store changes when this app keeps the users.
+    const builtInLogin = config.verifier === undefined
+    const hooks = new WriteHooks([...Object.keys(config.resources), ...(builtInLogin ? [USERS_RESOURCE] : [])])
+    const users = builtInLogin ? userStoreOf(config, db, hooks) : undefined
     // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
     if (users !== undefined) await users.keys.current()
     checkClientMetadata(clientMetadata(config), declared, config.roles.list)
@@ -83,7 +86,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       ? createVerifier({ loadKeys: users.keys.publicJwks, issuer: config.publicUrl, audience: config.publicUrl, algorithms: ['EdDSA'], tenant: config.tenant, revocations })
       : createVerifier({ ...config.verifier, tenant: config.verifier?.tenant ?? config.tenant })
     revocations?.start(config.revocationPollMs)
-    const services = appServices(config, db.authSecret)
+    const services = appServices(config, db.authSecret, hooks)
     return {
       config,
       db,

@@ -40,11 +40,13 @@ export async function signInWithEmail (store: UserStore, email: unknown, passwor
   return { user, sessionToken: session.token, expiresAt: session.expiresAt }
 }
 
+// better-auth 1.7's codes (core BASE_ERROR_CODES and the admin plugin's), where it has one.
 const STORE_CODES: Record<UserStoreError['code'], string> = {
   'invalid-email': 'INVALID_EMAIL',
   'weak-password': 'PASSWORD_TOO_SHORT',
-  'invalid-role': 'INVALID_ROLE',
-  'email-taken': 'USER_ALREADY_EXISTS',
+  'invalid-role': 'YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE',
+  'role-required': 'ROLE_REQUIRED',
+  'email-taken': 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL',
   'unknown-user': 'USER_NOT_FOUND',
   'last-admin': 'LAST_ADMIN',
   'banned': 'BANNED_USER',
@@ -54,7 +56,6 @@ const STORE_CODES: Record<UserStoreError['code'], string> = {
 export function userStoreProblem (err: UserStoreError): Problem {
   const code = STORE_CODES[err.code]
   switch (err.code) {
-    case 'email-taken':
     case 'last-admin':
       return authProblem('conflict', code, err.message)
     case 'unknown-user':

@@ -27,3 +27,21 @@ export function isTrustedOrigin (origin: string, trusted: readonly string[]): bo
   if (normalized === undefined || normalized === 'null') return false
   return trusted.some((pattern) => patternMatches(pattern.replace(/\/+$/, ''), normalized))
 }
+
+// A path on this server: not `//host` or `/\host` (which browsers read as another host), no
+// control characters, no encoded slashes that a router may decode into one.
+function isSafeRelativeURL (url: string): boolean {
+  if (!url.startsWith('/') || url.startsWith('//') || url.includes('\\') || /[\u0000-\u001f\u007f]/.test(url)) return false
+  if (/%2f|%5c/i.test(url.split(/[?#]/)[0]!)) return false
+  const base = 'http://callback.invalid'
+  try {
+    return new URL(url, base).origin === base
+  } catch {
+    return false
+  }
+}
+
+/** A sign-in's `callbackURL` is answered only toward a trusted origin or a path here: no open redirect. */
+export function isSafeCallbackURL (url: string, trusted: readonly string[]): boolean {
+  return url.startsWith('/') ? isSafeRelativeURL(url) : isTrustedOrigin(url, trusted)
+}

@@ -25,11 +25,36 @@ export async function createSession (db: Queryable, tables: AuthTables, userId: 
   return { token, expiresAt }
 }
 
-/** The user behind a live session; banned users have none (banning deletes their sessions). */
-export async function sessionUser (db: Queryable, tables: AuthTables, token: string): Promise<UserRow | undefined> {
-  const [user] = await rows<UserRow>(db, sql`SELECT u.* FROM ${tables.session} s JOIN ${tables.user} u ON u.id = s.user_id
+/** A row of the session table, without the token's hash. */
+export interface SessionRow {
+  id: string
+  user_id: string
+  expires_at: Date
+  created_at: Date
+  ip_address: string | null
+  user_agent: string | null
+}
+
+/** A live session and its user; banned users have none (banning deletes their sessions). */
+export async function liveSession (db: Queryable, tables: AuthTables, token: string): Promise<{ session: SessionRow, user: UserRow } | undefined> {
+  type Joined = UserRow & { session_id: string, session_expires_at: Date, session_created_at: Date, session_ip_address: string | null, session_user_agent: string | null }
+  const [found] = await rows<Joined>(db, sql`SELECT u.*, s.id AS session_id, s.expires_at AS session_expires_at, s.created_at AS session_created_at,
+      s.ip_address AS session_ip_address, s.user_agent AS session_user_agent
+    FROM ${tables.session} s JOIN ${tables.user} u ON u.id = s.user_id
     WHERE s.token_hash = ${hashToken(token)} AND s.expires_at > now() AND NOT u.banned`)
-  return user
+  if (found === undefined) return undefined
+  const { session_id: id, session_expires_at: expiresAt, session_created_at: createdAt, session_ip_address: ip, session_user_agent: agent, ...user } = found
+  return { session: { id, user_id: user.id, expires_at: expiresAt, created_at: createdAt, ip_address: ip, user_agent: agent }, user }
+}
+
+/** The user behind a live session. */
+export async function sessionUser (db: Queryable, tables: AuthTables, token: string): Promise<UserRow | undefined> {
+  return (await liveSession(db, tables, token))?.user
+}
+
+/** Ends one session (a sign-out); an unknown token ends nothing. */
+export async function endSession (db: Queryable, tables: AuthTables, token: string): Promise<void> {
+  await query(db, sql`DELETE FROM ${tables.session} WHERE token_hash = ${hashToken(token)}`)
 }
 
 export async function endSessions (db: Queryable, tables: AuthTables, userId: string): Promise<void> {

@@ -1,6 +1,7 @@
 // Response shapes of the login routes, following better-auth 1.7 so its browser client works
 // against tablegate unchanged.
-import type { UserRow } from './users.js'
+import type { UserRow } from './store/migrate.js'
+import type { SessionRow } from './sessions.js'
 
 export interface AuthUser {
   id: string
@@ -12,7 +13,7 @@ export interface AuthUser {
   updatedAt: string
   role: string
   banned: boolean
-  banReason: null
+  banReason: string | null
   banExpires: null
 }
 
@@ -27,7 +28,34 @@ export function authUser (user: UserRow): AuthUser {
     updatedAt: user.updated_at.toISOString(),
     role: user.role,
     banned: user.banned,
-    banReason: null,
+    banReason: user.ban_reason,
     banExpires: null,
+  }
+}
+
+/**
+ * better-auth's session record, less its `token`: the session token lives only in the HttpOnly
+ * cookie, so no script can read it from a body.
+ */
+export interface AuthSession {
+  id: string
+  userId: string
+  expiresAt: string
+  createdAt: string
+  updatedAt: string
+  ipAddress: string | null
+  userAgent: string | null
+}
+
+export function authSession (session: SessionRow): AuthSession {
+  return {
+    id: session.id,
+    userId: session.user_id,
+    expiresAt: session.expires_at.toISOString(),
+    createdAt: session.created_at.toISOString(),
+    // Sessions are not refreshed: one lasts 7 days from its sign-in.
+    updatedAt: session.created_at.toISOString(),
+    ipAddress: session.ip_address,
+    userAgent: session.user_agent,
   }
 }

@@ -1,6 +1,7 @@
 // Host-side user operations (spec: "Host-side user operations"), shared by the CLI, the
-// `app.tablegate.users` decorator and the admin route. Every refusal is a UserStoreError with a
-// code the callers map to an exit line or a problem.
+// `app.tablegate.users` decorator and the admin routes. Every refusal is a UserStoreError with a
+// code the callers map to an exit line or a problem. Every change runs the write hooks in its own
+// transaction as resource `auth.users` (DESIGN 5.16), so a hook that throws undoes it.
 import { randomBytes } from 'node:crypto'
 import { sql } from '../sql/sql.js'
 import { query, rows, type Queryable } from '../db/query.js'
@@ -12,6 +13,10 @@ import { hashPassword, passwordProblem } from './passwords.js'
 import { endSessions } from './sessions.js'
 import { endTokens, limitTokenRoles } from './revocations.js'
 import { signingKeys, type SigningKeys } from './keys.js'
+import { authUser } from './shapes.js'
+import { problem, NO_ROUTE_DETAIL } from '../problems.js'
+import type { TablegateContext } from '../context.js'
+import type { StoredRecord, WriteEvent, WriteOperation } from '../../hooks/types.js'
 import { ACCESS_TOKEN_TTL_SECONDS, MAX_MINTED_TTL_SECONDS, issueAccessToken, type IssuedToken } from './tokens.js'
 import type { ResolvedConfig } from '../config/resolve.js'
 import type { Databases } from '../db/connect.js'
@@ -26,7 +31,10 @@ export interface UserSummary {
   createdAt: string
 }
 
-export type UserStoreErrorCode = 'invalid-email' | 'weak-password' | 'invalid-role' | 'email-taken' | 'unknown-user' | 'last-admin' | 'banned' | 'invalid-ttl'
+export type UserStoreErrorCode = 'invalid-email' | 'weak-password' | 'invalid-role' | 'role-required' | 'email-taken' | 'unknown-user' | 'last-admin' | 'banned' | 'invalid-ttl'
+
+/** The resource name of user-store changes in write hooks. */
+export const USERS_RESOURCE = 'auth.users'
 
 export class UserStoreError extends Error {
   readonly code: UserStoreErrorCode
@@ -47,18 +55,33 @@ export interface CreateUserInput {
   readonly role?: string | readonly string[] | undefined
 }
 
+/** A user by email (a string) or by id. */
+export type UserRef = string | { readonly id: string }
+
+/** Who makes a change: the caller's context, which write hooks get as `event.ctx`; none is the host. */
+export interface ChangeOptions {
+  readonly by?: TablegateContext | undefined
+}
+
+/** What runs the write hooks of a change inside its transaction. */
+export interface UserEvents {
+  run (event: WriteEvent, tx: Queryable): Promise<void>
+}
+
 export interface UserStore {
   readonly pool: Pool
   readonly tables: AuthTables
   readonly keys: SigningKeys
   migrate (): Promise<void>
-  create (input: CreateUserInput): Promise<UserRow>
+  create (input: CreateUserInput, options?: ChangeOptions): Promise<UserRow>
   hasUsers (): Promise<boolean>
   list (): Promise<UserSummary[]>
   findByEmail (email: string): Promise<UserRow | undefined>
-  setRole (email: string, role: string | readonly string[]): Promise<UserRow>
-  setBanned (email: string, banned: boolean): Promise<UserRow>
-  delete (email: string): Promise<void>
+  setRole (user: UserRef, role: string | readonly string[], options?: ChangeOptions): Promise<UserRow>
+  setBanned (user: UserRef, banned: boolean, options?: ChangeOptions & { readonly reason?: string | undefined }): Promise<UserRow>
+  delete (user: UserRef, options?: ChangeOptions): Promise<void>
+  /** Ends the user's sessions (signed-in browsers) and the tokens issued from them. */
+  revokeSessions (user: UserRef, options?: ChangeOptions): Promise<UserRow>
   issueToken (email: string, options?: { ttlSeconds?: number }): Promise<IssuedToken>
   roleChoices (): string[]
 }
@@ -70,6 +93,8 @@ export interface UserStoreOptions {
   readonly authSecret: string
   /** Issuer and audience of tokens: the public URL. */
   readonly issuer: string
+  /** The app's write hooks; without them changes run no hooks (a bare store, as in `migrate`). */
+  readonly events?: UserEvents | undefined
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -89,13 +114,20 @@ function isActiveAdmin (user: UserRow): boolean {
 }
 
 function roleError (err: unknown): never {
-  if (err instanceof RoleError) throw new UserStoreError('invalid-role', err.message, 'role')
+  if (err instanceof RoleError) throw new UserStoreError(err.missing ? 'role-required' : 'invalid-role', err.message, 'role')
   throw err
 }
 
+// Host-side changes (CLI, library) have no caller: hooks see no user, and no resource access.
+const HOST: TablegateContext = Object.freeze({
+  user: null,
+  tenant: undefined,
+  access: () => { throw problem('not-found', NO_ROUTE_DETAIL) },
+})
+
 /** The user store a resolved config describes, on the auth store's pool. */
-export function userStoreOf (config: ResolvedConfig, db: Pick<Databases, 'admin' | 'authSecret'>): UserStore {
-  return createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl })
+export function userStoreOf (config: ResolvedConfig, db: Pick<Databases, 'admin' | 'authSecret'>, events?: UserEvents): UserStore {
+  return createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl, events })
 }
 
 export function createUserStore (options: UserStoreOptions): UserStore {
@@ -108,10 +140,24 @@ export function createUserStore (options: UserStoreOptions): UserStore {
       return await work(db)
     })
 
-  const byEmail = async (db: Queryable, email: string): Promise<UserRow> => {
-    const [user] = await rows<UserRow>(db, sql`SELECT * FROM ${tables.user} WHERE email = ${normalizeEmail(email)} FOR UPDATE`)
-    if (user === undefined) throw new UserStoreError('unknown-user', `no user with email ${normalizeEmail(email)}`, 'email')
+  const locked = async (db: Queryable, ref: UserRef): Promise<UserRow> => {
+    const byEmail = typeof ref === 'string'
+    const where = byEmail ? sql`email = ${normalizeEmail(ref)}` : sql`id = ${ref.id}`
+    const [user] = await rows<UserRow>(db, sql`SELECT * FROM ${tables.user} WHERE ${where} FOR UPDATE`)
+    if (user === undefined) {
+      throw byEmail
+        ? new UserStoreError('unknown-user', `no user with email ${normalizeEmail(ref)}`, 'email')
+        : new UserStoreError('unknown-user', `no user with id ${ref.id}`, 'userId')
+    }
     return user
+  }
+
+  // The hooks see the user as clients do: never a password hash or a session token.
+  const changed = async (db: Queryable, operation: WriteOperation, before: UserRow | undefined, after: UserRow | undefined, by: TablegateContext | undefined): Promise<void> => {
+    if (options.events === undefined) return
+    const record = (user: UserRow | undefined): StoredRecord | undefined => user === undefined ? undefined : { ...authUser(user) }
+    const key = (after ?? before)!.id
+    await options.events.run({ resource: USERS_RESOURCE, operation, key, before: record(before), after: record(after), ctx: by ?? HOST }, db)
   }
 
   // The last active admin must stay one: refuse a change that would leave no active admin.
@@ -128,7 +174,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
     keys,
     migrate: async () => { await migrateAuthStore(pool, tables) },
 
-    create: async (input) => {
+    create: async (input, change = {}) => {
       const email = normalizeEmail(input.email)
       const weak = passwordProblem(input.password)
       if (weak !== undefined) throw new UserStoreError('weak-password', weak, 'password')
@@ -147,6 +193,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
           VALUES (${id}, ${email}, ${input.name ?? ''}, ${formatRoles([...new Set(userRoles)])}) RETURNING *`)
         await query(db, sql`INSERT INTO ${tables.account} (id, user_id, provider_id, account_id, password)
           VALUES (${randomBytes(16).toString('base64url')}, ${id}, 'credential', ${id}, ${hash})`)
+        await changed(db, 'create', undefined, user, change.by)
         return user!
       })
     },
@@ -163,37 +210,49 @@ export function createUserStore (options: UserStoreOptions): UserStore {
       return user
     },
 
-    setRole: async (email, role) => await tx(async (db) => {
-      const user = await byEmail(db, email)
+    setRole: async (ref, role, change = {}) => await tx(async (db) => {
+      const user = await locked(db, ref)
       let next: string[]
       try { next = parseRoles(roles, role) } catch (err) { roleError(err) }
       if (!next.includes(ADMIN_ROLE)) await guardLastAdmin(db, user, 'remove the admin role from')
       const [updated] = await rows<UserRow>(db, sql`UPDATE ${tables.user} SET role = ${formatRoles(next)}, updated_at = now()
         WHERE id = ${user.id} RETURNING *`)
       await limitTokenRoles(db, tables, user.id, updated!.role)
+      await changed(db, 'update', user, updated, change.by)
       return updated!
     }),
 
-    setBanned: async (email, banned) => await tx(async (db) => {
-      const user = await byEmail(db, email)
+    setBanned: async (ref, banned, change = {}) => await tx(async (db) => {
+      const user = await locked(db, ref)
       if (banned) {
         await guardLastAdmin(db, user, 'ban')
         await endSessions(db, tables, user.id)
         await endTokens(db, tables, user.id)
       }
-      const [updated] = await rows<UserRow>(db, sql`UPDATE ${tables.user} SET banned = ${banned}, updated_at = now()
+      const reason = banned ? change.reason ?? null : null
+      const [updated] = await rows<UserRow>(db, sql`UPDATE ${tables.user} SET banned = ${banned}, ban_reason = ${reason}, updated_at = now()
         WHERE id = ${user.id} RETURNING *`)
+      await changed(db, 'update', user, updated, change.by)
       return updated!
     }),
 
-    delete: async (email) => {
+    delete: async (ref, change = {}) => {
       await tx(async (db) => {
-        const user = await byEmail(db, email)
+        const user = await locked(db, ref)
         await guardLastAdmin(db, user, 'delete')
         await query(db, sql`DELETE FROM ${tables.user} WHERE id = ${user.id}`)
         await endTokens(db, tables, user.id)
+        await changed(db, 'delete', user, undefined, change.by)
       })
     },
+
+    revokeSessions: async (ref, change = {}) => await tx(async (db) => {
+      const user = await locked(db, ref)
+      await endSessions(db, tables, user.id)
+      await endTokens(db, tables, user.id)
+      await changed(db, 'revoke-sessions', user, user, change.by)
+      return user
+    }),
 
     issueToken: async (email, issueOptions = {}) => {
       const ttl = issueOptions.ttlSeconds ?? ACCESS_TOKEN_TTL_SECONDS

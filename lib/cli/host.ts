@@ -1,11 +1,14 @@
-// Host-side access for the CLI: config → databases → user store, closed again after one command.
+// Host-side access for the CLI: config → the app (not listening) → its user store, closed again
+// after one command. Through the app, the config's plugins register their write hooks, so a change
+// made here runs them as one made over HTTP does (the audit log records `host` as its actor).
 // `migrate` runs the same migration step as a starting server (lib/bootstrap.ts).
 import { discoverConfigFile, loadConfigFile } from '../config/load.js'
 import { resolveConfig, type ResolvedConfig } from '../config/resolve.js'
 import { ConfigError } from '../config/validate.js'
 import { connectDatabases, type Databases } from '../db/connect.js'
-import { userStoreOf, type UserStore } from '../auth/users.js'
+import type { UserStore } from '../auth/users.js'
 import { checkModels, migrateDatabase } from '../bootstrap.js'
+import { createServer, type ServerOptions } from '../server.js'
 import { runningServerUrl } from './running-server.js'
 
 export async function loadResolvedConfig (explicit: string | undefined): Promise<ResolvedConfig> {
@@ -38,14 +41,25 @@ async function withDatabases<T> (config: ResolvedConfig, work: (db: Databases) =
   }
 }
 
+// Warnings and errors as the CLI's one-line messages; nothing else of the app's log.
+function cliLogger (): NonNullable<ServerOptions['loggerInstance']> {
+  const line = (obj: unknown, message?: string): void => { warn(message ?? (obj instanceof Error ? obj.message : String(obj))) }
+  const quiet = (): void => {}
+  const logger = { level: 'warn', fatal: line, error: line, warn: line, info: quiet, debug: quiet, trace: quiet, silent: quiet, child: () => logger }
+  return logger as unknown as NonNullable<ServerOptions['loggerInstance']>
+}
+
 export async function withUsers<T> (configFile: string | undefined, work: (users: UserStore) => Promise<T>): Promise<T> {
   const config = await loadJoiningConfig(configFile)
   if (config.verifier !== undefined) throw new ConfigError('this config verifies tokens of another auth server: manage users there')
-  return await withDatabases(config, async (db) => {
-    const users = userStoreOf(config, db)
-    await users.migrate()
-    return await work(users)
-  })
+  // The public URL as resolved (a running server's, when the config and AUTH_URL give none).
+  const app = await createServer({ ...config.config, publicUrl: config.publicUrl }, { loggerInstance: cliLogger() })
+  try {
+    await app.ready()
+    return await work(app.tablegate.users!)
+  } finally {
+    await app.close()
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import { ConfigError, validateConfig } from './validate.js'
 import type { Config, ResourceConfig, VerifierConfig } from './schema.js'
 import type { UnhandledErrorHandler } from './functions.js'
 import { roleSetup, RoleError, type RoleSetup } from './roles.js'
+import { resolveTrustProxy, type TrustProxy } from './trust-proxy.js'
 
 export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
 const MIN_SECRET_LENGTH = 16
@@ -25,6 +26,8 @@ export interface ResolvedConfig {
   readonly publicUrl: string
   readonly trustedOrigins: readonly string[]
   readonly signInPerMinute: number
+  /** Which peers' `x-forwarded-for` is believed: what `request.ip`, and so the sign-in limiter, sees. */
+  readonly trustProxy: TrustProxy
   readonly roles: RoleSetup
   readonly statementTimeoutMs: number
   readonly exportTimeoutMs: number
@@ -109,6 +112,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     publicUrl,
     trustedOrigins: [...new Set([new URL(publicUrl).origin, ...extraOrigins, TUNNEL_ORIGIN])],
     signInPerMinute: config.signInPerMinute ?? 5,
+    trustProxy: resolveTrustProxy(config.trustProxy, env.TRUST_PROXY),
     roles,
     statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
     exportTimeoutMs: config.exportTimeoutMs ?? 600_000,

@@ -14,9 +14,12 @@ export interface RoleSetup {
 }
 
 export class RoleError extends Error {
-  constructor (message: string) {
+  /** True when no role was given and one must be chosen; false when a given role is outside the list. */
+  readonly missing: boolean
+  constructor (message: string, missing = false) {
     super(message)
     this.name = 'RoleError'
+    this.missing = missing
   }
 }
 
@@ -44,7 +47,7 @@ export function roleSetup (roles: readonly string[] | Readonly<Record<string, re
 /** Splits a comma separated role string (or list) into roles, refusing any outside the list. */
 export function parseRoles (setup: RoleSetup, input: string | readonly string[]): string[] {
   const parts = (typeof input === 'string' ? input.split(',') : input).map((r) => r.trim()).filter((r) => r !== '')
-  if (parts.length === 0) throw new RoleError(`a role is required: choose from ${setup.list.join(', ')}`)
+  if (parts.length === 0) throw new RoleError(`a role is required: choose from ${setup.list.join(', ')}`, true)
   const outside = parts.filter((r) => !setup.list.includes(r))
   if (outside.length > 0) {
     throw new RoleError(`role '${outside.join(',')}' is not in the role list: choose from ${setup.list.join(', ')}`)
@@ -63,7 +66,7 @@ export function rolesForNewUser (setup: RoleSetup, given: string | readonly stri
   if (setup.defaultRole !== undefined) return [setup.defaultRole]
   // The roles besides admin are the real choice; with admin alone, admin is the only one.
   const choices = setup.list.length > 1 ? setup.list.slice(1) : setup.list
-  throw new RoleError(`a role is required (no default role): choose from ${choices.join(', ')}`)
+  throw new RoleError(`a role is required (no default role): choose from ${choices.join(', ')}`, true)
 }
 
 /** Roles as stored and carried in the `role` claim: a comma separated string. */

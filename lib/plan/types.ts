@@ -6,7 +6,7 @@ import type { CheckedFilter } from '../query/filter/checked.js'
 import type { OrderTerm } from '../query/order-by.js'
 import type { PageCursor } from '../query/page-token.js'
 import type { OperationAccess, PermissionPlan, RuleContext } from '../access/types.js'
-import type { WriteOperation } from '../../hooks/types.js'
+import type { RecordWriteOperation } from '../../hooks/types.js'
 
 export type { OrderTerm, PermissionPlan }
 
@@ -83,7 +83,7 @@ export interface ReferenceCheck {
 /** A write whose request is checked (spec steps 1 and 2): what remains needs the database. */
 export interface WritePlan {
   readonly kind: 'write'
-  readonly operation: WriteOperation
+  readonly operation: RecordWriteOperation
   readonly model: ResourceModel
   /** Key parts (decoded); absent on create. */
   readonly key: readonly string[] | undefined

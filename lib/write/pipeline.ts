@@ -14,7 +14,7 @@ import type { Etags } from '../serialize/etag.js'
 import { invalidRecord, validateBody } from './validate-body.js'
 import type { ValidateContext } from '../config/functions.js'
 import type { WriteHooks } from '../../hooks/registry.js'
-import type { WriteOperation } from '../../hooks/types.js'
+import type { RecordWriteOperation } from '../../hooks/types.js'
 import type { AccessPlan, RuleContext } from '../access/types.js'
 import { both, readRows, writeRows, type RuleFilters } from '../access/row-filter.js'
 import { requireOperation, requireTenant } from '../access/require.js'
@@ -23,7 +23,7 @@ import type { ColumnValues, ReferenceCheck, WritePlan } from '../plan/types.js'
 import { needsStoredRecord } from '../plan/read.js'
 
 export interface WriteRequest {
-  readonly operation: WriteOperation
+  readonly operation: RecordWriteOperation
   /** Key parts (decoded); absent on create. */
   readonly key?: readonly string[] | undefined
   readonly body?: unknown
@@ -65,7 +65,7 @@ function denied (detail: string): never {
   throw problem('access-denied', detail)
 }
 
-function checkPrecondition (operation: WriteOperation, ifMatch: WritePlan['ifMatch'], current: string): void {
+function checkPrecondition (operation: RecordWriteOperation, ifMatch: WritePlan['ifMatch'], current: string): void {
   if (ifMatch === undefined) {
     if (operation === 'update') throw problem('precondition-required', 'An update needs If-Match: send the record\'s etag (or * to overwrite any version).')
     return

@@ -1,5 +1,6 @@
 // Authentication: every route not marked `config.public` needs a verified bearer token — unknown
-// paths included, so nothing about the route table is shown to an anonymous caller.
+// paths included (except under the login routes, all public), so nothing about the route table
+// is shown to an anonymous caller.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import cookie from '@fastify/cookie'
@@ -13,8 +14,12 @@ import { sharedLimiterStore } from '../../lib/auth/sign-in-limiter.js'
 
 async function auth (app: FastifyInstance): Promise<void> {
   const { verifier, users, db, config, services } = runtimeOf(app)
+  const loginPrefix = `${config.apiRoot}/auth`
+  // The login routes answer an unknown path themselves (404): that a path is not there is no secret.
+  const isLoginPath = (url: string): boolean => url === loginPrefix || url.startsWith(`${loginPrefix}/`) || url.startsWith(`${loginPrefix}?`)
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.public === true) return
+    if (users !== undefined && request.is404 && isLoginPath(request.url)) return
     const principal = await measured(services.timings, 'auth', async () => await verifier.authenticate(request.headers.authorization))
     request.ctx.user = principal.user
     request.ctx.tenant = principal.tenant
@@ -26,7 +31,7 @@ async function auth (app: FastifyInstance): Promise<void> {
     await login.register(rateLimit, { global: false, store: sharedLimiterStore(users.pool, users.tables) })
     await login.register(loginRoutes, { users, verifier, config })
     await login.register(signInForm, { apiRoot: config.apiRoot })
-  }, { prefix: `${config.apiRoot}/auth` })
+  }, { prefix: loginPrefix })
 }
 
 export default fp(auth, { name: 'tablegate-auth', fastify: '5.x', dependencies: ['tablegate'] })

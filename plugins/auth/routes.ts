@@ -1,41 +1,31 @@
-// The login routes under /api/auth, with better-auth 1.7 request and response shapes.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+// The login routes under /api/auth, with better-auth 1.7 request and response shapes: sign-in,
+// the session, sign-out, tokens and keys. The admin plugin's routes are in admin-routes.ts.
+import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { UserStore } from '../../lib/auth/users.js'
-import { UserStoreError } from '../../lib/auth/users.js'
-import { authProblem, signInWithEmail, userStoreProblem } from '../../lib/auth/login.js'
-import { authUser } from '../../lib/auth/shapes.js'
-import { sessionUser, SESSION_TTL_SECONDS } from '../../lib/auth/sessions.js'
+import { authProblem, signInWithEmail } from '../../lib/auth/login.js'
+import { authSession, authUser } from '../../lib/auth/shapes.js'
+import { endSession } from '../../lib/auth/sessions.js'
 import { issueAccessToken } from '../../lib/auth/tokens.js'
-import { isTrustedOrigin, originOf } from '../../lib/auth/origins.js'
-import { ADMIN_ROLE, rolesOf } from '../../lib/config/roles.js'
-import type { Principal, Verifier } from '../../lib/auth/verifier.js'
-import type { ResolvedConfig } from '../../lib/config/resolve.js'
-import { problem } from '../../lib/problems.js'
-import { sessionCookieName } from '../../lib/auth/session-cookie.js'
+import { isSafeCallbackURL, isTrustedOrigin, originOf } from '../../lib/auth/origins.js'
+import { TUNNEL_ORIGIN, type ResolvedConfig } from '../../lib/config/resolve.js'
+import type { Verifier } from '../../lib/auth/verifier.js'
+import { problem, NO_ROUTE_DETAIL } from '../../lib/problems.js'
+import { sessionCookies } from './callers.js'
+import { adminRoutes } from './admin-routes.js'
 
 const SignInBody = Type.Object({
   email: Type.String({ maxLength: 320 }),
   password: Type.String({ maxLength: 1024 }),
   rememberMe: Type.Optional(Type.Boolean()),
+  callbackURL: Type.Optional(Type.String({ maxLength: 2048 })),
+})
+
+const SignOutBody = Type.Optional(Type.Object({
   callbackURL: Type.Optional(Type.String()),
-})
-
-const CreateUserBody = Type.Object({
-  email: Type.String({ maxLength: 320 }),
-  password: Type.String({ maxLength: 1024 }),
-  name: Type.Optional(Type.String({ maxLength: 200 })),
-  role: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
-  data: Type.Optional(Type.Object({})),
-})
-
-// The last x-forwarded-for entry is the one the nearest proxy wrote: behind a proxy that appends
-// (nginx's $proxy_add_x_forwarded_for) the first entries are whatever the client sent.
-function clientIp (request: FastifyRequest): string {
-  const forwarded = request.headers['x-forwarded-for']
-  const last = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',').at(-1)?.trim()
-  return last !== undefined && last !== '' ? last : request.ip
-}
+  disableRedirect: Type.Optional(Type.Boolean()),
+  state: Type.Optional(Type.String()),
+}))
 
 export interface LoginRouteOptions {
   readonly users: UserStore
@@ -44,16 +34,10 @@ export interface LoginRouteOptions {
 }
 
 export async function loginRoutes (app: FastifyInstance, options: LoginRouteOptions): Promise<void> {
-  const { users, config, verifier } = options
-  const secure = config.publicUrl.startsWith('https:')
-  const cookieName = sessionCookieName(config.publicUrl)
-
-  const sessionOf = async (request: FastifyRequest) => {
-    const raw = request.cookies[cookieName]
-    if (raw === undefined) return undefined
-    const unsigned = request.unsignCookie(raw)
-    return unsigned.valid && unsigned.value !== null ? await sessionUser(users.pool, users.tables, unsigned.value) : undefined
-  }
+  const { users, config } = options
+  const cookies = sessionCookies(users, config.publicUrl)
+  // Anyone can open a quick tunnel: its wildcard may send requests, but is no place to send a browser.
+  const callbackOrigins = config.trustedOrigins.filter((origin) => origin !== TUNNEL_ORIGIN)
 
   // Cookie-authenticated POSTs come only from trusted origins; a browser always sends Origin on a
   // cross-site POST, so a foreign Origin — or a cookie without any Origin — is refused.
@@ -61,10 +45,16 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
     if (request.method !== 'POST') return
     const origin = request.headers.origin ?? (request.headers.referer === undefined ? undefined : originOf(request.headers.referer))
     if (origin === undefined && request.headers.cookie === undefined) return
-    if (origin === undefined || !isTrustedOrigin(origin, config.trustedOrigins)) {
+    if (origin === undefined || origin === 'null') {
+      throw authProblem('access-denied', 'MISSING_OR_NULL_ORIGIN', 'A request that carries a cookie must say its Origin.')
+    }
+    if (!isTrustedOrigin(origin, config.trustedOrigins)) {
       throw authProblem('access-denied', 'INVALID_ORIGIN', 'This origin is not trusted to send authenticated requests.')
     }
   })
+
+  // Any other path here is a 404 for everyone: no token is needed to learn that nothing is there.
+  app.setNotFoundHandler({}, async () => { throw authProblem('not-found', 'NOT_FOUND', NO_ROUTE_DETAIL) })
 
   app.post('/sign-in/email', {
     config: {
@@ -72,7 +62,8 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
       rateLimit: {
         max: config.signInPerMinute,
         timeWindow: 60_000,
-        keyGenerator: clientIp,
+        // request.ip: the socket address, or x-forwarded-for as far as `trustProxy` believes it.
+        keyGenerator: (request) => request.ip,
         errorResponseBuilder: (_request, context) => problem('too-many-requests', 'Too many sign-in attempts. Wait before trying again.',
           { code: 'TOO_MANY_REQUESTS', message: 'Too many sign-in attempts.' }, { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) }),
       },
@@ -80,17 +71,36 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
     schema: { body: SignInBody },
   }, async (request, reply) => {
     const body = request.body as typeof SignInBody.static
-    const signedIn = await signInWithEmail(users, body.email, body.password, { ipAddress: clientIp(request), userAgent: request.headers['user-agent'] })
-    // rememberMe: false (better-auth) makes it a browser-session cookie; the session itself still expires.
-    reply.setCookie(cookieName, signedIn.sessionToken, {
-      signed: true, httpOnly: true, sameSite: 'lax', secure, path: '/', ...(body.rememberMe === false ? {} : { maxAge: SESSION_TTL_SECONDS }),
-    })
+    const callbackURL = body.callbackURL === '' ? undefined : body.callbackURL
+    if (callbackURL !== undefined && !isSafeCallbackURL(callbackURL, callbackOrigins)) {
+      throw authProblem('access-denied', 'INVALID_CALLBACK_URL', 'callbackURL must be a path on this server or a URL of a trusted origin.')
+    }
+    const signedIn = await signInWithEmail(users, body.email, body.password, { ipAddress: request.ip, userAgent: request.headers['user-agent'] })
+    cookies.set(reply, signedIn.sessionToken, body.rememberMe !== false)
+    if (callbackURL !== undefined) reply.header('location', callbackURL)
     // The session token stays in the HttpOnly cookie only: no script can read it from the body.
-    return { redirect: false, token: null, url: null, user: authUser(signedIn.user) }
+    return { redirect: callbackURL !== undefined, token: null, url: callbackURL ?? null, user: authUser(signedIn.user) }
+  })
+
+  app.get('/get-session', { config: { public: true } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store')
+    const found = await cookies.session(request)
+    if (found === undefined) {
+      if (cookies.token(request) !== undefined) cookies.clear(reply)
+      return null
+    }
+    return { session: authSession(found.session), user: authUser(found.user) }
+  })
+
+  app.post('/sign-out', { config: { public: true }, schema: { body: SignOutBody } }, async (request, reply) => {
+    const token = cookies.token(request)
+    if (token !== undefined) await endSession(users.pool, users.tables, token)
+    cookies.clear(reply)
+    return { success: true }
   })
 
   app.get('/token', { config: { public: true } }, async (request) => {
-    const user = await sessionOf(request)
+    const user = (await cookies.session(request))?.user
     if (user === undefined) throw authProblem('unauthenticated', 'UNAUTHORIZED', 'Sign in first: no valid session cookie was sent.')
     const { token } = await issueAccessToken(await users.keys.current(), user, config.publicUrl)
     return { token }
@@ -103,27 +113,5 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
 
   app.get('/status', { config: { public: true } }, async () => ({ needsAdmin: !(await users.hasUsers()) }))
 
-  app.post('/admin/create-user', { config: { public: true }, schema: { body: CreateUserBody } }, async (request) => {
-    const roles = await callerRoles(request)
-    if (!roles.includes(ADMIN_ROLE)) throw authProblem('access-denied', 'FORBIDDEN', 'Only an admin can create users.')
-    const body = request.body as typeof CreateUserBody.static
-    try {
-      const user = await users.create({ email: body.email, password: body.password, name: body.name, role: body.role })
-      return { user: authUser(user) }
-    } catch (err) {
-      if (err instanceof UserStoreError) throw userStoreProblem(err)
-      throw err
-    }
-  })
-
-  // An admin's bearer token or an admin's session cookie (DESIGN 5.8).
-  async function callerRoles (request: FastifyRequest): Promise<readonly string[]> {
-    if (request.headers.authorization !== undefined) {
-      const principal: Principal = await verifier.authenticate(request.headers.authorization)
-      return principal.user.roles
-    }
-    const user = await sessionOf(request)
-    if (user === undefined) throw authProblem('unauthenticated', 'UNAUTHORIZED', 'Sign in as an admin, or send an admin bearer token.')
-    return rolesOf(user.role)
-  }
+  await app.register(adminRoutes, { ...options, cookies, prefix: '/admin' })
 }

@@ -16,8 +16,9 @@ const USER_KEYS = ['banExpires', 'banReason', 'banned', 'createdAt', 'email', 'e
 const AUTH_PROBLEM_KEYS = ['code', 'detail', 'instance', 'message', 'status', 'title', 'type']
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
-// Sign-ins are rate limited per x-forwarded-for: every sign-in outside the limiter tests comes
-// from its own address so no test runs into the limit by accident.
+// Sign-ins are rate limited per client, which app.inject's loopback peer names in x-forwarded-for:
+// every sign-in outside the limiter tests comes from its own address so no test runs into the
+// limit by accident.
 let addresses = 0
 function freshClient (): Record<string, string> {
   addresses += 1
@@ -422,14 +423,14 @@ test('create-user: a token from /api/auth/token and an admin session cookie from
   assertAuthUser(json(viaToken).user, { email: 'via-token@example.com', role: 'admin' })
 })
 
-test('create-user: non-admins get 403, anonymous callers and bad tokens 401', async () => {
+test('create-user: non-admins get 403 YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS, anonymous callers and bad tokens 401', async () => {
   const app = shared
   await createUser(app, 'plain@example.com')
   const payload = { email: 'refused-new@example.com', password: PASSWORD }
 
-  assertAuthProblem(await createUserRoute(app, await bearer(app, 'plain@example.com'), payload), 403, 'access-denied', 'FORBIDDEN')
+  assertAuthProblem(await createUserRoute(app, await bearer(app, 'plain@example.com'), payload), 403, 'access-denied', 'YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS')
   const userCookie = await cookieOf(app, 'plain@example.com')
-  assertAuthProblem(await createUserRoute(app, { cookie: userCookie, origin: DEFAULT_URL }, payload), 403, 'access-denied', 'FORBIDDEN')
+  assertAuthProblem(await createUserRoute(app, { cookie: userCookie, origin: DEFAULT_URL }, payload), 403, 'access-denied', 'YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS')
 
   const anonymous = await createUserRoute(app, {}, payload)
   assertAuthProblem(anonymous, 401, 'unauthenticated', 'UNAUTHORIZED')
@@ -450,7 +451,7 @@ test('create-user: role outside the list, short password, bad email and duplicat
 
   const role = await createUserRoute(app, auth, { email: 'bad-role@example.com', password: PASSWORD, role: 'superuser' })
   const roleBody = assertInvalidRecord(role, 'role', 'invalid-role')
-  assert.equal(roleBody.code, 'INVALID_ROLE')
+  assert.equal(roleBody.code, 'YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE')
   assert.match(roleBody.errors[0].message, /superuser/)
   assertInvalidRecord(await createUserRoute(app, auth, { email: 'bad-role@example.com', password: PASSWORD, role: 'user,superuser' }), 'role', 'invalid-role')
   assertInvalidRecord(await createUserRoute(app, auth, { email: 'bad-role@example.com', password: PASSWORD, role: ['user', 'Admin'] }), 'role', 'invalid-role')
@@ -469,9 +470,10 @@ test('create-user: role outside the list, short password, bad email and duplicat
   const missingBody = assertProblem(missing, 400, 'invalid-record')
   assert.ok(missingBody.errors.some((e: any) => e.field === 'password'), missing.body)
 
+  // better-auth's answer to a taken email: 400 USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL.
   const duplicate = await createUserRoute(app, auth, { email: 'ADMIN@example.com', password: PASSWORD })
-  assertAuthProblem(duplicate, 409, 'conflict', 'USER_ALREADY_EXISTS')
-  assertAuthProblem(await createUserRoute(app, auth, { email: 'twelve@example.com', password: PASSWORD }), 409, 'conflict', 'USER_ALREADY_EXISTS')
+  assert.equal(assertInvalidRecord(duplicate, 'email', 'email-taken').code, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL')
+  assert.equal(assertInvalidRecord(await createUserRoute(app, auth, { email: 'twelve@example.com', password: PASSWORD }), 'email', 'email-taken').code, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL')
 
   const emails = (await usersOf(app).list()).map((u) => u.email)
   assert.ok(emails.includes('twelve@example.com'))
@@ -495,49 +497,56 @@ test('create-user: several comma separated roles are accepted; without a default
   assert.equal(json(list).user.role, 'manager,user')
 
   const none = await createUserRoute(app, auth, { email: 'none@example.com', password: PASSWORD })
-  const body = assertInvalidRecord(none, 'role', 'invalid-role')
+  const body = assertInvalidRecord(none, 'role', 'role-required')
+  assert.equal(body.code, 'ROLE_REQUIRED')
   assert.match(body.errors[0].message, /user/)
   assert.match(body.errors[0].message, /manager/)
 })
 
 // --- Other paths under /api/auth ----------------------------------------------------------------
 
-test('there is no public sign-up: other /api/auth/* paths are 401 without a token and 404 with one', async () => {
+test('there is no public sign-up: other /api/auth/* paths are 404 problems, with or without a token', async () => {
   const app = shared
   const admin = await bearer(app, 'admin@example.com')
   const paths: Array<['GET' | 'POST', string]> = [
     ['POST', '/api/auth/sign-up/email'],
-    ['GET', '/api/auth/get-session'],
-    ['GET', '/api/auth/sign-in/email'],
+    ['POST', '/api/auth/get-session'],
     ['POST', '/api/auth/token'],
-    ['GET', '/api/auth/admin/list-users'],
+    ['GET', '/api/auth/sign-out'],
+    ['POST', '/api/auth/admin/impersonate-user'],
+    ['GET', '/api/auth/admin/get-user?id=x'],
+    ['GET', '/api/auth'],
+    ['GET', '/api/auth/'],
   ]
   for (const [method, url] of paths) {
     const payload = method === 'POST' ? { email: 'signup@example.com', password: PASSWORD, name: 'x' } : undefined
-    const anonymous = await app.inject({ method, url, headers: freshClient(), ...(payload === undefined ? {} : { payload }) })
-    assertProblem(anonymous, 401, 'unauthenticated')
-    const withToken = await app.inject({ method, url, headers: { ...freshClient(), ...admin }, ...(payload === undefined ? {} : { payload }) })
-    assertProblem(withToken, 404, 'not-found')
+    for (const headers of [freshClient(), { ...freshClient(), ...admin }]) {
+      const response = await app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) })
+      assert.equal(assertAuthProblem(response, 404, 'not-found', 'NOT_FOUND').detail, 'No route matches this method and path.', url)
+    }
   }
+  // Outside /api/auth an unknown path still needs a token before it is a 404.
+  assertProblem(await app.inject({ method: 'GET', url: '/api/authx' }), 401, 'unauthenticated')
   assert.equal(await usersOf(app).findByEmail('signup@example.com'), undefined)
 })
 
 // --- Origins ---------------------------------------------------------------------------------
 
-test('cookie-authenticated POSTs need a trusted Origin: foreign or missing is 403 INVALID_ORIGIN', async () => {
+test('cookie-authenticated POSTs need a trusted Origin: foreign is 403 INVALID_ORIGIN, missing or null MISSING_OR_NULL_ORIGIN', async () => {
   const app = shared
   const cookie = await cookieOf(app, 'admin@example.com')
 
-  const refused: Array<string | undefined> = [
+  for (const origin of [undefined, 'null']) {
+    assertAuthProblem(await createWithCookie(app, cookie, origin, 'origin-refused@example.com'), 403, 'access-denied', 'MISSING_OR_NULL_ORIGIN')
+  }
+  const refused: string[] = [
     'https://evil.example.com',
-    undefined,
     'http://localhost:5174',
     'https://localhost:5173',
     'http://abc.trycloudflare.com',
     'https://trycloudflare.com',
     'https://abc.trycloudflare.com.evil.com',
     'https://evil-trycloudflare.com',
-    'null',
   ]
   for (const origin of refused) {
     const response = await createWithCookie(app, cookie, origin, 'origin-refused@example.com')
@@ -549,7 +558,7 @@ test('cookie-authenticated POSTs need a trusted Origin: foreign or missing is 40
   assertAuthProblem(referer, 403, 'access-denied', 'INVALID_ORIGIN')
   // Sign-in carrying a (stale) cookie but no Origin is refused too.
   const signInWithCookie = await login(app, 'admin@example.com', PASSWORD, { cookie })
-  assertAuthProblem(signInWithCookie, 403, 'access-denied', 'INVALID_ORIGIN')
+  assertAuthProblem(signInWithCookie, 403, 'access-denied', 'MISSING_OR_NULL_ORIGIN')
   assert.equal(await usersOf(app).findByEmail('origin-refused@example.com'), undefined)
 
   const accepted: Array<[string, Record<string, string>]> = [
@@ -622,7 +631,7 @@ function assertTooManyRequests (response: LightMyRequestResponse): void {
   assert.equal(response.headers['set-cookie'], undefined)
 }
 
-test('sign-in is limited to 5 attempts per minute per x-forwarded-for by default (429 too-many-requests)', async () => {
+test('sign-in is limited to 5 attempts per minute per client by default (429 too-many-requests)', async () => {
   const app = shared
   const client = { 'x-forwarded-for': '203.0.113.7' }
   for (let i = 1; i <= 5; i += 1) {
@@ -668,7 +677,7 @@ test('processes on one database share the limit, and a window that ended counts 
   assert.deepEqual(rows, [{ key: '203.0.113.30', hits: 1 }])
 })
 
-test('the limiter keys on the last x-forwarded-for entry, which a client cannot choose behind an appending proxy', async () => {
+test('behind a trusted (here loopback) proxy that appends, the limiter keys on the last x-forwarded-for entry, which a client cannot choose', async () => {
   const app = await buildApp({ signInPerMinute: 2 })
   await createUser(app, 'admin@example.com')
   const spoofed = (i: number) => ({ 'x-forwarded-for': `10.0.0.${i}, 203.0.113.20` })

@@ -50,7 +50,7 @@ test('roles outside the list, several roles, and a missing role without a defaul
   assert.deepEqual(users.roleChoices(), ['admin', 'editor', 'viewer'])
   await users.create({ email: 'admin@example.com', password: PASSWORD })
   await assert.rejects(users.create({ email: 'nobody@example.com', password: PASSWORD }),
-    refused('invalid-role', /editor, viewer/))
+    refused('role-required', /editor, viewer/))
   const both = await users.create({ email: 'both@example.com', password: PASSWORD, role: 'editor, viewer' })
   assert.equal(both.role, 'editor,viewer')
   const listed = await users.create({ email: 'listed@example.com', password: PASSWORD, role: ['viewer'] })
@@ -64,7 +64,7 @@ test('roles outside the list, several roles, and a missing role without a defaul
   const updated = await users.setRole('listed@example.com', 'viewer,editor')
   assert.equal(updated.role, 'viewer,editor')
   await assert.rejects(users.setRole('listed@example.com', 'user'), refused('invalid-role', /choose from admin, editor, viewer/))
-  await assert.rejects(users.setRole('listed@example.com', ''), refused('invalid-role'))
+  await assert.rejects(users.setRole('listed@example.com', ''), refused('role-required'))
   assert.equal((await users.findByEmail('listed@example.com'))!.role, 'viewer,editor')
   await assert.rejects(users.setRole('nobody@example.com', 'viewer'), refused('unknown-user'))
 })

@@ -16,7 +16,7 @@ import type { AccessPlan } from '../../lib/access/types.js'
 import { MAX_FILTER_QUERY, planList, type ListInput } from '../../lib/plan/list.js'
 import { planGet, type PlanServices } from '../../lib/plan/read.js'
 import type { ListPlan, WritePlan } from '../../lib/plan/types.js'
-import type { WriteOperation } from '../../hooks/types.js'
+import type { RecordWriteOperation } from '../../hooks/types.js'
 import { compile, type Sql, type SqlQuery } from '../../lib/sql/sql.js'
 import { compileCount, compileEstimate, compileGet, compileList } from '../../lib/sql/read.js'
 import { compileDelete, compileGuardedUpdate, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify } from '../../lib/sql/write.js'
@@ -149,7 +149,7 @@ test('compileCount and compileEstimate: the filtered rows, without order or page
 })
 
 /** A checked write as prepareWrite makes it, with `values` by field name. */
-function write (resource: string, operation: WriteOperation, key: string[] | undefined, values: Record<string, unknown> = {}): WritePlan {
+function write (resource: string, operation: RecordWriteOperation, key: string[] | undefined, values: Record<string, unknown> = {}): WritePlan {
   const plan = access(resource)
   const { model } = plan
   const allowed = plan.operations[operation]

@@ -14,6 +14,7 @@ export interface UserRow {
   name: string
   role: string
   banned: boolean
+  ban_reason: string | null
   email_verified: boolean
   created_at: Date
   updated_at: Date
@@ -58,10 +59,13 @@ export async function migrateAuthStore (pool: Pool, tables: AuthTables): Promise
       name text NOT NULL DEFAULT '',
       role text NOT NULL,
       banned boolean NOT NULL DEFAULT false,
+      ban_reason text,
       email_verified boolean NOT NULL DEFAULT false,
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     )`)
+    // Stores made before ban reasons existed.
+    await query(tx, sql`ALTER TABLE ${tables.user} ADD COLUMN IF NOT EXISTS ban_reason text`)
     await query(tx, sql`CREATE TABLE IF NOT EXISTS ${tables.account} (
       id text PRIMARY KEY,
       user_id text NOT NULL REFERENCES ${tables.user} (id) ON DELETE CASCADE,
