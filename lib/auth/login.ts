@@ -7,8 +7,8 @@ import { decoyVerify, verifyPassword } from './passwords.js'
 import { createSession, type SessionMeta } from './sessions.js'
 import { normalizeEmail, UserStoreError, type UserRow, type UserStore } from './users.js'
 
-export function authProblem (slug: Parameters<typeof problem>[0], code: string, detail: string, extras: Record<string, unknown> = {}): Problem {
-  return problem(slug, detail, { code, message: detail, ...extras })
+export function authProblem (slug: Parameters<typeof problem>[0], code: string, detail: string, extras: Record<string, unknown> = {}, headers?: Record<string, string>): Problem {
+  return problem(slug, detail, { code, message: detail, ...extras }, headers)
 }
 
 const INVALID_CREDENTIALS = 'Invalid email or password.'

@@ -90,7 +90,7 @@ export const ConfigSchema = Type.Object({
   publicUrl: Type.Optional(Type.String()),
   trustedOrigins: Type.Optional(Type.Array(Type.String())),
   signInPerMinute: Type.Optional(Type.Integer({ minimum: 1 })),
-  /** Who may set `x-forwarded-for` (Fastify's `trustProxy`): true, false, a hop count, or addresses and CIDR ranges. */
+  /** Who may set `x-forwarded-for` (Fastify's `trustProxy`): true, false, or addresses and CIDR ranges (a hop count is refused, saying why). */
   trustProxy: Type.Optional(Type.Union([Type.Boolean(), Type.Integer({ minimum: 1 }), Type.String(), Type.Array(Type.String())])),
   roles: Type.Optional(Type.Union([RoleList, Type.Record(Type.String(), RoleList)])),
   defaultRole: Type.Optional(Type.String()),

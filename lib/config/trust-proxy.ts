@@ -1,11 +1,12 @@
 // Which peers may say who the client is (`x-forwarded-for`), with Fastify's `trustProxy`
-// semantics: `true` (any), `false` (none: the socket address), a hop count, or addresses, CIDR
-// ranges and proxy-addr's named ranges. The default believes loopback and private-network peers
-// only, so a client that reaches the server directly cannot choose its own address.
+// semantics: `true` (any), `false` (none: the socket address), or addresses, CIDR ranges and
+// proxy-addr's named ranges. The default believes loopback and private-network peers only, so a
+// client that reaches the server directly cannot choose its own address. A hop count is refused:
+// it cannot tell a proxy from a client that connects directly, and Fastify 5 trusts no peer for one.
 import { isIP } from 'node:net'
 import { ConfigError } from './validate.js'
 
-export type TrustProxy = boolean | number | readonly string[]
+export type TrustProxy = boolean | readonly string[]
 
 const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal']
 export const DEFAULT_TRUST_PROXY: TrustProxy = Object.freeze(['loopback', 'uniquelocal'])
@@ -28,12 +29,17 @@ function entries (list: string | readonly string[], key: string): string[] {
   return parts.map((p) => p.trim()).filter((p) => p !== '').map((p) => checkEntry(p, key))
 }
 
-/** The setting from the config, else `TRUST_PROXY` (`true`, `false`, a hop count or a comma separated list), else the default. */
+function hopCount (key: string): never {
+  throw new ConfigError(`${key}: a hop count cannot tell a proxy from a client that connects directly (Fastify trusts no peer for one): give the proxies' addresses or CIDR ranges`)
+}
+
+/** The setting from the config, else `TRUST_PROXY` (`true`, `false` or a comma separated list), else the default. */
 export function resolveTrustProxy (setting: boolean | number | string | readonly string[] | undefined, env: string | undefined): TrustProxy {
-  if (setting !== undefined) return typeof setting === 'boolean' || typeof setting === 'number' ? setting : entries(setting, 'config.trustProxy')
+  if (typeof setting === 'number') hopCount('config.trustProxy')
+  if (setting !== undefined) return typeof setting === 'boolean' ? setting : entries(setting, 'config.trustProxy')
   const text = env?.trim() ?? ''
   if (text === '') return DEFAULT_TRUST_PROXY
   if (text === 'true' || text === 'false') return text === 'true'
-  if (/^\d+$/.test(text)) return Number(text)
+  if (/^\d+$/.test(text)) hopCount('TRUST_PROXY')
   return entries(text, 'TRUST_PROXY')
 }

@@ -10,7 +10,7 @@ import { issueAccessToken } from '../../lib/auth/tokens.js'
 import { isSafeCallbackURL, isTrustedOrigin, originOf } from '../../lib/auth/origins.js'
 import { TUNNEL_ORIGIN, type ResolvedConfig } from '../../lib/config/resolve.js'
 import type { Verifier } from '../../lib/auth/verifier.js'
-import { problem, NO_ROUTE_DETAIL } from '../../lib/problems.js'
+import { NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { sessionCookies } from './callers.js'
 import { adminRoutes } from './admin-routes.js'
 
@@ -64,8 +64,8 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
         timeWindow: 60_000,
         // request.ip: the socket address, or x-forwarded-for as far as `trustProxy` believes it.
         keyGenerator: (request) => request.ip,
-        errorResponseBuilder: (_request, context) => problem('too-many-requests', 'Too many sign-in attempts. Wait before trying again.',
-          { code: 'TOO_MANY_REQUESTS', message: 'Too many sign-in attempts.' }, { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) }),
+        errorResponseBuilder: (_request, context) => authProblem('too-many-requests', 'TOO_MANY_REQUESTS', 'Too many sign-in attempts. Wait before trying again.',
+          {}, { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) }),
       },
     },
     schema: { body: SignInBody },
