@@ -6,10 +6,10 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import { buildApp, json, sessionCookie, signIn } from '../helpers/app.js'
-import { freshDatabase, runSql } from '../helpers/db.js'
+import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { freePort } from '../../lib/db/embedded.js'
 
 // dist/test/http/cli.test.js → the repository root.
@@ -25,9 +25,13 @@ const dir = mkdtempSync(join(tmpdir(), 'tablegate-cli-'))
 const config = join(dir, 'config.json')
 const threeRoles = join(dir, 'three-roles.json')
 const emptyDir = join(dir, 'empty')
+const audited = join(dir, 'audited.mjs')
 writeFileSync(config, JSON.stringify({ roles: ['admin', 'user'] }))
 writeFileSync(threeRoles, JSON.stringify({ roles: ['admin', 'user', 'editor'] }))
 writeFileSync(join(dir, 'typo.json'), JSON.stringify({ rols: ['admin', 'user'] }))
+writeFileSync(audited, `import { auditLog } from '${pathToFileURL(join(root, 'dist', 'lib', 'index.js')).href}'
+export default { roles: ['admin', 'user'], plugins: [auditLog] }
+`)
 mkdirSync(emptyDir)
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 
@@ -163,6 +167,23 @@ test('user create with a password, list, list --json, set-role, ban, unban and d
   assert.match(deleted.stdout, /deleted b@example\.com/)
   const remaining = JSON.parse((await cli(['user', 'list', '--json'])).stdout) as Array<{ email: string }>
   assert.deepEqual(remaining.map((u) => u.email), ['a@example.com'])
+})
+
+test('user changes from the CLI run the config\'s write hooks: the audit log records them with host as the actor', async () => {
+  ok(await cli(['user', 'create', '--email', 'audited@example.com', '--password', STRONG], { config: audited }), 'create')
+  ok(await cli(['user', 'set-role', '--email', 'audited@example.com', '--role', 'admin,user'], { config: audited }), 'set-role')
+  ok(await cli(['user', 'ban', '--email', 'audited@example.com'], { config: audited }), 'ban')
+  ok(await cli(['user', 'unban', '--email', 'audited@example.com'], { config: audited }), 'unban')
+  ok(await cli(['user', 'delete', '--email', 'audited@example.com'], { config: audited }), 'delete')
+  const rows = await withClient(databaseUrl, async (client) => (await client.query(`SELECT operation, user_id, before->>'role' AS before_role, after->>'role' AS after_role,
+      after->>'banned' AS banned FROM tablegate_audit_log WHERE resource = 'auth.users' ORDER BY id`)).rows)
+  assert.deepEqual(rows, [
+    { operation: 'create', user_id: 'host', before_role: null, after_role: 'user', banned: 'false' },
+    { operation: 'update', user_id: 'host', before_role: 'user', after_role: 'admin,user', banned: 'false' },
+    { operation: 'update', user_id: 'host', before_role: 'admin,user', after_role: 'admin,user', banned: 'true' },
+    { operation: 'update', user_id: 'host', before_role: 'admin,user', after_role: 'admin,user', banned: 'false' },
+    { operation: 'delete', user_id: 'host', before_role: 'admin,user', after_role: null, banned: null },
+  ])
 })
 
 test('every refusal exits non-zero with one line on stderr', async () => {
