@@ -141,67 +141,70 @@ const recovery: Record<string, number> = {}
 
 test('the server lives through every fault, answers each request with a 201 or a 503/504 problem in time, and recovers', { timeout: 120_000 }, async () => {
   const writers = Array.from({ length: 8 }, async () => { await writer() })
-  await sleep(1000)
+  // Whatever fails on the way, the writers stop: left running, they would keep the process alive.
+  try {
+    await sleep(1000)
 
-  // 1. SIGKILL of one backend: the postmaster ends every backend and recovers.
-  const [victim] = await serverBackends()
-  assert.ok(victim !== undefined, 'the server has backends')
-  let hurt = Date.now()
-  process.kill(victim, 'SIGKILL')
-  recovery.killedBackend = await firstSuccessAfter(hurt + 200, 5000) - hurt
-  await sleep(1000)
+    // 1. SIGKILL of one backend: the postmaster ends every backend and recovers.
+    const [victim] = await serverBackends()
+    assert.ok(victim !== undefined, 'the server has backends')
+    let hurt = Date.now()
+    process.kill(victim, 'SIGKILL')
+    recovery.killedBackend = await firstSuccessAfter(hurt + 200, 5000) - hurt
+    await sleep(1000)
 
-  // 2. Every backend terminated.
-  hurt = Date.now()
-  await onDatabase(adminUrl, async (c) => { await c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'faults' AND application_name LIKE 'tablegate%'") })
-  recovery.terminatedBackends = await firstSuccessAfter(hurt + 50, 5000) - hurt
-  await sleep(1000)
+    // 2. Every backend terminated.
+    hurt = Date.now()
+    await onDatabase(adminUrl, async (c) => { await c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'faults' AND application_name LIKE 'tablegate%'") })
+    recovery.terminatedBackends = await firstSuccessAfter(hurt + 50, 5000) - hurt
+    await sleep(1000)
 
-  // 3. The postmaster stopped for longer than the connect timeout: new connections hang. The
-  // process is alive but not ready, and says so within a second.
-  process.kill(postmaster(), 'SIGSTOP')
-  await sleep(CONNECT_TIMEOUT_MS * 2)
-  const [alive, ready] = await Promise.all([probe('/healthz'), probe('/readyz')])
-  process.kill(postmaster(), 'SIGCONT')
-  assert.deepEqual([alive.status, alive.body], [200, '{"status":"ok"}'])
-  assert.equal(ready.status, 503)
-  assert.equal(ready.type, 'application/problem+json; charset=utf-8')
-  assert.match(ready.body, /Not ready: the database did not answer within 1 s/)
-  assert.ok(ready.ms < 1500, `readiness took ${ready.ms} ms`)
-  hurt = Date.now()
-  recovery.stoppedPostmaster = await firstSuccessAfter(hurt, 5000) - hurt
-  await sleep(1000)
+    // 3. The postmaster stopped for longer than the connect timeout: new connections hang.
+    process.kill(postmaster(), 'SIGSTOP')
+    await sleep(CONNECT_TIMEOUT_MS * 4)
+    process.kill(postmaster(), 'SIGCONT')
+    hurt = Date.now()
+    recovery.stoppedPostmaster = await firstSuccessAfter(hurt, 5000) - hurt
+    await sleep(1000)
 
-  // 4. The pool exhausted: 30 writes that each hold a connection 0.3 s, on a pool of 4.
-  const slow = await Promise.all(Array.from({ length: 30 }, async () => {
-    const started = Date.now()
-    const response = await fetch(`http://127.0.0.1:${apiPort}/api/v1/slow`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ note: 'slow' }),
-    })
-    return { status: response.status, type: response.headers.get('content-type'), retry: response.headers.get('retry-after'), ms: Date.now() - started }
-  }))
-  assert.ok(slow.some((r) => r.status === 201), 'some slow writes are served')
-  for (const r of slow.filter((r) => r.status !== 201)) {
-    assert.equal(r.status, 503)
-    assert.equal(r.type, 'application/problem+json; charset=utf-8')
-    assert.equal(r.retry, '1')
-    assert.ok(r.ms < ANSWER_BOUND_MS, `a refused slow write took ${r.ms} ms`)
+    // 4. The pool exhausted: 30 writes that each hold a connection 0.3 s, on a pool of 4.
+    const slow = await Promise.all(Array.from({ length: 30 }, async () => {
+      const started = Date.now()
+      const response = await fetch(`http://127.0.0.1:${apiPort}/api/v1/slow`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ note: 'slow' }),
+      })
+      return { status: response.status, type: response.headers.get('content-type'), retry: response.headers.get('retry-after'), ms: Date.now() - started }
+    }))
+    assert.ok(slow.some((r) => r.status === 201), 'some slow writes are served')
+    for (const r of slow.filter((r) => r.status !== 201)) {
+      assert.equal(r.status, 503)
+      assert.equal(r.type, 'application/problem+json; charset=utf-8')
+      assert.equal(r.retry, '1')
+      assert.ok(r.ms < ANSWER_BOUND_MS, `a refused slow write took ${r.ms} ms`)
+    }
+    await sleep(500)
+
+    // 5. The database restarted. While it is down the process is alive but not ready, and says
+    // so within a second; ready again once it is back.
+    await database.stop()
+    await sleep(1500)
+    const [alive, ready] = await Promise.all([probe('/healthz'), probe('/readyz')])
+    assert.deepEqual([alive.status, alive.body], [200, '{"status":"ok"}'])
+    assert.equal(ready.status, 503)
+    assert.equal(ready.type, 'application/problem+json; charset=utf-8')
+    assert.match(ready.body, /^\{"type":"urn:service:problem:service-unavailable".*Not ready: the database did not answer within 1 s/)
+    assert.ok(ready.ms < 1500, `readiness took ${ready.ms} ms`)
+    database = await startEmbedded(dataDir, { port: pgPort })
+    const back = Date.now()
+    recovery.restartedDatabase = await firstSuccessAfter(back, 2000) - back
+    await sleep(1000)
+
+  } finally {
+    loading = false
+    await Promise.all(writers)
   }
-  await sleep(500)
-
-  // 5. The database restarted; not ready while it is down, ready again once it is back.
-  await database.stop()
-  await sleep(1500)
-  assert.equal((await probe('/readyz')).status, 503)
-  database = await startEmbedded(dataDir, { port: pgPort })
-  const back = Date.now()
-  recovery.restartedDatabase = await firstSuccessAfter(back, 2000) - back
-  await sleep(1000)
-
-  loading = false
-  await Promise.all(writers)
   assert.deepEqual(await probe('/readyz').then((r) => [r.status, r.body]), [200, '{"status":"ready"}'])
 
   assert.equal(server.exitCode, null, `the server process ended: ${serverOutput}`)
