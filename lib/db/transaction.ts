@@ -38,7 +38,12 @@ export async function beginTransaction (pool: Pool, options: TxOptions = {}): Pr
   const end = async (statement: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
     if (ended) return
     ended = true
-    if (lost !== undefined) return release(true)
+    if (lost !== undefined) {
+      release(true)
+      // A connection lost before COMMIT committed nothing: the work must not be taken as done.
+      if (statement === 'COMMIT') throw lost
+      return
+    }
     try {
       await control(client, statement)
     } catch (err) {
