@@ -1,7 +1,8 @@
 // `tablegate <command>`: argv → command. Results go to stdout; every refusal is one line on
 // stderr and a non-zero exit code.
-import { Command, CommanderError, InvalidArgumentError } from 'commander'
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { serve } from './serve.js'
+import { LOG_FORMATS, type LogFormat } from './logging.js'
 import { checkAll, migrateAll, withUsers } from './host.js'
 import { formatUserTable } from './format.js'
 import { generatePassword } from '../auth/passwords.js'
@@ -44,7 +45,8 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .option(...configOption)
     .option('--port <n>', 'port to listen on (default: $PORT, else 5173)', positiveInteger)
     .option('--host <host>', 'address to listen on', 'localhost')
-    .action(async (opts: { config?: string, port?: number, host: string }) => {
+    .addOption(new Option('--log-format <format>', 'log lines (default: pretty on a terminal, else json)').choices(LOG_FORMATS))
+    .action(async (opts: { config?: string, port?: number, host: string, logFormat?: LogFormat }) => {
       await serve({ ...opts, port: opts.port ?? portFromEnv(process.env.PORT) }, io)
     })
 

@@ -1,13 +1,23 @@
 // `tablegate serve`: the API on a port until SIGINT/SIGTERM, then a graceful close: no new
 // requests, those in flight finish (bounded), then the pools and the embedded database close.
+import type { AddressInfo } from 'node:net'
 import { createServer } from '../server.js'
 import { loadResolvedConfig } from './host.js'
 import { announceServer } from './running-server.js'
+import { chooseLogFormat, listeningUrl, serveLogger, type LogFormat } from './logging.js'
 import type { CliIo } from './io.js'
 
-export async function serve (opts: { config?: string | undefined, port: number, host: string }, io: CliIo): Promise<void> {
+export interface ServeOptions {
+  readonly config?: string | undefined
+  readonly port: number
+  readonly host: string
+  readonly logFormat?: LogFormat | undefined
+}
+
+export async function serve (opts: ServeOptions, io: CliIo): Promise<void> {
   const resolved = await loadResolvedConfig(opts.config)
-  const app = await createServer(resolved.config, { logger: resolved.config.logger ?? { level: 'info' } })
+  const logger = serveLogger(resolved.config.logger, chooseLogFormat(process.stdout.isTTY, opts.logFormat))
+  const app = await createServer(resolved.config, { logger })
   const closed = new Promise<void>((resolve) => {
     let closing = false
     const shutdown = (signal: string): void => {
@@ -35,7 +45,10 @@ export async function serve (opts: { config?: string | undefined, port: number, 
   await app.listen({ port: opts.port, host: opts.host })
   const withdraw = announceServer(resolved.dataDir, resolved.publicUrl)
   void closed.then(withdraw)
-  io.out(`tablegate is serving ${resolved.publicUrl} (API ${resolved.publicUrl}${resolved.basePath}, login ${resolved.publicUrl}${resolved.apiRoot}/auth)`)
+  const url = listeningUrl(opts.host, app.server.address() as AddressInfo)
+  io.out(`tablegate is serving ${url} (API ${url}${resolved.basePath}, login ${url}${resolved.apiRoot}/auth)`)
+  // Tokens name the public URL, which a proxy or a tunnel may rightly make another; say which it is.
+  if (new URL(resolved.publicUrl).origin !== url) io.out(`tokens are issued for the public URL ${resolved.publicUrl} (publicUrl in the config, or AUTH_URL)`)
   if (app.tablegate.users !== undefined && !(await app.tablegate.users.hasUsers())) {
     io.out('No user yet. Create the first admin in another terminal:')
     io.out('  npx tablegate user create --email you@example.com --generate-password')

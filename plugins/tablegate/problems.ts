@@ -1,5 +1,6 @@
-// problem+json for every error and for unknown routes. Unexpected errors are logged, reported to
-// `onUnhandledError`, and answered with a fixed 500 detail.
+// problem+json for every error and for unknown routes. Unexpected errors are logged as errors,
+// reported to `onUnhandledError`, and answered with a fixed 500 detail; a foreseen 5xx is logged
+// as a warning. Either line carries the request id (`reqId`) and the error with its stack.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { NO_ROUTE_DETAIL, PROBLEM_CONTENT_TYPE, problem, toProblemBody, type Problem } from '../../lib/problems.js'
 import { mapError } from '../../lib/http/error-mapping.js'
@@ -23,6 +24,10 @@ export function problemHandling (app: FastifyInstance, onUnhandledError: Unhandl
       } catch (hookError) {
         request.log.error({ err: hookError }, 'onUnhandledError threw')
       }
+    } else if (p.status >= 500) {
+      // A foreseen 5xx (a statement timeout, signing keys that cannot be loaded, not ready): no
+      // bug, so a warning, but one the operator can find by its request id, with where it arose.
+      request.log.warn({ err: error, problem: p.slug }, `answered ${p.status} ${p.slug}`)
     }
     return sendProblem(request, reply, p)
   })
