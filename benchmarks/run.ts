@@ -1,18 +1,14 @@
 // `npm run bench [-- --rows 1000000 --seconds 5 --repeat 2]`: tablegate beside a hand-written
 // Fastify + pg floor, same database, same scenarios, alternating, after a warm-up. Servers run in
 // their own processes pinned to core 0, PostgreSQL to core 1; server and PostgreSQL CPU come from /proc.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { readFileSync, existsSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { seedCards, seedOrders } from './bench-orders.js'
-import { createUserStore } from '../lib/auth/users.js'
-import { roleSetup } from '../lib/config/roles.js'
+import { AUTH_SECRET, benchCaller, cpuTicks, pinned, pinnedPostmaster, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
 
 const { values: args } = parseArgs({ options: {
   rows: { type: 'string', default: '100000' },
@@ -26,41 +22,10 @@ const ROWS = Number(args.rows)
 const SECONDS = Number(args.seconds)
 const CONNECTIONS = Number(args.connections)
 const REPEAT = Number(args.repeat)
-const AUTH_SECRET = 'bench-secret-0123456789abcdef'
-const here = fileURLToPath(new URL('.', import.meta.url))
-const pinned = existsSync('/usr/bin/taskset') && cpus().length >= 2
-
-function cpuTicks (pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return Number(fields[11]) + Number(fields[12])
-}
-
-function rssMb (pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
-  return Number(line?.split(/\s+/)[1] ?? 0) / 1024
-}
-
-async function startServer (file: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<{ child: ChildProcess, port: number }> {
-  const command = pinned ? 'taskset' : process.execPath
-  const script = [...nodeFlags, join(here, 'servers', file)]
-  const argv = pinned ? ['-c', '0', process.execPath, ...script] : script
-  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      const match = /ready (\d+)/.exec(chunk.toString())
-      if (match !== null) resolve(Number(match[1]))
-    })
-    child.on('exit', (code) => { reject(new Error(`${file} exited with ${code}`)) })
-  })
-  return { child, port }
-}
-
 // --- database, user, token, seed ---------------------------------------------------------------
 const database = await benchDatabase()
 const databaseUrl = database.url
-const postmaster = database.dataDir === undefined ? undefined : Number(readFileSync(join(database.dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0])
-// Backends fork from the postmaster and inherit its core.
-if (postmaster !== undefined && pinned) execFileSync('taskset', ['-a', '-p', '-c', '1', String(postmaster)], { stdio: 'ignore' })
+const postmaster = pinnedPostmaster(database)
 
 /** CPU ticks of the embedded PostgreSQL's processes by pid: the postmaster and its children (the backends). */
 function databaseTicks (): Map<number, number> {
@@ -84,11 +49,8 @@ function databaseTicksSince (before: Map<number, number>): number {
   return used
 }
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 })
-const users = createUserStore({ pool, schema: undefined, roles: roleSetup(['admin', 'user'], 'user'), authSecret: AUTH_SECRET, issuer: 'http://localhost:5173' })
-await users.migrate()
-await users.create({ email: 'admin@example.com', password: 'correct-horse-battery' })
-const benchUser = await users.create({ email: 'bench@example.com', password: 'correct-horse-battery', role: 'user' })
-const { token } = await users.issueToken('bench@example.com', { ttlSeconds: 3600 })
+const benchUser = await benchCaller(pool)
+const { token } = benchUser
 await seedOrders(pool, ROWS, benchUser.id)
 const CARDS = 200
 await seedCards(pool, CARDS)
@@ -190,7 +152,7 @@ const scenarios: Scenario[] = [
 
 interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
 
-async function measure (server: { child: ChildProcess, port: number }, side: Side, extraHeaders: Record<string, string>, seconds: number): Promise<Measured> {
+async function measure (server: BenchServer, side: Side, extraHeaders: Record<string, string>, seconds: number): Promise<Measured> {
   const before = cpuTicks(server.child.pid!)
   const databaseBefore = databaseTicks()
   const result = await autocannon({
@@ -320,10 +282,7 @@ try {
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
 } finally {
-  await Promise.all([tablegate.child, floor.child].map(async (child) => await new Promise((resolve) => {
-    child.once('exit', resolve)
-    child.kill('SIGTERM')
-  })))
+  await stopServers([tablegate, floor])
   await pool.end()
   await database.stop()
 }

@@ -1,0 +1,70 @@
+// What the benchmarks that drive a real server share: the server as a process of its own (pinned
+// to core 0 when there are two cores, PostgreSQL to core 1), its CPU and memory read from /proc,
+// and a caller with a real token.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { cpus } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type pg from 'pg'
+import type { BenchDatabase } from './database.js'
+import { createUserStore } from '../lib/auth/users.js'
+import { roleSetup } from '../lib/config/roles.js'
+
+export const AUTH_SECRET = 'bench-secret-0123456789abcdef'
+export const pinned = existsSync('/usr/bin/taskset') && cpus().length >= 2
+const here = fileURLToPath(new URL('.', import.meta.url))
+
+export function cpuTicks (pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return Number(fields[11]) + Number(fields[12])
+}
+
+export function rssMb (pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
+  return Number(line?.split(/\s+/)[1] ?? 0) / 1024
+}
+
+export interface BenchServer { readonly child: ChildProcess, readonly port: number }
+
+/** Runs benchmarks/servers/`file` in its own process; resolves once it prints `ready <port>`. */
+export async function startServer (file: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<BenchServer> {
+  const command = pinned ? 'taskset' : process.execPath
+  const script = [...nodeFlags, join(here, 'servers', file)]
+  const argv = pinned ? ['-c', '0', process.execPath, ...script] : script
+  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const match = /ready (\d+)/.exec(chunk.toString())
+      if (match !== null) resolve(Number(match[1]))
+    })
+    child.on('exit', (code) => { reject(new Error(`${file} exited with ${code}`)) })
+  })
+  return { child, port }
+}
+
+/** Stops servers started by startServer and waits for their exit. */
+export async function stopServers (servers: readonly BenchServer[]): Promise<void> {
+  await Promise.all(servers.map(async ({ child }) => await new Promise((resolve) => {
+    child.once('exit', resolve)
+    child.kill('SIGTERM')
+  })))
+}
+
+/** The embedded PostgreSQL's postmaster, moved to core 1 when pinning (its backends fork from it and inherit the core). */
+export function pinnedPostmaster (database: BenchDatabase): number | undefined {
+  if (database.dataDir === undefined) return undefined
+  const postmaster = Number(readFileSync(join(database.dataDir, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0])
+  if (pinned) execFileSync('taskset', ['-a', '-p', '-c', '1', String(postmaster)], { stdio: 'ignore' })
+  return postmaster
+}
+
+/** The auth store, an admin, and the `user` every benchmark request is made as, with a bearer token for an hour. */
+export async function benchCaller (pool: pg.Pool): Promise<{ id: string, token: string }> {
+  const users = createUserStore({ pool, schema: undefined, roles: roleSetup(['admin', 'user'], 'user'), authSecret: AUTH_SECRET, issuer: 'http://localhost:5173' })
+  await users.migrate()
+  await users.create({ email: 'admin@example.com', password: 'correct-horse-battery' })
+  const caller = await users.create({ email: 'bench@example.com', password: 'correct-horse-battery', role: 'user' })
+  const { token } = await users.issueToken('bench@example.com', { ttlSeconds: 3600 })
+  return { id: caller.id, token }
+}
