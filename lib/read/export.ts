@@ -1,7 +1,8 @@
 // Runs an export plan: one read-only transaction with its own statement timeout, a cursor read a
-// batch at a time as the client takes the text (backpressure: a slow client holds the cursor, not
-// memory), and a statement cancelled in PostgreSQL when the client goes away. Failures before the
+// batch at a time as the client takes the text in chunks of bounded size (backpressure: a slow
+// client holds the cursor, not memory), and a statement cancelled in PostgreSQL when the client goes away. Failures before the
 // first row are problems like any read's; a failure after it can only cut the response short.
+import { once } from 'node:events'
 import { Readable } from 'node:stream'
 import type { Pool } from '../db/pool.js'
 import { cancelStatement, streamRows } from '../db/query.js'
@@ -12,8 +13,14 @@ import { exportWriter } from '../serialize/export.js'
 import type { Row } from '../serialize/record.js'
 import { asFilterProblem } from './execute.js'
 
-/** Rows fetched from the cursor at a time, and rows written as one chunk of text. */
+/** Rows fetched from the cursor at a time. */
 const BATCH_ROWS = 1000
+/**
+ * About how many characters one chunk of text holds. A string over 128 KiB lands in V8's
+ * large-object space, which only a full collection frees: chunks that big grow the heap with the
+ * row count until one runs. Rows per chunk follow the width of the rows before.
+ */
+const CHUNK_CHARS = 32 * 1024
 
 export interface ExportOptions {
   readonly timeoutMs: number
@@ -21,22 +28,38 @@ export interface ExportOptions {
   readonly signal: AbortSignal
 }
 
+/** Rows per chunk for rows as wide as those of the last chunk. */
+function chunkRows (rows: number, chars: number): number {
+  return Math.max(1, Math.min(BATCH_ROWS, Math.floor(rows * CHUNK_CHARS / Math.max(chars, 1))))
+}
+
 export async function openExport (pool: Pool, plan: ExportPlan, options: ExportOptions): Promise<Readable> {
   const transaction = await beginTransaction(pool, { readOnly: true, timeoutMs: options.timeoutMs })
   const { tx } = transaction
   const stream = streamRows(tx, compileExport(plan), BATCH_ROWS)
-  const rows = stream[Symbol.asyncIterator]() as AsyncIterator<Row>
+  // Rows are taken a batch at a time, not awaited one by one; an error while none is awaited is
+  // kept by the stream (`errored`) and thrown by the next batch.
+  stream.on('error', () => {})
   let fetching = false
   const cancel = (): void => {
     if (fetching) cancelStatement(pool, tx).catch(() => {})
   }
   options.signal.addEventListener('abort', cancel, { once: true })
-  const next = async (): Promise<IteratorResult<Row>> => {
-    fetching = true
-    try {
-      return await rows.next()
-    } finally {
-      fetching = false
+  /** The rows the stream holds, waiting for some when it holds none; empty at the end. */
+  const nextBatch = async (): Promise<Row[]> => {
+    for (;;) {
+      if (stream.errored !== null) throw stream.errored
+      const batch: Row[] = []
+      for (let row = stream.read() as Row | null; row !== null; row = stream.read() as Row | null) batch.push(row)
+      if (batch.length > 0 || stream.readableEnded) return batch
+      fetching = true
+      const settled = new AbortController()
+      try {
+        await Promise.race([once(stream, 'readable', { signal: settled.signal }), once(stream, 'end', { signal: settled.signal })])
+      } finally {
+        fetching = false
+        settled.abort()
+      }
     }
   }
   const end = async (ok: boolean): Promise<void> => {
@@ -44,9 +67,9 @@ export async function openExport (pool: Pool, plan: ExportPlan, options: ExportO
     stream.destroy()
     await (ok ? transaction.commit() : transaction.rollback())
   }
-  let first: IteratorResult<Row>
+  let first: Row[]
   try {
-    first = await next()
+    first = await nextBatch()
   } catch (err) {
     await end(false)
     throw asFilterProblem(err, plan)
@@ -56,15 +79,17 @@ export async function openExport (pool: Pool, plan: ExportPlan, options: ExportO
     let done = false
     try {
       if (write.head !== '') yield write.head
-      let batch: Row[] = []
-      for (let row = first; row.done !== true; row = await next()) {
-        batch.push(row.value)
-        if (batch.length === BATCH_ROWS) {
-          yield write.rows(batch)
-          batch = []
+      // The first row's width is unknown: it goes alone.
+      let rowsPerChunk = 1
+      for (let batch = first; batch.length > 0; batch = await nextBatch()) {
+        for (let at = 0; at < batch.length;) {
+          const rows = batch.slice(at, at + rowsPerChunk)
+          const chunk = write.rows(rows)
+          at += rows.length
+          rowsPerChunk = chunkRows(rows.length, chunk.length)
+          yield chunk
         }
       }
-      if (batch.length > 0) yield write.rows(batch)
       done = true
     } finally {
       // Not done: the client went away (the generator was returned) or a fetch failed.
