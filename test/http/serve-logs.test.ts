@@ -97,26 +97,32 @@ test('stdout not a terminal: every line but the two for people is JSON', () => {
   assert.ok(logLines(served.output()).some((l) => l.msg.startsWith('Server listening at')))
 })
 
+/**
+ * Requests `path`, expects `status`, and returns the line logged as `msg` for that request,
+ * checking that the request's closing line, with the same request id, carries the status.
+ */
+async function loggedFailure (path: string, status: number, msg: string): Promise<LogLine> {
+  const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } })
+  assert.equal(response.status, status)
+  const lines = await linesOf(served, path, 'request completed')
+  const completed = lines.find((l) => l.msg === 'request completed') as { res?: { statusCode: number } } | undefined
+  assert.equal(completed?.res?.statusCode, status, 'the same request id closes with the status')
+  const line = lines.find((l) => l.msg === msg)
+  assert.ok(line !== undefined, `no '${msg}' among ${JSON.stringify(lines)}`)
+  assert.match(line.reqId!, /^req-/)
+  return line
+}
+
 test('an unexpected 500 is logged as an error with its request id and the stack of where it was thrown', async () => {
-  const response = await fetch(`${base}/api/v1/charge`, { headers: { authorization: `Bearer ${token}` } })
-  assert.equal(response.status, 500)
-  const lines = await linesOf(served, '/api/v1/charge', 'request completed')
-  const error = lines.find((l) => l.msg === 'unhandled error')!
+  const error = await loggedFailure('/api/v1/charge', 500, 'unhandled error')
   assert.equal(error.level, 50)
-  assert.match(error.reqId!, /^req-/)
   assert.equal(error.err?.message, 'the card service said no')
   assert.match(error.err!.stack, /^Error: the card service said no\n\s+at chargeTheCard \(.*tablegate\.config\.mjs:\d+:\d+\)/)
-  const completed = lines.find((l) => l.msg === 'request completed') as { res?: { statusCode: number } } | undefined
-  assert.equal(completed?.res?.statusCode, 500, 'the same request id closes with the 500')
 })
 
 test('a foreseen 503 is logged as a warning, with its request id, slug and stack', async () => {
-  const response = await fetch(`${base}/api/v1/busy`, { headers: { authorization: `Bearer ${token}` } })
-  assert.equal(response.status, 503)
-  const lines = await linesOf(served, '/api/v1/busy', 'request completed')
-  const warning = lines.find((l) => l.msg === 'answered 503 service-unavailable')!
+  const warning = await loggedFailure('/api/v1/busy', 503, 'answered 503 service-unavailable')
   assert.equal(warning.level, 40)
-  assert.match(warning.reqId!, /^req-/)
   assert.equal(warning.problem, 'service-unavailable')
   assert.equal(warning.err?.message, 'The card service is busy.')
   assert.match(warning.err!.stack, /tablegate\.config\.mjs:\d+:\d+/)
