@@ -46,9 +46,18 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
   const showDeleted = parseShowDeleted(model, input.show_deleted)
   const tokenBinding = pageTokenBinding(model.name, filterText, order, showDeleted)
   const token = textParameter('page_token', input.page_token)
+  const read = recordsRead(access, input.fields, services, context.rowPermissions ? access.permissions.list : undefined)
+  // Written out, not spread: a plan built by spreading was 60 µs slower a list page (dictionary
+  // properties in every reader), measured with `npm run bench -- --only "list page"`.
   return {
-    ...page,
-    ...recordsRead(access, input.fields, services, context.rowPermissions ? access.permissions.list : undefined),
+    kind: page.kind,
+    position: page.position,
+    count: page.count,
+    model: read.model,
+    select: read.select,
+    fetch: read.fetch,
+    readable: read.readable,
+    permissions: read.permissions,
     scope: readScope(access, showDeleted),
     filter,
     filterText,
