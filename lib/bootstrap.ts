@@ -16,7 +16,6 @@ import { AccessResolver } from './access/resolve.js'
 import { RuleFilters } from './access/row-filter.js'
 import { checkAccessConfig } from './access/check-config.js'
 import { BoundedCache } from './cache.js'
-import { RequestTimings } from './timing.js'
 import { deriveKey } from './crypto.js'
 import { pageTokens } from './query/page-token.js'
 import { etags } from './serialize/etag.js'
@@ -59,7 +58,6 @@ function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHo
     pageTokens: pageTokens(deriveKey(authSecret, 'page-token')),
     etags: etags(deriveKey(authSecret, 'etag')),
     estimates: new BoundedCache(10_000),
-    timings: config.serverTiming ? new RequestTimings() : undefined,
     ruleFilters: new RuleFilters(),
     hooks,
   }

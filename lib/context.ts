@@ -3,6 +3,7 @@
 // plugin creates the context before any plugin fills them in.
 import type { CallerUser } from './principal.js'
 import type { AccessPlan } from './access/types.js'
+import type { StageTimes } from './timing.js'
 
 export type { CallerUser }
 
@@ -15,6 +16,8 @@ export interface TablegateContext {
    * resource is a 404 not-found problem.
    */
   access (resource: string): AccessPlan
+  /** The request's Server-Timing stages; undefined unless the config turns `serverTiming` on. */
+  timing?: StageTimes
 }
 
 declare module 'fastify' {

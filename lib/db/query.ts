@@ -4,7 +4,7 @@
 // statement is published on the `tablegate:query` diagnostics channel (text only, never values),
 // so tests and tracing can see what ran without wrapping pg.
 import { createHash } from 'node:crypto'
-import { channel, tracingChannel } from 'node:diagnostics_channel'
+import { channel } from 'node:diagnostics_channel'
 import type pg from 'pg'
 import QueryStream from 'pg-query-stream'
 import { compile, type Sql } from '../sql/sql.js'
@@ -17,10 +17,6 @@ const DATA_STATEMENT = /^(SELECT|INSERT|UPDATE|DELETE) /
 const kStatementNames = Symbol('tablegate.statementNames')
 
 export const queryChannel = channel('tablegate:query')
-
-/** Each statement's start and end (Server-Timing's `db`); traced only while someone listens. */
-export interface StatementTrace { readonly text: string }
-export const statementTracing = tracingChannel<StatementTrace>('tablegate:statement')
 
 /**
  * The names of a pool's prepared statements. Each connection keeps the statements it prepared
@@ -54,9 +50,7 @@ export function statementNamesOf (db: Queryable): StatementNames | undefined {
 export async function query<R extends pg.QueryResultRow = pg.QueryResultRow> (db: Queryable, fragment: Sql): Promise<pg.QueryResult<R>> {
   const { text, values } = compile(fragment)
   if (queryChannel.hasSubscribers) queryChannel.publish({ text })
-  const config = { text, values, name: (db as Named)[kStatementNames]?.nameFor(text) }
-  if (statementTracing.start.hasSubscribers) return await statementTracing.tracePromise(async () => await db.query<R>(config), { text })
-  return await db.query<R>(config)
+  return await db.query<R>({ text, values, name: (db as Named)[kStatementNames]?.nameFor(text) })
 }
 
 export async function rows<R extends pg.QueryResultRow = pg.QueryResultRow> (db: Queryable, fragment: Sql): Promise<R[]> {
@@ -81,6 +75,5 @@ export type ControlStatement = 'BEGIN' | 'BEGIN READ ONLY' | 'COMMIT' | 'ROLLBAC
 /** A statement without parameters that is not built (BEGIN, COMMIT, savepoints), published like the others. */
 export async function control (db: Queryable, text: ControlStatement): Promise<void> {
   if (queryChannel.hasSubscribers) queryChannel.publish({ text })
-  if (statementTracing.start.hasSubscribers) await statementTracing.tracePromise(async () => await db.query(text), { text })
-  else await db.query(text)
+  await db.query(text)
 }

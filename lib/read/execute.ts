@@ -17,7 +17,7 @@ import { compileCount, compileEstimate, compileGet, compileList } from '../sql/r
 import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageDirection, PageTokens } from '../query/page-token.js'
 import type { BoundedCache } from '../cache.js'
-import { measured, type RequestTimings } from '../timing.js'
+import { startLaps, type StageTimes } from '../timing.js'
 import { rowPermissions } from './permissions.js'
 import type { Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
@@ -43,8 +43,6 @@ export interface Estimate { readonly rows: number, readonly at: number }
 
 /** What reads need of the app. */
 export interface ReadServices {
-  /** Server-Timing's recorder; undefined when it is off. */
-  readonly timings: RequestTimings | undefined
   readonly pageTokens: PageTokens
   readonly etags: Etags
   /** The planner's estimates by list and caller, each good for 30 s. */
@@ -90,12 +88,17 @@ export interface ReadRecord {
   readonly etag: string
 }
 
-export async function readOne (db: Queryable, plan: GetPlan, services: ReadServices): Promise<ReadRecord> {
+/** `times`: the request's Server-Timing stages, when it is timed. */
+export async function readOne (db: Queryable, plan: GetPlan, services: ReadServices, times?: StageTimes): Promise<ReadRecord> {
+  const laps = startLaps(times)
   const [row] = await rows<Row>(db, compileGet(plan))
+  laps?.lap('db')
   if (row === undefined) throw recordNotFound(plan.model.name)
   const etag = services.etags.of(plan.model, plan.readable)(row)
   const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions)(row)
-  return { etag, json: measured(services.timings, 'serialize', () => recordJson(plan.select, row, etag, permissions)) }
+  const json = recordJson(plan.select, row, etag, permissions)
+  laps?.lap('serialize')
+  return { etag, json }
 }
 
 /** A page's records as JSON. */
@@ -113,19 +116,23 @@ async function pageRecords (plan: ListPlan, page: readonly Row[], services: Read
   return records
 }
 
-export async function readList (db: Queryable, plan: ListPlan, services: ReadServices, guards: readonly ListGuard[]): Promise<ListResult> {
+/** `times`: the request's Server-Timing stages, when it is timed. */
+export async function readList (db: Queryable, plan: ListPlan, services: ReadServices, guards: readonly ListGuard[], times?: StageTimes): Promise<ListResult> {
+  const laps = startLaps(times)
   const warnings: string[] = []
   for (const guard of guards) {
     const warning = await guard(plan, db)
     if (warning !== undefined) warnings.push(warning)
   }
   const found = await rows<Row>(db, compileList(plan)).catch((err: unknown) => { throw asFilterProblem(err, plan) })
+  laps?.lap('db')
   const hasMore = found.length > plan.pageSize
   const page = hasMore ? found.slice(0, plan.pageSize) : found
   // A backward page was read in the reversed order, nearest row first.
   const backward = plan.cursor?.direction === 'backward'
   if (backward) page.reverse()
-  const records = services.timings === undefined ? await pageRecords(plan, page, services) : await services.timings.measureAsync('serialize', async () => await pageRecords(plan, page, services))
+  const records = await pageRecords(plan, page, services)
+  laps?.lap('serialize')
   // Tokens read on from the page's own rows: forward from its last, backward from its first. Rows
   // follow a backward page (the one its token came from), and precede a page that a forward token
   // or a seek position started; an empty page has no row to read on from.
@@ -134,6 +141,7 @@ export async function readList (db: Queryable, plan: ListPlan, services: ReadSer
   const tokenFrom = (row: Row | undefined, direction: PageDirection): string =>
     row === undefined ? '' : services.pageTokens.encode(plan.tokenBinding, { direction, values: orderValues(plan, row) })
   const nextPageToken = rowsAfter ? tokenFrom(page.at(-1), 'forward') : ''
+  laps?.lap('serialize')
   if (plan.kind === 'seek') return { json: seekJson(records, nextPageToken, rowsBefore ? tokenFrom(page[0], 'backward') : ''), warnings }
   const size = page.length
   // A page with more after it proves one more row than it holds, whatever a 30 s old estimate says.
@@ -144,7 +152,10 @@ export async function readList (db: Queryable, plan: ListPlan, services: ReadSer
     total = counted!.total
     estimated = total
   }
-  return { json: listJson(records, nextPageToken, estimated, total), warnings }
+  laps?.lap('db')
+  const json = listJson(records, nextPageToken, estimated, total)
+  laps?.lap('serialize')
+  return { json, warnings }
 }
 
 /** A row's values of the order's fields, as text: read from the record, or from the extra columns compileList adds. */

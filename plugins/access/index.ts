@@ -5,14 +5,16 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { callerAccess } from '../../lib/access/resolve.js'
 import { runtimeOf } from '../../lib/runtime.js'
+import { measured } from '../../lib/timing.js'
 
 async function access (app: FastifyInstance): Promise<void> {
-  const { access: resolver, services: { timings } } = runtimeOf(app)
+  const resolver = runtimeOf(app).access
   app.addHook('onRequest', async (request) => {
     const { user, tenant } = request.ctx
     if (user === null) return
     const plans = callerAccess(resolver, { user, tenant })
-    request.ctx.access = timings === undefined ? plans : (resource) => timings.measure('access', () => plans(resource))
+    const times = request.ctx.timing
+    request.ctx.access = times === undefined ? plans : (resource) => measured(times, 'access', () => plans(resource))
   })
 }
 

@@ -9,7 +9,7 @@ import { requireOperation, requireTenant, requireVisible } from '../../lib/acces
 import { checkKnownParameters } from '../../lib/query/params.js'
 import { planFacets, planHistogram, planSeries } from '../../lib/plan/aggregates.js'
 import { readFacets, readHistogram, readSeries } from '../../lib/read/aggregates.js'
-import { measured } from '../../lib/timing.js'
+import { measured, measuredAsync, type StageTimes } from '../../lib/timing.js'
 
 type Query = Record<string, unknown>
 
@@ -21,18 +21,27 @@ export interface AggregateRouteOptions {
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 /** Each aggregate: its parameters, and how a query string becomes its JSON. */
-const AGGREGATES: Record<string, { parameters: readonly string[], answer: (query: Query, access: AccessPlan, services: AppServices, db: Queryable) => Promise<string> }> = {
+const AGGREGATES: Record<string, { parameters: readonly string[], answer: (query: Query, access: AccessPlan, services: AppServices, db: Queryable, times: StageTimes | undefined) => Promise<string> }> = {
   facets: {
     parameters: ['field', 'filter', 'limit', 'show_deleted'],
-    answer: async (query, access, services, db) => await readFacets(db, measured(services.timings, 'plan', () => planFacets(query, access, services))),
+    answer: async (query, access, services, db, times) => {
+      const plan = measured(times, 'plan', () => planFacets(query, access, services))
+      return await measuredAsync(times, 'db', async () => await readFacets(db, plan))
+    },
   },
   series: {
     parameters: ['field', 'range', 'from', 'to', 'granularity', 'time_zone', 'filter', 'show_deleted'],
-    answer: async (query, access, services, db) => await readSeries(db, measured(services.timings, 'plan', () => planSeries(query, access, services))),
+    answer: async (query, access, services, db, times) => {
+      const plan = measured(times, 'plan', () => planSeries(query, access, services))
+      return await measuredAsync(times, 'db', async () => await readSeries(db, plan))
+    },
   },
   histogram: {
     parameters: ['field', 'buckets', 'filter', 'show_deleted'],
-    answer: async (query, access, services, db) => await readHistogram(db, measured(services.timings, 'plan', () => planHistogram(query, access, services))),
+    answer: async (query, access, services, db, times) => {
+      const plan = measured(times, 'plan', () => planHistogram(query, access, services))
+      return await measuredAsync(times, 'db', async () => await readHistogram(db, plan))
+    },
   },
 }
 
@@ -48,7 +57,7 @@ export async function aggregateRoutes (app: FastifyInstance, options: AggregateR
       const query = request.query as Query
       checkKnownParameters(query, aggregate.parameters)
       requireTenant(model, request.ctx.tenant)
-      return reply.type(JSON_TYPE).send(await aggregate.answer(query, access, services, db.read))
+      return reply.type(JSON_TYPE).send(await aggregate.answer(query, access, services, db.read, request.ctx.timing))
     })
   }
 }

@@ -7,20 +7,22 @@ import cookie from '@fastify/cookie'
 import rateLimit from '@fastify/rate-limit'
 import { cookieSecret } from '../../lib/auth/session-cookie.js'
 import { runtimeOf } from '../../lib/runtime.js'
-import { measured } from '../../lib/timing.js'
+import { startLaps } from '../../lib/timing.js'
 import { loginRoutes } from './routes.js'
 import { signInForm } from './sign-in-form.js'
 import { sharedLimiterStore } from '../../lib/auth/sign-in-limiter.js'
 
 async function auth (app: FastifyInstance): Promise<void> {
-  const { verifier, users, db, config, services } = runtimeOf(app)
+  const { verifier, users, db, config } = runtimeOf(app)
   const loginPrefix = `${config.apiRoot}/auth`
   // The login routes answer an unknown path themselves (404): that a path is not there is no secret.
   const isLoginPath = (url: string): boolean => url === loginPrefix || url.startsWith(`${loginPrefix}/`) || url.startsWith(`${loginPrefix}?`)
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.public === true) return
     if (users !== undefined && request.is404 && isLoginPath(request.url)) return
-    const principal = await measured(services.timings, 'auth', async () => await verifier.authenticate(request.headers.authorization))
+    const laps = startLaps(request.ctx.timing)
+    const principal = await verifier.authenticate(request.headers.authorization)
+    laps?.lap('auth')
     request.ctx.user = principal.user
     request.ctx.tenant = principal.tenant
   })

@@ -17,7 +17,7 @@ import { NO_ROUTE_DETAIL, problem } from '../../lib/problems.js'
 import { withTransaction } from '../../lib/db/transaction.js'
 import { commitWrite, prepareWrite, type WriteOutcome, type WriteRequest } from '../../lib/write/pipeline.js'
 import { writeInOneStatement } from '../../lib/write/single-statement.js'
-import { measured } from '../../lib/timing.js'
+import { measured, measuredAsync } from '../../lib/timing.js'
 import { isUndelete, rawKeyOf, UNDELETE } from './paths.js'
 
 type Query = Record<string, unknown>
@@ -48,26 +48,28 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   // One statement where it is atomic on its own; otherwise the pipeline in a transaction.
   const write = async (request: FastifyRequest, access: AccessPlan, write: WriteRequest): Promise<WriteOutcome> => {
     const context = { ctx: request.ctx, access, services }
-    const plan = await measured(services.timings, 'plan', async () => await prepareWrite(write, context))
-    return await writeInOneStatement(plan, context, db.app) ??
-      await withTransaction(db.app, {}, async (tx) => await commitWrite(plan, context, tx))
+    const times = request.ctx.timing
+    const plan = await measuredAsync(times, 'plan', async () => await prepareWrite(write, context))
+    // A write's db stage is all of its database work: statements, transaction and write hooks.
+    return await measuredAsync(times, 'db', async () => await writeInOneStatement(plan, context, db.app) ??
+      await withTransaction(db.app, {}, async (tx) => await commitWrite(plan, context, tx)))
   }
 
   // Bodies are JSON text already (lib/serialize/json.ts): Fastify sends JSON text as it is.
   const sendJson = (reply: FastifyReply, status: number, json: string) => reply.code(status).type(JSON_TYPE).send(json)
-  const recordOf = (access: AccessPlan, outcome: WriteOutcome): string =>
-    measured(services.timings, 'serialize', () => recordJson(services.selections.of(model, access.readable), outcome.row, outcome.etag))
+  const recordOf = (request: FastifyRequest, access: AccessPlan, outcome: WriteOutcome): string =>
+    measured(request.ctx.timing, 'serialize', () => recordJson(services.selections.of(model, access.readable), outcome.row, outcome.etag))
 
-  const respond = (reply: FastifyReply, status: number, access: AccessPlan, outcome: WriteOutcome, prefer: ReturnType<typeof parsePrefer>) => {
+  const respond = (request: FastifyRequest, reply: FastifyReply, status: number, access: AccessPlan, outcome: WriteOutcome, prefer: ReturnType<typeof parsePrefer>) => {
     reply.header('etag', outcome.etag)
     if (prefer === 'minimal') return reply.code(status === 201 ? 201 : 204).send()
-    return sendJson(reply, status, recordOf(access, outcome))
+    return sendJson(reply, status, recordOf(request, access, outcome))
   }
 
   const list = async (request: FastifyRequest, reply: FastifyReply, access: AccessPlan, plan: (context: ListContext) => ListPlan, maxFilterLength: number) => {
     requireTenant(model, request.ctx.tenant)
-    const planned = measured(services.timings, 'plan', () => plan({ access, services, rowPermissions, maxFilterLength }))
-    const { json, warnings } = await readList(db.read, planned, services, listGuards)
+    const planned = measured(request.ctx.timing, 'plan', () => plan({ access, services, rowPermissions, maxFilterLength }))
+    const { json, warnings } = await readList(db.read, planned, services, listGuards, request.ctx.timing)
     if (warnings.length > 0) reply.header('x-service-warning', warnings.join(' '))
     return sendJson(reply, 200, json)
   }
@@ -104,8 +106,8 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     const query = request.query as Query
     checkKnownParameters(query, GET_PARAMETERS)
     requireTenant(model, request.ctx.tenant)
-    const plan = measured(services.timings, 'plan', () => planGet(keyOf(request), query, access, services, rowPermissions))
-    const { json, etag } = await readOne(db.read, plan, services)
+    const plan = measured(request.ctx.timing, 'plan', () => planGet(keyOf(request), query, access, services, rowPermissions))
+    const { json, etag } = await readOne(db.read, plan, services, request.ctx.timing)
     reply.header('etag', etag)
     if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send()
     return sendJson(reply, 200, json)
@@ -116,14 +118,14 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     checkKnownParameters(request.query as Query, [])
     const outcome = await write(request, access, { operation: 'create', body: request.body })
     reply.header('location', `${collectionPath}/${outcome.key}`)
-    return respond(reply, 201, access, outcome, parsePrefer(request.headers.prefer))
+    return respond(request, reply, 201, access, outcome, parsePrefer(request.headers.prefer))
   })
 
   app.patch(`${collectionPath}/:key`, async (request, reply) => {
     const access = accessFor(request)
     checkKnownParameters(request.query as Query, [])
     const outcome = await write(request, access, { operation: 'update', key: keyOf(request), body: request.body, ifMatch: parseIfMatch(request.headers['if-match']) })
-    return respond(reply, 200, access, outcome, parsePrefer(request.headers.prefer))
+    return respond(request, reply, 200, access, outcome, parsePrefer(request.headers.prefer))
   })
 
   app.delete(`${collectionPath}/:key`, async (request, reply) => {
@@ -131,7 +133,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     checkKnownParameters(request.query as Query, [])
     const outcome = await write(request, access, { operation: 'delete', key: keyOf(request), ifMatch: parseIfMatch(request.headers['if-match']) })
     if (parsePrefer(request.headers.prefer) !== 'representation') return reply.code(204).send()
-    return sendJson(reply, 200, recordOf(access, outcome))
+    return sendJson(reply, 200, recordOf(request, access, outcome))
   })
 
   app.post(`${collectionPath}/:key`, async (request, reply) => {
@@ -140,6 +142,6 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     checkKnownParameters(request.query as Query, [])
     const outcome = await write(request, access, { operation: 'undelete', key: keyOf(request, UNDELETE), ifMatch: parseIfMatch(request.headers['if-match']) })
     reply.header('etag', outcome.etag)
-    return sendJson(reply, 200, recordOf(access, outcome))
+    return sendJson(reply, 200, recordOf(request, access, outcome))
   })
 }
