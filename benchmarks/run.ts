@@ -224,8 +224,10 @@ async function batchScenarios (): Promise<void> {
 
 /**
  * What observability costs: the list page on tablegate as shipped (metrics on) beside the same
- * server without metrics and with metrics and Server-Timing, alternating, in requests per second
- * and server CPU per request.
+ * server without metrics and with metrics and Server-Timing, in requests per second and server
+ * CPU per request. The servers take turns second by second (SECONDS × REPEAT rounds), so a drift
+ * of the machine's speed falls on all three alike: runs of several seconds each disagreed by more
+ * than the effect measured.
  */
 async function observabilityScenarios (): Promise<void> {
   const servers = {
@@ -236,21 +238,20 @@ async function observabilityScenarios (): Promise<void> {
   const list: Side = { method: 'GET', path: () => '/api/v1/bench_orders?page_size=50' }
   const runs = new Map<string, Measured[]>()
   try {
-    for (let r = 0; r < REPEAT; r++) {
-      for (const [name, server] of Object.entries(servers)) {
-        await measure(server, list, auth, 1)
-        runs.set(name, [...(runs.get(name) ?? []), await measure(server, list, auth, SECONDS)])
-      }
+    for (const server of Object.values(servers)) await measure(server, list, auth, 1)
+    for (let round = 0; round < SECONDS * REPEAT; round++) {
+      for (const [name, server] of Object.entries(servers)) runs.set(name, [...(runs.get(name) ?? []), await measure(server, list, auth, 1)])
     }
   } finally {
     for (const [name, server] of Object.entries(servers)) if (name !== 'metrics on (default)') server.child.kill('SIGTERM')
   }
+  const mean = (xs: number[]): number => xs.reduce((sum, x) => sum + x, 0) / xs.length
   const base = runs.get('metrics off')!
-  console.log(`\n${'list page 50, observability'.padEnd(30)}${'req/s'.padStart(8)}${'vs off'.padStart(8)}${'CPU µs/req'.padStart(12)}${'vs off'.padStart(8)}`)
+  console.log(`\n${`list page 50, observability (${SECONDS * REPEAT} rounds of 1 s)`.padEnd(42)}${'req/s'.padStart(8)}${'vs off'.padStart(8)}${'CPU µs/req'.padStart(12)}${'vs off'.padStart(8)}`)
   for (const [name, measured] of runs) {
-    const rps = median(measured.map((m) => m.rps))
-    const cpu = median(measured.map((m) => m.cpuUs))
-    console.log(`${name.padEnd(30)}${rps.toFixed(0).padStart(8)}${(rps / median(base.map((m) => m.rps))).toFixed(3).padStart(8)}${cpu.toFixed(0).padStart(12)}${(cpu / median(base.map((m) => m.cpuUs))).toFixed(3).padStart(8)}`)
+    const rps = mean(measured.map((m) => m.rps))
+    const cpu = mean(measured.map((m) => m.cpuUs))
+    console.log(`${name.padEnd(42)}${rps.toFixed(0).padStart(8)}${(rps / mean(base.map((m) => m.rps))).toFixed(3).padStart(8)}${cpu.toFixed(0).padStart(12)}${(cpu / mean(base.map((m) => m.cpuUs))).toFixed(3).padStart(8)}`)
   }
 }
 
