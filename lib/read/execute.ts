@@ -17,7 +17,7 @@ import { compileCount, compileEstimate, compileGet, compileList } from '../sql/r
 import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageDirection, PageTokens } from '../query/page-token.js'
 import type { BoundedCache } from '../cache.js'
-import { startLaps, type StageTimes } from '../timing.js'
+import type { StageTimes } from '../timing.js'
 import { rowPermissions } from './permissions.js'
 import type { Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
@@ -90,14 +90,14 @@ export interface ReadRecord {
 
 /** `times`: the request's Server-Timing stages, when it is timed. */
 export async function readOne (db: Queryable, plan: GetPlan, services: ReadServices, times?: StageTimes): Promise<ReadRecord> {
-  const laps = startLaps(times)
+  times?.mark()
   const [row] = await rows<Row>(db, compileGet(plan))
-  laps?.lap('db')
+  times?.lap('db')
   if (row === undefined) throw recordNotFound(plan.model.name)
   const etag = services.etags.of(plan.model, plan.readable)(row)
   const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions)(row)
   const json = recordJson(plan.select, row, etag, permissions)
-  laps?.lap('serialize')
+  times?.lap('serialize')
   return { etag, json }
 }
 
@@ -118,21 +118,21 @@ async function pageRecords (plan: ListPlan, page: readonly Row[], services: Read
 
 /** `times`: the request's Server-Timing stages, when it is timed. */
 export async function readList (db: Queryable, plan: ListPlan, services: ReadServices, guards: readonly ListGuard[], times?: StageTimes): Promise<ListResult> {
-  const laps = startLaps(times)
+  times?.mark()
   const warnings: string[] = []
   for (const guard of guards) {
     const warning = await guard(plan, db)
     if (warning !== undefined) warnings.push(warning)
   }
   const found = await rows<Row>(db, compileList(plan)).catch((err: unknown) => { throw asFilterProblem(err, plan) })
-  laps?.lap('db')
+  times?.lap('db')
   const hasMore = found.length > plan.pageSize
   const page = hasMore ? found.slice(0, plan.pageSize) : found
   // A backward page was read in the reversed order, nearest row first.
   const backward = plan.cursor?.direction === 'backward'
   if (backward) page.reverse()
   const records = await pageRecords(plan, page, services)
-  laps?.lap('serialize')
+  times?.lap('serialize')
   // Tokens read on from the page's own rows: forward from its last, backward from its first. Rows
   // follow a backward page (the one its token came from), and precede a page that a forward token
   // or a seek position started; an empty page has no row to read on from.
@@ -141,7 +141,7 @@ export async function readList (db: Queryable, plan: ListPlan, services: ReadSer
   const tokenFrom = (row: Row | undefined, direction: PageDirection): string =>
     row === undefined ? '' : services.pageTokens.encode(plan.tokenBinding, { direction, values: orderValues(plan, row) })
   const nextPageToken = rowsAfter ? tokenFrom(page.at(-1), 'forward') : ''
-  laps?.lap('serialize')
+  times?.lap('serialize')
   if (plan.kind === 'seek') return { json: seekJson(records, nextPageToken, rowsBefore ? tokenFrom(page[0], 'backward') : ''), warnings }
   const size = page.length
   // A page with more after it proves one more row than it holds, whatever a 30 s old estimate says.
@@ -152,9 +152,9 @@ export async function readList (db: Queryable, plan: ListPlan, services: ReadSer
     total = counted!.total
     estimated = total
   }
-  laps?.lap('db')
+  times?.lap('db')
   const json = listJson(records, nextPageToken, estimated, total)
-  laps?.lap('serialize')
+  times?.lap('serialize')
   return { json, warnings }
 }
 

@@ -7,7 +7,6 @@ import cookie from '@fastify/cookie'
 import rateLimit from '@fastify/rate-limit'
 import { cookieSecret } from '../../lib/auth/session-cookie.js'
 import { runtimeOf } from '../../lib/runtime.js'
-import { startLaps } from '../../lib/timing.js'
 import { loginRoutes } from './routes.js'
 import { signInForm } from './sign-in-form.js'
 import { sharedLimiterStore } from '../../lib/auth/sign-in-limiter.js'
@@ -20,9 +19,9 @@ async function auth (app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.public === true) return
     if (users !== undefined && request.is404 && isLoginPath(request.url)) return
-    const laps = startLaps(request.ctx.timing)
+    request.ctx.timing?.mark()
     const principal = await verifier.authenticate(request.headers.authorization)
-    laps?.lap('auth')
+    request.ctx.timing?.lap('auth')
     request.ctx.user = principal.user
     request.ctx.tenant = principal.tenant
   })

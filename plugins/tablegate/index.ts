@@ -10,9 +10,9 @@ import { decoratorOf } from '../../lib/decorator.js'
 import { kRuntime } from '../../lib/runtime.js'
 import { problem, NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { problemHandling } from './problems.js'
+import { StageTimes } from '../../lib/timing.js'
 import { hasDuplicateKeys } from '../../lib/http/json-body.js'
 import auth from '../auth/index.js'
-import serverTiming from '../server-timing/index.js'
 import access from '../access/index.js'
 import resources from '../resources/index.js'
 import scanGuard from '../scan-guard/index.js'
@@ -36,8 +36,11 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   app.decorate(kRuntime as unknown as string, runtime)
   app.decorate('tablegate', decoratorOf(runtime))
   app.decorateRequest('ctx', null as never)
+  // Server-Timing (config `serverTiming`): the request's stages ride on its context (lib/timing.ts);
+  // made here and sent with X-Meta-Version, so timing adds no hook of its own.
+  const { serverTiming } = runtime.config
   app.addHook('onRequest', async (request) => {
-    request.ctx = { user: null, tenant: undefined, access: noAccess }
+    request.ctx = { user: null, tenant: undefined, access: noAccess, timing: serverTiming ? new StageTimes() : undefined }
   })
   // Once the app is closing, answers close their connections: a keep-alive connection left open
   // would hold the server's close until the client drops it. Requests in flight finish first.
@@ -57,10 +60,11 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-meta-version', runtime.metaVersion(request.ctx?.user?.roles ?? NO_ROLES))
+    const times = request.ctx?.timing
+    if (times !== undefined) reply.header('server-timing', times.header())
     if (closing) reply.header('connection', 'close')
   })
   app.addHook('onReady', async () => { runtime.hooks.seal() })
-  await app.register(serverTiming)
   await app.register(auth)
   await app.register(health)
   await app.register(metrics)
