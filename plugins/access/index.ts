@@ -5,7 +5,6 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { callerAccess } from '../../lib/access/resolve.js'
 import { runtimeOf } from '../../lib/runtime.js'
-import { measured } from '../../lib/timing.js'
 
 async function access (app: FastifyInstance): Promise<void> {
   const resolver = runtimeOf(app).access
@@ -14,7 +13,7 @@ async function access (app: FastifyInstance): Promise<void> {
     if (user === null) return
     const plans = callerAccess(resolver, { user, tenant })
     const times = request.ctx.timing
-    request.ctx.access = times === undefined ? plans : (resource) => measured(times, 'access', () => plans(resource))
+    request.ctx.access = times === undefined ? plans : (resource) => times.timed('access', () => plans(resource))
   })
 }
 

@@ -9,7 +9,7 @@ import { requireOperation, requireTenant, requireVisible } from '../../lib/acces
 import { checkKnownParameters } from '../../lib/query/params.js'
 import { planFacets, planHistogram, planSeries } from '../../lib/plan/aggregates.js'
 import { readFacets, readHistogram, readSeries } from '../../lib/read/aggregates.js'
-import { measured, measuredAsync, type StageTimes } from '../../lib/timing.js'
+import type { StageTimes } from '../../lib/timing.js'
 
 type Query = Record<string, unknown>
 
@@ -25,22 +25,34 @@ const AGGREGATES: Record<string, { parameters: readonly string[], answer: (query
   facets: {
     parameters: ['field', 'filter', 'limit', 'show_deleted'],
     answer: async (query, access, services, db, times) => {
-      const plan = measured(times, 'plan', () => planFacets(query, access, services))
-      return await measuredAsync(times, 'db', async () => await readFacets(db, plan))
+      times?.mark()
+      const plan = planFacets(query, access, services)
+      times?.lap('plan')
+      const json = await readFacets(db, plan)
+      times?.lap('db')
+      return json
     },
   },
   series: {
     parameters: ['field', 'range', 'from', 'to', 'granularity', 'time_zone', 'filter', 'show_deleted'],
     answer: async (query, access, services, db, times) => {
-      const plan = measured(times, 'plan', () => planSeries(query, access, services))
-      return await measuredAsync(times, 'db', async () => await readSeries(db, plan))
+      times?.mark()
+      const plan = planSeries(query, access, services)
+      times?.lap('plan')
+      const json = await readSeries(db, plan)
+      times?.lap('db')
+      return json
     },
   },
   histogram: {
     parameters: ['field', 'buckets', 'filter', 'show_deleted'],
     answer: async (query, access, services, db, times) => {
-      const plan = measured(times, 'plan', () => planHistogram(query, access, services))
-      return await measuredAsync(times, 'db', async () => await readHistogram(db, plan))
+      times?.mark()
+      const plan = planHistogram(query, access, services)
+      times?.lap('plan')
+      const json = await readHistogram(db, plan)
+      times?.lap('db')
+      return json
     },
   },
 }

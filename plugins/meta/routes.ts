@@ -2,9 +2,9 @@
 // ETag; a matching If-None-Match is 304 without a body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { callerKey } from '../../lib/access/resolve.js'
-import { notModified, type CachedDocument } from '../../lib/meta/cached-document.js'
+import type { CachedDocument } from '../../lib/meta/cached-document.js'
 import type { CallerDocuments, DocumentCaller } from '../../lib/meta/caller-documents.js'
-import { checkKnownParameters } from '../../lib/query/params.js'
+import { checkKnownParameters, noneMatch } from '../../lib/query/params.js'
 
 export interface MetaRouteOptions {
   readonly apiRoot: string
@@ -20,7 +20,7 @@ export function documentCaller (request: FastifyRequest): DocumentCaller {
 
 export function sendDocument (request: FastifyRequest, reply: FastifyReply, document: CachedDocument): FastifyReply {
   reply.header('etag', document.etag).header('cache-control', 'private, no-cache').header('vary', 'authorization, cookie')
-  if (notModified(request.headers['if-none-match'], document.etag)) return reply.code(304).send()
+  if (noneMatch(request.headers['if-none-match'], document.etag)) return reply.code(304).send()
   return reply.code(200).type('application/json; charset=utf-8').send(document.body)
 }
 

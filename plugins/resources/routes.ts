@@ -17,7 +17,6 @@ import { NO_ROUTE_DETAIL, problem } from '../../lib/problems.js'
 import { withTransaction } from '../../lib/db/transaction.js'
 import { commitWrite, prepareWrite, type WriteOutcome, type WriteRequest } from '../../lib/write/pipeline.js'
 import { writeInOneStatement } from '../../lib/write/single-statement.js'
-import { measured, measuredAsync } from '../../lib/timing.js'
 import { isUndelete, rawKeyOf, UNDELETE } from './paths.js'
 
 type Query = Record<string, unknown>
@@ -49,16 +48,24 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   const write = async (request: FastifyRequest, access: AccessPlan, write: WriteRequest): Promise<WriteOutcome> => {
     const context = { ctx: request.ctx, access, services }
     const times = request.ctx.timing
-    const plan = await measuredAsync(times, 'plan', async () => await prepareWrite(write, context))
+    times?.mark()
+    const plan = await prepareWrite(write, context)
+    times?.lap('plan')
+    const outcome = await writeInOneStatement(plan, context, db.app) ??
+      await withTransaction(db.app, {}, async (tx) => await commitWrite(plan, context, tx))
     // A write's db stage is all of its database work: statements, transaction and write hooks.
-    return await measuredAsync(times, 'db', async () => await writeInOneStatement(plan, context, db.app) ??
-      await withTransaction(db.app, {}, async (tx) => await commitWrite(plan, context, tx)))
+    times?.lap('db')
+    return outcome
   }
 
   // Bodies are JSON text already (lib/serialize/json.ts): Fastify sends JSON text as it is.
   const sendJson = (reply: FastifyReply, status: number, json: string) => reply.code(status).type(JSON_TYPE).send(json)
-  const recordOf = (request: FastifyRequest, access: AccessPlan, outcome: WriteOutcome): string =>
-    measured(request.ctx.timing, 'serialize', () => recordJson(services.selections.of(model, access.readable), outcome.row, outcome.etag))
+  const recordOf = (request: FastifyRequest, access: AccessPlan, outcome: WriteOutcome): string => {
+    request.ctx.timing?.mark()
+    const json = recordJson(services.selections.of(model, access.readable), outcome.row, outcome.etag)
+    request.ctx.timing?.lap('serialize')
+    return json
+  }
 
   const respond = (request: FastifyRequest, reply: FastifyReply, status: number, access: AccessPlan, outcome: WriteOutcome, prefer: ReturnType<typeof parsePrefer>) => {
     reply.header('etag', outcome.etag)
@@ -68,7 +75,9 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
 
   const list = async (request: FastifyRequest, reply: FastifyReply, access: AccessPlan, plan: (context: ListContext) => ListPlan, maxFilterLength: number) => {
     requireTenant(model, request.ctx.tenant)
-    const planned = measured(request.ctx.timing, 'plan', () => plan({ access, services, rowPermissions, maxFilterLength }))
+    request.ctx.timing?.mark()
+    const planned = plan({ access, services, rowPermissions, maxFilterLength })
+    request.ctx.timing?.lap('plan')
     const { json, warnings } = await readList(db.read, planned, services, listGuards, request.ctx.timing)
     if (warnings.length > 0) reply.header('x-service-warning', warnings.join(' '))
     return sendJson(reply, 200, json)
@@ -106,7 +115,9 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     const query = request.query as Query
     checkKnownParameters(query, GET_PARAMETERS)
     requireTenant(model, request.ctx.tenant)
-    const plan = measured(request.ctx.timing, 'plan', () => planGet(keyOf(request), query, access, services, rowPermissions))
+    request.ctx.timing?.mark()
+    const plan = planGet(keyOf(request), query, access, services, rowPermissions)
+    request.ctx.timing?.lap('plan')
     const { json, etag } = await readOne(db.read, plan, services, request.ctx.timing)
     reply.header('etag', etag)
     if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send()
