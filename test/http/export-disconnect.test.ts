@@ -82,3 +82,11 @@ test('a quarter of the read pool streams exports at most: past it, 429 with Retr
   const served = await small.inject({ method: 'GET', url: '/api/v1/slow:export?filter=id%20%3C%203', headers: smallAuth })
   assert.equal(served.statusCode, 200)
 })
+
+test('exportTimeoutMs bounds an export: a first fetch past it is a 504, and nothing is left running', async () => {
+  const bounded = await buildApp({ databaseUrl, exportTimeoutMs: 300, resources: SLOW_RESOURCES })
+  const answer = await bounded.inject({ method: 'GET', url: '/api/v1/slow:export', headers: await bearer(bounded, 'admin@example.com') })
+  assert.equal(answer.statusCode, 504)
+  assert.equal(answer.json().type, 'urn:service:problem:statement-timeout')
+  assert.deepEqual(await settles('slow'), [])
+})

@@ -16,7 +16,7 @@ await runSql(databaseUrl, `
 const app = await buildApp({
   databaseUrl,
   tenant: 't1',
-  roles: { admin: ['*'], user: ['docs.read.own'] },
+  roles: { admin: ['*'], user: ['docs.read.own'], writer: ['docs.create'] },
   resources: {
     docs: {
       owner: 'owner_id',
@@ -32,6 +32,7 @@ const app = await buildApp({
 })
 await createUser(app, 'admin@example.com')
 await createUser(app, 'ann@example.com', 'user')
+await createUser(app, 'wes@example.com', 'writer')
 const annId = (await usersOf(app).findByEmail('ann@example.com'))!.id
 await runSql(databaseUrl, `
   INSERT INTO docs (title, amount, big, at, data, flag, secret, owner_id, tenant_id, deleted_at) VALUES
@@ -122,4 +123,14 @@ test('one read-only transaction, with the export\'s own statement timeout', asyn
   assert.deepEqual(kinds(statements), ['BEGIN', 'SELECT', 'COMMIT'])
   assert.equal(statements[0], 'BEGIN READ ONLY')
   assert.doesNotMatch(statements[1]!, /LIMIT/)
+})
+
+test('the read operation must be allowed: a caller who may only create is refused as on a list', async () => {
+  const wes = caller(app, await bearer(app, 'wes@example.com'))
+  const list = await wes('GET', '/api/v1/docs')
+  const exported = await wes('GET', '/api/v1/docs:export')
+  assert.ok(exported.status >= 400, String(exported.status))
+  assert.equal(exported.status, list.status)
+  assert.equal(exported.body.type, list.body.type)
+  assert.equal(exported.body.detail, list.body.detail)
 })
