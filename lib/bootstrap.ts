@@ -35,12 +35,14 @@ export type Warn = (message: string) => void
 export async function migrateDatabase (config: ResolvedConfig, db: Databases, warn: Warn): Promise<string[]> {
   if (config.verifier === undefined) await userStoreOf(config, db).migrate()
   await ensureTrigram(db.app, true, warn)
-  return config.migrations === undefined ? [] : await applyMigrations(db.app, config.migrations)
+  const applied = config.migrations === undefined ? [] : await applyMigrations(db.app, config.migrations)
+  for (const migrate of config.pluginMigrations) await migrate(db.app)
+  return applied
 }
 
 /** The models the config declares, with every name the access config gives checked: no database needed. */
 export function declaredModels (config: ResolvedConfig): Map<string, ResourceModel> {
-  const models = buildModels(config.resources)
+  const models = buildModels(config.resources, config.presenters)
   // A throwaway cache: checked filters point at these models, which introspection replaces.
   checkAccessConfig(config.config, models, config.roles, new RuleFilters())
   return models

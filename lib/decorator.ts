@@ -12,7 +12,7 @@ import type { Runtime } from './runtime.js'
 import type { WriteHook, WriteHookOptions } from '../hooks/types.js'
 
 /** The resolved settings a plugin may read: every default filled in, secrets and URLs left out. */
-export type TablegateSettings = Omit<ResolvedConfig, 'config' | 'authSecret' | 'databaseUrl' | 'databaseReadUrl' | 'adminDatabaseUrl' | 'onUnhandledError' | 'plugins'>
+export type TablegateSettings = Omit<ResolvedConfig, 'config' | 'authSecret' | 'databaseUrl' | 'databaseReadUrl' | 'adminDatabaseUrl' | 'onUnhandledError' | 'plugins' | 'presenters' | 'pluginMigrations'>
 
 export interface TablegateDecorator {
   readonly config: TablegateSettings
@@ -36,7 +36,7 @@ export interface TablegateDecorator {
 }
 
 export function decoratorOf (runtime: Runtime): TablegateDecorator {
-  const { config: _raw, authSecret: _secret, databaseUrl: _url, databaseReadUrl: _read, adminDatabaseUrl: _admin, onUnhandledError: _report, plugins: _plugins, ...settings } = runtime.config
+  const { config: _raw, authSecret: _secret, databaseUrl: _url, databaseReadUrl: _read, adminDatabaseUrl: _admin, onUnhandledError: _report, plugins: _plugins, presenters: _presenters, pluginMigrations: _migrations, ...settings } = runtime.config
   return Object.freeze({
     config: Object.freeze(settings),
     models: runtime.models,

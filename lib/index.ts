@@ -22,3 +22,4 @@ export { WriteHookError, HookRegistrationError, type HookRegistrationCode } from
 export type { WriteEvent, WriteHook, WriteHookOptions, WriteOperation, RecordWriteOperation, StoredRecord } from '../hooks/types.js'
 export { sql, type Sql } from './sql/sql.js'
 export { query, rows, type Queryable } from './db/query.js'
+export { withResources, kPluginResources, type PluginResources, type PluginResource, type PluginMigration, type RowPresenter, type ContributeResources } from './config/plugin-resources.js'

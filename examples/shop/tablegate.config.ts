@@ -8,7 +8,8 @@ export default defineConfig({
   migrations: fileURLToPath(new URL('./migrations', import.meta.url)),
   roles: ['admin', 'manager', 'user'],
   defaultRole: 'user',
-  plugins: [auditLog, shopRules],
+  // The audit log, readable by admins at /api/v1/audit_log.
+  plugins: [[auditLog, { resource: 'audit_log' }], shopRules],
   resources: {
     customers: {
       fields: {

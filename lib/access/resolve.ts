@@ -99,6 +99,7 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
     ownerField: create.allowed && create.rows !== undefined ? owner : undefined,
     context: base,
     callerKey: key,
+    present: undefined,
   }
 }
 
@@ -120,7 +121,17 @@ export class AccessResolver {
   plan (caller: Principal, key: string, resource: string): AccessPlan | undefined {
     const model = this.models.get(resource)
     if (model === undefined) return undefined
-    return this.#plans.getOrCreate(`${resource}\0${key}`, () => resolveAccess(caller, model, this.settings, key))
+    return this.#plans.getOrCreate(`${resource}\0${key}`, () => {
+      const plan = resolveAccess(caller, model, this.settings, key)
+      if (model.present === undefined) return plan
+      // Rows that hold other resources' records show the caller what they may read of each.
+      return { ...plan, present: model.present((other) => this.#readableFields(caller, key, other)) }
+    })
+  }
+
+  #readableFields (caller: Principal, key: string, resource: string): ReadonlySet<string> | undefined {
+    const plan = this.plan(caller, key, resource)
+    return plan?.operations.read.allowed === true ? new Set(plan.readable.map((f) => f.name)) : undefined
   }
 }
 

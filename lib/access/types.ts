@@ -45,4 +45,6 @@ export interface AccessPlan {
   readonly context: Omit<RuleContext, 'operation'>
   /** The caller's shape (id, roles, tenant) as text: plans, and what depends on them, are kept by it. */
   readonly callerKey: string
+  /** How this caller sees a row, for a plugin's resource that says (ResourceModel.present). */
+  readonly present: ((row: Record<string, unknown>) => Record<string, unknown>) | undefined
 }

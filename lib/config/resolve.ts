@@ -6,6 +6,7 @@ import type { Config, ResourceConfig, VerifierConfig } from './schema.js'
 import type { UnhandledErrorHandler } from './functions.js'
 import { roleSetup, RoleError, type RoleSetup } from './roles.js'
 import { resolveTrustProxy, type TrustProxy } from './trust-proxy.js'
+import { contributedResources, type PluginMigration, type RowPresenter } from './plugin-resources.js'
 
 export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
 const MIN_SECRET_LENGTH = 16
@@ -41,7 +42,12 @@ export interface ResolvedConfig {
   readonly migrateOnStart: boolean
   /** Directory of application `.sql` migrations, applied by `migrate` and on start. */
   readonly migrations: string | undefined
+  /** The config's resources and those its plugins bring. */
   readonly resources: Readonly<Record<string, ResourceConfig>>
+  /** How callers see the rows of plugins' resources that need it (the audit log's). */
+  readonly presenters: ReadonlyMap<string, RowPresenter>
+  /** Plugins' migrations, run after the application's. */
+  readonly pluginMigrations: readonly PluginMigration[]
   /** The fixed tenant of every caller (until organizations). */
   readonly tenant: string | undefined
   readonly defaultAccess: 'allow' | 'deny' | undefined
@@ -99,6 +105,8 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     if (err instanceof RoleError) throw new ConfigError(`config.roles: ${err.message}`)
     throw err
   }
+  const plugins = (config.plugins ?? []).map((entry) => Array.isArray(entry) ? [entry[0], entry[1] ?? {}] as const : [entry, {}] as const)
+  const { resources, presenters, migrations } = contributedResources(config.resources ?? {}, plugins)
   return {
     config,
     databaseUrl: config.databaseUrl ?? nonEmpty(env.DATABASE_URL),
@@ -124,12 +132,14 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     verifier: config.verifier,
     migrateOnStart: config.migrateOnStart ?? true,
     migrations: config.migrations === undefined ? undefined : resolvePath(config.migrations),
-    resources: config.resources ?? {},
+    resources,
+    presenters,
+    pluginMigrations: migrations,
     tenant: config.tenant,
     defaultAccess: config.defaultAccess,
     scanGuard: { mode: config.scanGuard?.mode ?? 'reject', seqScanRows: config.scanGuard?.seqScanRows ?? 10_000 },
-    rowPermissions: rowPermissionsOf(config.rowPermissions, Object.keys(config.resources ?? {})),
-    plugins: (config.plugins ?? []).map((entry) => Array.isArray(entry) ? [entry[0], entry[1] ?? {}] as const : [entry, {}] as const),
+    rowPermissions: rowPermissionsOf(config.rowPermissions, Object.keys(resources)),
+    plugins,
     onUnhandledError: config.onUnhandledError,
   }
 }

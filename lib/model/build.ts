@@ -3,6 +3,7 @@
 import { sql } from '../sql/sql.js'
 import { ConfigError } from '../config/validate.js'
 import type { FieldConfig, ResourceConfig } from '../config/schema.js'
+import type { RowPresenter } from '../config/plugin-resources.js'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { valueSchema } from './field-types.js'
 import { didYouMean } from '../text.js'
@@ -51,7 +52,7 @@ function tableOf (path: string, table: string): { text: string, ident: ReturnTyp
   return { text: table, ident: sql.ident(...parts) }
 }
 
-export function buildModel (name: string, config: ResourceConfig): ResourceModel {
+export function buildModel (name: string, config: ResourceConfig, present?: RowPresenter): ResourceModel {
   const path = `config.resources.${name}`
   if (!RESOURCE_NAME.test(name)) throw new ConfigError(`${path}: a resource name must start with a letter or '_' and hold letters, digits, '_' or '-'`)
   const managedByColumn = new Map<string, ManagedRole>()
@@ -102,6 +103,7 @@ export function buildModel (name: string, config: ResourceConfig): ResourceModel
     uniqueColumns: new Set<string>(),
     validate: config.validate,
     access: config.access,
+    present,
   })
 }
 
@@ -118,8 +120,8 @@ function checkReferences (model: ResourceModel, models: ReadonlyMap<string, Reso
   }
 }
 
-export function buildModels (resources: Readonly<Record<string, ResourceConfig>>): Map<string, ResourceModel> {
-  const models = new Map(Object.entries(resources).map(([name, config]) => [name, buildModel(name, config)]))
+export function buildModels (resources: Readonly<Record<string, ResourceConfig>>, presenters: ReadonlyMap<string, RowPresenter> = new Map()): Map<string, ResourceModel> {
+  const models = new Map(Object.entries(resources).map(([name, config]) => [name, buildModel(name, config, presenters.get(name))]))
   for (const model of models.values()) checkReferences(model, models)
   return models
 }

@@ -2,6 +2,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { Sql } from '../sql/sql.js'
 import type { ResourceConfig } from '../config/schema.js'
+import type { RowPresenter } from '../config/plugin-resources.js'
 
 export type FieldType = 'string' | 'integer' | 'bigint' | 'number' | 'decimal' | 'boolean' | 'date' | 'timestamp' | 'uuid' | 'json'
 
@@ -68,4 +69,6 @@ export interface ResourceModel {
   readonly uniqueColumns: ReadonlySet<string>
   readonly validate: ResourceConfig['validate']
   readonly access: ResourceConfig['access']
+  /** A plugin's resource whose rows hold other resources' records: how a caller sees them. */
+  readonly present: RowPresenter | undefined
 }

@@ -18,7 +18,7 @@ export interface PlanServices {
 
 /** Rows the caller may see: their tenant, the read rule's row filter, and soft-deleted rows or not. */
 export function readScope (access: AccessPlan, showDeleted: boolean): ReadScope {
-  return { tenant: access.context.tenant, rows: readRows(access), showDeleted }
+  return { tenant: access.context.tenant, rows: readRows(access), showDeleted, present: access.present }
 }
 
 /**

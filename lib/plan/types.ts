@@ -15,6 +15,8 @@ export interface ReadScope {
   readonly tenant: string | undefined
   readonly rows: CheckedFilter | undefined
   readonly showDeleted: boolean
+  /** How the caller sees each row, where the resource says (AccessPlan.present). */
+  readonly present?: ((row: Record<string, unknown>) => Record<string, unknown>) | undefined
 }
 
 export interface GetPlan {

@@ -91,9 +91,10 @@ export interface ReadRecord {
 /** `times`: the request's Server-Timing stages, when it is timed. */
 export async function readOne (db: Queryable, plan: GetPlan, services: ReadServices, times?: StageTimes): Promise<ReadRecord> {
   times?.mark()
-  const [row] = await rows<Row>(db, compileGet(plan))
+  const [found] = await rows<Row>(db, compileGet(plan))
   times?.lap('db')
-  if (row === undefined) throw recordNotFound(plan.model.name)
+  if (found === undefined) throw recordNotFound(plan.model.name)
+  const row = plan.scope.present === undefined ? found : plan.scope.present(found)
   const etag = services.etags.of(plan.model, plan.readable)(row)
   const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions)(row)
   const json = recordJson(plan.select, row, etag, permissions)
@@ -108,8 +109,10 @@ async function pageRecords (plan: ListPlan, page: readonly Row[], services: Read
   const write = recordWriter(plan.select)
   const etag = services.etags.of(plan.model, plan.readable)
   const permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)
+  const present = plan.scope.present
   const records: string[] = []
-  for (const row of page) {
+  for (const found of page) {
+    const row = present === undefined ? found : present(found)
     const permissions = permissionsOf?.(row)
     records.push(write(row, etag(row), permissions instanceof Promise ? await permissions : permissions))
   }

@@ -75,6 +75,7 @@ export async function openExport (pool: Pool, plan: ExportPlan, options: ExportO
     throw asFilterProblem(err, plan)
   }
   const write = exportWriter(plan.select, plan.format)
+  const present = plan.scope.present
   async function * text (): AsyncGenerator<string> {
     let done = false
     try {
@@ -83,7 +84,8 @@ export async function openExport (pool: Pool, plan: ExportPlan, options: ExportO
       let rowsPerChunk = 1
       for (let batch = first; batch.length > 0; batch = await nextBatch()) {
         for (let at = 0; at < batch.length;) {
-          const rows = batch.slice(at, at + rowsPerChunk)
+          const taken = batch.slice(at, at + rowsPerChunk)
+          const rows = present === undefined ? taken : taken.map(present)
           const chunk = write.rows(rows)
           at += rows.length
           rowsPerChunk = chunkRows(rows.length, chunk.length)

@@ -1,43 +1,30 @@
 // The built-in audit log, written exactly as a third-party plugin would be: it depends on
 // `tablegate` and uses only `app.tablegate` (its database and addWriteHook) and the exported
-// types. Each write adds a row with the stored records before and after it, in the same
+// API. Each write adds a row with the stored records before and after it, in the same
 // transaction, so the audit row commits or rolls back with the write. User-store changes
 // (resource `auth.users`) are written too, with `host` as the actor of changes made on the host
 // (CLI, library); they commit in the auth store's database, so the table lives there as well.
+// With `resource`, the log is also a read-only resource (resource.ts).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { sql, query, type Queryable, type WriteEvent } from 'tablegate'
+import { sql, query, withResources, type WriteEvent, type Queryable } from 'tablegate'
+import { auditResources, createAuditTable, tableOf, type AuditLogOptions } from './resource.js'
 
-export interface AuditLogOptions {
-  /** Table of the audit rows; created when missing if `migrateOnStart` (the default). Default `tablegate_audit_log`. */
-  readonly table?: string
-  /** Only writes of these resources (default: all). */
-  readonly resources?: readonly string[]
-}
+export type { AuditLogOptions }
 
 /** `user_id` of changes no caller made: user-store changes from the CLI or a library call. */
 export const HOST_ACTOR = 'host'
 
-async function createAuditTable (db: Queryable, table: ReturnType<typeof sql.ident>): Promise<void> {
-  await query(db, sql`CREATE TABLE IF NOT EXISTS ${table} (
-    id bigserial PRIMARY KEY,
-    at timestamptz NOT NULL DEFAULT clock_timestamp(),
-    resource text NOT NULL,
-    operation text NOT NULL,
-    record_key text NOT NULL,
-    user_id text,
-    tenant text,
-    before jsonb,
-    after jsonb
-  )`)
-}
-
 async function auditLog (app: FastifyInstance, options: AuditLogOptions): Promise<void> {
-  const table = sql.ident(...(options.table ?? 'tablegate_audit_log').split('.'))
-  // Like every other migration, only where the config lets startup change the schema.
-  if (app.tablegate.config.migrateOnStart) {
-    for (const db of new Set([app.tablegate.db, app.tablegate.users?.pool ?? app.tablegate.db])) await createAuditTable(db, table)
+  // The resource is read from config.plugins when the config is resolved, before any plugin runs.
+  if (options.resource !== undefined && app.tablegate.models.get(options.resource)?.present === undefined) {
+    throw new Error(`auditLog: the resource '${options.resource}' exists only when the plugin is given in config.plugins ([auditLog, { resource: '${options.resource}' }]), not registered on its own`)
   }
+  const table = tableOf(options)
+  // The application database's table is made with the other migrations; the auth store's here,
+  // like every other migration only where the config lets startup change the schema.
+  const users = app.tablegate.users?.pool
+  if (app.tablegate.config.migrateOnStart && users !== undefined) await createAuditTable(users, table)
   app.tablegate.addWriteHook(async function auditLogRow (event: WriteEvent, tx: Queryable) {
     await query(tx, sql`INSERT INTO ${table} (resource, operation, record_key, user_id, tenant, before, after)
       VALUES (${event.resource}, ${event.operation}, ${event.key}, ${event.ctx.user?.id ?? HOST_ACTOR}, ${event.ctx.tenant ?? null},
@@ -45,4 +32,4 @@ async function auditLog (app: FastifyInstance, options: AuditLogOptions): Promis
   }, options.resources === undefined ? {} : { resources: options.resources })
 }
 
-export default fp(auditLog, { name: 'tablegate-audit-log', fastify: '5.x', dependencies: ['tablegate'] })
+export default withResources(fp(auditLog, { name: 'tablegate-audit-log', fastify: '5.x', dependencies: ['tablegate'] }), auditResources)
