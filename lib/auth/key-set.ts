@@ -22,12 +22,20 @@ export class KeySetUnavailableError extends Error {
 export interface KeySet {
   /** The key for a token header, or undefined when no key of the set matches. */
   keyFor (header: JWTHeaderParameters): Promise<VerificationKey | undefined>
-  /** Whether a key with this `kid` is in the current set (refreshed on schedule): cached tokens ask this. */
-  holds (kid: string | undefined): Promise<boolean>
+  /**
+   * Whether a key `keyFor` gave is still in the set (refreshed on schedule): cached tokens ask
+   * this. A key is known by its material, not its `kid`, so tokens without one are cached too.
+   */
+  holds (key: VerificationKey): Promise<boolean>
   /** Whether a set of keys is loaded (read now if it is due): readiness asks this. */
   loaded (): Promise<boolean>
   /** How many times the key source was read (for tests and metrics). */
   readonly loads: number
+}
+
+/** A key's identity: its id and public material (a set may reuse a kid for a new key, or give none). */
+function identity (jwk: JWK): string {
+  return JSON.stringify([jwk.kid, jwk.kty, jwk.crv, jwk.x, jwk.y, jwk.n, jwk.e, jwk.k])
 }
 
 export function createKeySet (load: () => Promise<JWK[]>, options: KeySetOptions = {}): KeySet {
@@ -39,7 +47,10 @@ export function createKeySet (load: () => Promise<JWK[]>, options: KeySetOptions
   let attemptedAt = -Infinity
   let inflight: Promise<void> | undefined
   let loads = 0
+  // Imported keys by the key's identity and alg; kept across refreshes while the key stays in
+  // the set, so a refresh that changes nothing leaves cached tokens valid.
   const imported = new Map<string, Promise<VerificationKey>>()
+  const live = new Map<VerificationKey, string>()
 
   const reload = async (): Promise<void> => {
     inflight ??= (async () => {
@@ -49,7 +60,9 @@ export function createKeySet (load: () => Promise<JWK[]>, options: KeySetOptions
         const next = await load()
         jwks = next
         loadedAt = now()
-        imported.clear()
+        const kept = new Set(next.map(identity))
+        for (const [cacheKey] of imported) if (!kept.has(cacheKey.slice(0, cacheKey.lastIndexOf('\0')))) imported.delete(cacheKey)
+        for (const [key, id] of live) if (!kept.has(id)) live.delete(key)
       } finally {
         inflight = undefined
       }
@@ -81,9 +94,9 @@ export function createKeySet (load: () => Promise<JWK[]>, options: KeySetOptions
       await refreshIfDue().catch(() => {})
       return jwks !== undefined && jwks.length > 0
     },
-    holds: async (kid) => {
+    holds: async (key) => {
       await refreshIfDue()
-      return (jwks ?? []).some((k) => k.kid === kid)
+      return live.has(key)
     },
     keyFor: async (header) => {
       await refreshIfDue()
@@ -97,10 +110,14 @@ export function createKeySet (load: () => Promise<JWK[]>, options: KeySetOptions
         jwk = match(header)
       }
       if (jwk === undefined) return undefined
-      const cacheKey = `${jwk.kid ?? ''}\0${header.alg}`
+      const id = identity(jwk)
+      const cacheKey = `${id}\0${header.alg}`
       let key = imported.get(cacheKey)
       if (key === undefined) {
-        key = importJWK(jwk, header.alg)
+        key = importJWK(jwk, header.alg).then((imports) => {
+          live.set(imports, id)
+          return imports
+        })
         imported.set(cacheKey, key)
       }
       return await key

@@ -3,7 +3,7 @@
 // unless `algorithms` says otherwise, so a public key can never be used as an HMAC secret.
 import { errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from 'jose'
 import { problem, type Problem } from '../problems.js'
-import { createKeySet, KeySetUnavailableError, type KeySet, type KeySetOptions } from './key-set.js'
+import { createKeySet, KeySetUnavailableError, type KeySet, type KeySetOptions, type VerificationKey } from './key-set.js'
 import { rolesOf } from '../config/roles.js'
 import { BoundedCache, type CacheStats } from '../cache.js'
 import type { Principal } from '../principal.js'
@@ -37,7 +37,8 @@ interface Verified {
   readonly expiresAt: number
   /** `iat` in milliseconds; 0 when the token has none, so every revocation applies to it. */
   readonly issuedAt: number
-  readonly kid: string | undefined
+  /** The key that verified it: the entry holds while the key set holds the key. */
+  readonly key: VerificationKey
   /** The principal as a role change limits it, made once per change. */
   limited?: { readonly by: Revocation, readonly principal: Principal }
 }
@@ -111,15 +112,14 @@ export function createVerifier (options: VerifierOptions): Verifier {
   const verify = async (token: string): Promise<Principal> => {
     const hit = remember ? verified.get(token) : undefined
     if (hit !== undefined) {
-      if (now() < hit.expiresAt && await keySet.holds(hit.kid)) return current(hit)
+      if (now() < hit.expiresAt && await keySet.holds(hit.key)) return current(hit)
       verified.delete(token)
     }
     let payload: JWTPayload
-    let kid: string | undefined
+    let key: VerificationKey | undefined
     try {
       ({ payload } = await jwtVerify(token, async (header) => {
-        kid = header.kid
-        const key = await keySet.keyFor(header)
+        key = await keySet.keyFor(header)
         if (key === undefined) throw new joseErrors.JWKSNoMatchingKey()
         return key
       }, {
@@ -145,7 +145,7 @@ export function createVerifier (options: VerifierOptions): Verifier {
       user: { id: payload.sub, roles: rolesFrom(payload[rolesClaim]) },
       tenant: options.tenant ?? (typeof claimedTenant === 'string' && claimedTenant !== '' ? claimedTenant : undefined),
     }
-    const entry: Verified = { principal, expiresAt: (payload.exp as number) * 1000, issuedAt: typeof payload.iat === 'number' ? payload.iat * 1000 : 0, kid }
+    const entry: Verified = { principal, expiresAt: (payload.exp as number) * 1000, issuedAt: typeof payload.iat === 'number' ? payload.iat * 1000 : 0, key: key as VerificationKey }
     if (remember) verified.set(token, entry)
     return current(entry)
   }

@@ -11,8 +11,9 @@ async function keyPair (kid: string) {
   return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA' } as JWK }
 }
 
-async function sign (privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'], kid: string, claims: { iat: number, exp: number, sub?: string }) {
-  return await new SignJWT({ role: 'user' }).setProtectedHeader({ alg: 'EdDSA', kid }).setSubject(claims.sub ?? 'u1')
+/** `kid` undefined: a token whose header names no key, as many issuers sign them. */
+async function sign (privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'], kid: string | undefined, claims: { iat: number, exp: number, sub?: string }) {
+  return await new SignJWT({ role: 'user' }).setProtectedHeader(kid === undefined ? { alg: 'EdDSA' } : { alg: 'EdDSA', kid }).setSubject(claims.sub ?? 'u1')
     .setIssuer('https://api.example.com').setAudience('https://api.example.com').setIssuedAt(claims.iat).setExpirationTime(claims.exp).sign(privateKey)
 }
 
@@ -84,6 +85,30 @@ test('a cached token stops verifying once its key leaves the key set (at the nex
   setKeys([b.jwk])
   setNow(T0 + 599_000)
   await verifier.verify(token)
+  setNow(T0 + 600_000)
+  await rejects(verifier.verify(token), /invalid/)
+})
+
+test('a token without kid is answered from the cache as well: the cache knows the key that verified it, not the header', async () => {
+  const { verifier, setNow, setKeys } = setup()
+  const a = await keyPair('a')
+  setKeys([a.jwk])
+  const token = await sign(a.privateKey, undefined, { iat: T0 / 1000, exp: T0 / 1000 + 900 })
+  assert.equal((await verifier.verify(token)).user.id, 'u1')
+  setNow(T0 - 60_000)
+  assert.equal((await verifier.verify(token)).user.id, 'u1')
+  assert.deepEqual([verifier.verifiedTokens.hits, verifier.verifiedTokens.misses], [1, 1])
+})
+
+test('a cached token without kid stops verifying once its key leaves the set, even for a new key with no kid either', async () => {
+  const { verifier, setNow, setKeys } = setup()
+  const a = await keyPair('a')
+  const b = await keyPair('b')
+  const bare = (jwk: JWK): JWK => ({ ...jwk, kid: undefined })
+  setKeys([bare(a.jwk)])
+  const token = await sign(a.privateKey, undefined, { iat: T0 / 1000, exp: T0 / 1000 + 3600 })
+  await verifier.verify(token)
+  setKeys([bare(b.jwk)])
   setNow(T0 + 600_000)
   await rejects(verifier.verify(token), /invalid/)
 })
