@@ -72,3 +72,16 @@ test('a multi-page list estimates the filtered set, never the page, even on a ta
   const filtered = await admin('GET', `/api/v1/tasks?page_size=2&filter=${encodeURIComponent('title = "t1" OR title = "t2" OR title = "t3"')}`)
   assert.equal(filtered.body.total_size_estimate, 3)
 })
+
+test('callers who see every row share a list\'s estimate; a narrowed caller never gets another\'s', async () => {
+  const admin = caller(app, await bearer(app, 'admin@example.com'))
+  const shared = `/api/v1/public_notes?page_size=2&filter=${encodeURIComponent('title != "p7"')}`
+  const first = await statementsOf(async () => { assert.equal((await admin('GET', shared)).body.total_size_estimate, 499) })
+  assert.ok(first.some((s) => s.startsWith('EXPLAIN (FORMAT JSON)')), first.join('\n'))
+  const second = await statementsOf(async () => { assert.equal(await estimateOf(shared), 499) })
+  assert.deepEqual(kinds(second), ['SELECT'])
+  const own = `/api/v1/notes?page_size=1&filter=${encodeURIComponent('title = "common" AND id > 0')}`
+  await admin('GET', own)
+  const ann2 = await statementsOf(async () => { assert.equal(await estimateOf(own), 3) })
+  assert.ok(ann2.some((s) => /AS visible$/.test(s)), 'Ann counts her own rows: ' + ann2.join('\n'))
+})
