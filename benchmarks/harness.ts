@@ -51,6 +51,11 @@ export async function stopServers (servers: readonly BenchServer[]): Promise<voi
   })))
 }
 
+/** Moves this process (the load generator) to core 1, off the servers' core, when pinning. */
+export function pinLoadGenerator (): void {
+  if (pinned) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
+}
+
 /** The embedded PostgreSQL's postmaster, moved to core 1 when pinning (its backends fork from it and inherit the core). */
 export function pinnedPostmaster (database: BenchDatabase): number | undefined {
   if (database.dataDir === undefined) return undefined

@@ -1,6 +1,8 @@
 // `npm run bench [-- --rows 1000000 --seconds 5 --repeat 2]`: tablegate beside a hand-written
 // Fastify + pg floor, same database, same scenarios, alternating, after a warm-up. Servers run in
-// their own processes pinned to core 0, PostgreSQL to core 1; server and PostgreSQL CPU come from /proc.
+// their own processes pinned to core 0, PostgreSQL and this load generator to core 1; server and
+// PostgreSQL CPU come from /proc. tablegate runs twice: with its own login's tokens (which name
+// their key, `kid`) and with another issuer's tokens that name none.
 import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -8,7 +10,8 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { seedCards, seedOrders } from './bench-orders.js'
-import { AUTH_SECRET, benchCaller, cpuTicks, pinned, pinnedPostmaster, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, cpuTicks, pinLoadGenerator, pinned, pinnedPostmaster, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
+import { benchIssuer } from './issuer.js'
 
 const { values: args } = parseArgs({ options: {
   rows: { type: 'string', default: '100000' },
@@ -26,6 +29,7 @@ const REPEAT = Number(args.repeat)
 const database = await benchDatabase()
 const databaseUrl = database.url
 const postmaster = pinnedPostmaster(database)
+pinLoadGenerator()
 
 /** CPU ticks of the embedded PostgreSQL's processes by pid: the postmaster and its children (the backends). */
 function databaseTicks (): Map<number, number> {
@@ -60,6 +64,17 @@ const env = { BENCH_DATABASE_URL: databaseUrl, BENCH_AUTH_SECRET: AUTH_SECRET, B
 const tablegate = await startServer('tablegate.js', env, args.profile === true ? ['--cpu-prof', `--cpu-prof-dir=${process.cwd()}`] : [])
 const floor = await startServer('floor.js', env)
 const auth = { authorization: `Bearer ${token}` }
+// The same tablegate, trusting another issuer's key: the bench user's token without a kid, and
+// 10,000 distinct callers' tokens (with and without one) for the many-callers scenario.
+const issuer = await benchIssuer()
+const otherIssuer = await startServer('tablegate.js', { ...env, BENCH_VERIFIER_JWK: JSON.stringify(issuer.jwk) })
+const noKidAuth = { authorization: `Bearer ${await issuer.sign(benchUser.id, { kid: false })}` }
+const CALLERS = 10_000
+const callerTokens = { kid: [] as string[], noKid: [] as string[] }
+for (let i = 0; i < CALLERS; i++) {
+  callerTokens.kid.push(`Bearer ${await issuer.sign(`caller-${i}`, { kid: true })}`)
+  callerTokens.noKid.push(`Bearer ${await issuer.sign(`caller-${i}`, { kid: false })}`)
+}
 
 // --- scenario inputs: the token of page 1,000, and (id, etag) pairs for patches ------------------
 async function getJson (path: string): Promise<any> {
@@ -111,7 +126,8 @@ interface Side {
   headers?: (context: Context) => Record<string, string>
   onResponse?: (status: number, context: Context, headers: Record<string, unknown>) => void
 }
-interface Scenario { name: string, tablegate: Side, floor: Side }
+/** `callers`: each request is one of 10,000 callers of the other issuer, on that server. */
+interface Scenario { name: string, tablegate: Side, floor: Side, callers?: boolean }
 const json = { 'content-type': 'application/json' }
 const randomId = (): number => 1 + Math.floor(Math.random() * ROWS)
 const createBody = JSON.stringify({ title: 'new order', status: 'open', total: '9.99' })
@@ -122,6 +138,11 @@ const scenarios: Scenario[] = [
     name: 'list filter + sort',
     tablegate: { method: 'GET', path: () => `/api/v1/bench_orders?page_size=50&filter=${encodeURIComponent('status = open')}&order_by=${encodeURIComponent('placed_at desc')}` },
     floor: { method: 'GET', path: () => '/orders?status=open' },
+  },
+  {
+    name: 'list, id > N per request',
+    tablegate: { method: 'GET', path: () => `/api/v1/bench_orders?page_size=50&filter=${encodeURIComponent(`id > ${randomId()}`)}` },
+    floor: { method: 'GET', path: () => `/orders?after=${randomId()}` },
   },
   { name: 'page 1,000 (keyset)', tablegate: { method: 'GET', path: () => `/api/v1/bench_orders?page_size=50&page_token=${encodeURIComponent(page1000)}` }, floor: { method: 'GET', path: () => '/orders?after=49950' } },
   { name: 'create', tablegate: { method: 'POST', path: () => '/api/v1/bench_orders', body: createBody, headers: () => json }, floor: { method: 'POST', path: () => '/orders', body: createBody, headers: () => json } },
@@ -147,6 +168,19 @@ const scenarios: Scenario[] = [
         floorPatches.answered(c)
       },
     },
+  },
+  {
+    name: 'patch with If-Match: *',
+    tablegate: { method: 'PATCH', path: () => `/api/v1/bench_orders/${randomId()}`, body: JSON.stringify({ status: 'open' }), headers: () => ({ ...json, 'if-match': '*' }) },
+    floor: { method: 'PATCH', path: () => `/orders/${randomId()}`, body: JSON.stringify({ status: 'open' }), headers: () => ({ ...json, 'if-match': '*' }) },
+  },
+  {
+    // On `orders`, the same table with no row filter: every caller reads the same rows. Each
+    // request is a caller the server may not have seen for a while: its token, its access plans.
+    name: `list page 50, ${CALLERS.toLocaleString('en')} callers`,
+    callers: true,
+    tablegate: { method: 'GET', path: () => '/api/v1/orders?page_size=50' },
+    floor: { method: 'GET', path: () => '/orders' },
   },
 ]
 
@@ -258,32 +292,46 @@ async function observabilityScenarios (): Promise<void> {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
 const rows: string[] = []
 let peakRss = 0
+/** The caller headers of a tablegate side: the bench user's token, or one of the 10,000 callers' in turn. */
+function callerSide (side: Side, tokens: readonly string[]): Side {
+  let next = 0
+  return { ...side, headers: (c) => ({ ...side.headers?.(c), authorization: tokens[next++ % tokens.length]! }) }
+}
 try {
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; node ${process.version}; ${ROWS} rows; ${CONNECTIONS} connections; ${SECONDS} s per run; ${REPEAT} run(s), median; ${pinned ? 'servers on core 0, PostgreSQL on core 1' : 'not pinned'}`)
-  const header = `${'scenario'.padEnd(22)}${'floor r/s'.padStart(10)}${'tg r/s'.padStart(9)}${'ratio'.padStart(7)}${'floor p50/p99'.padStart(15)}${'tg p50/p99'.padStart(13)}${'floor µs'.padStart(10)}${'tg µs'.padStart(8)}${'floor pg'.padStart(10)}${'tg pg'.padStart(8)}${'err'.padStart(5)}`
+  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; node ${process.version}; ${ROWS} rows; ${CONNECTIONS} connections; ${SECONDS} s per run; ${REPEAT} run(s), median; ${pinned ? 'servers on core 0, PostgreSQL and the load generator on core 1' : 'not pinned'}`)
+  console.log('kid: tablegate\'s own login tokens (the many-callers row: another issuer\'s, with kid); no kid: another issuer\'s tokens without kid, on a second tablegate process (its patches use ETags the first process gave)')
+  const header = `${'scenario'.padEnd(30)}${'floor r/s'.padStart(10)}${'kid r/s'.padStart(9)}${'ratio'.padStart(7)}${'no-kid r/s'.padStart(11)}${'ratio'.padStart(7)}${'p99 floor/kid/no-kid'.padStart(22)}${'CPU µs floor/kid/no-kid'.padStart(25)}${'pg µs floor/kid/no-kid'.padStart(24)}${'err'.padStart(5)}`
   console.log(header)
   for (const scenario of scenarios.filter((s) => args.only === undefined || s.name.startsWith(args.only))) {
-    const runs: Array<{ floor: Measured, tablegate: Measured }> = []
+    const sides = scenario.callers === true
+      ? { kid: { server: otherIssuer, side: callerSide(scenario.tablegate, callerTokens.kid), auth: {} }, noKid: { server: otherIssuer, side: callerSide(scenario.tablegate, callerTokens.noKid), auth: {} } }
+      : { kid: { server: tablegate, side: scenario.tablegate, auth }, noKid: { server: otherIssuer, side: scenario.tablegate, auth: noKidAuth } }
+    const runs: Array<Record<'floor' | 'kid' | 'noKid', Measured>> = []
     for (let r = 0; r < REPEAT; r++) {
       await measure(floor, scenario.floor, {}, 1)
       const f = await measure(floor, scenario.floor, {}, SECONDS)
-      await measure(tablegate, scenario.tablegate, auth, 1)
-      const t = await measure(tablegate, scenario.tablegate, auth, SECONDS)
-      peakRss = Math.max(peakRss, rssMb(tablegate.child.pid!))
-      runs.push({ floor: f, tablegate: t })
+      await measure(sides.kid.server, sides.kid.side, sides.kid.auth, 1)
+      const k = await measure(sides.kid.server, sides.kid.side, sides.kid.auth, SECONDS)
+      peakRss = Math.max(peakRss, rssMb(sides.kid.server.child.pid!))
+      await measure(sides.noKid.server, sides.noKid.side, sides.noKid.auth, 1)
+      const n = await measure(sides.noKid.server, sides.noKid.side, sides.noKid.auth, SECONDS)
+      peakRss = Math.max(peakRss, rssMb(sides.noKid.server.child.pid!))
+      runs.push({ floor: f, kid: k, noKid: n })
     }
-    const pick = (side: 'floor' | 'tablegate', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
-    const line = `${scenario.name.padEnd(22)}${pick('floor', 'rps').toFixed(0).padStart(10)}${pick('tablegate', 'rps').toFixed(0).padStart(9)}${(pick('tablegate', 'rps') / pick('floor', 'rps')).toFixed(2).padStart(7)}` +
-      `${`${pick('floor', 'p50')}/${pick('floor', 'p99')} ms`.padStart(15)}${`${pick('tablegate', 'p50')}/${pick('tablegate', 'p99')} ms`.padStart(13)}` +
-      `${pick('floor', 'cpuUs').toFixed(0).padStart(10)}${pick('tablegate', 'cpuUs').toFixed(0).padStart(8)}${pick('floor', 'databaseUs').toFixed(0).padStart(10)}${pick('tablegate', 'databaseUs').toFixed(0).padStart(8)}${String(pick('floor', 'errors') + pick('tablegate', 'errors')).padStart(5)}`
+    const pick = (side: 'floor' | 'kid' | 'noKid', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
+    const three = (key: keyof Measured, unit = ''): string => `${pick('floor', key).toFixed(0)}/${pick('kid', key).toFixed(0)}/${pick('noKid', key).toFixed(0)}${unit}`
+    const line = `${scenario.name.padEnd(30)}${pick('floor', 'rps').toFixed(0).padStart(10)}` +
+      `${pick('kid', 'rps').toFixed(0).padStart(9)}${(pick('kid', 'rps') / pick('floor', 'rps')).toFixed(2).padStart(7)}` +
+      `${pick('noKid', 'rps').toFixed(0).padStart(11)}${(pick('noKid', 'rps') / pick('floor', 'rps')).toFixed(2).padStart(7)}` +
+      `${three('p99', ' ms').padStart(22)}${three('cpuUs').padStart(25)}${three('databaseUs').padStart(24)}${String(pick('floor', 'errors') + pick('kid', 'errors') + pick('noKid', 'errors')).padStart(5)}`
     rows.push(line)
     console.log(line)
   }
-  console.log(`tablegate resident memory under load: ${peakRss.toFixed(0)} MB`)
+  console.log(`tablegate resident memory under load (largest of its two processes): ${peakRss.toFixed(0)} MB`)
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
 } finally {
-  await stopServers([tablegate, floor])
+  await stopServers([tablegate, otherIssuer, floor])
   await pool.end()
   await database.stop()
 }

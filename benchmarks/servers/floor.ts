@@ -30,8 +30,11 @@ app.post<{ Body: { title: string, status: string, total: string } }>('/orders', 
 })
 
 app.patch<{ Params: { id: string }, Body: { status: string } }>('/orders/:id', async (request, reply) => {
-  const { rows } = await pool.query(`UPDATE bench_orders SET status = $2, version = version + 1 WHERE id = $1 AND version = $3 RETURNING ${COLUMNS}`,
-    [request.params.id, request.body.status, request.headers['if-match']])
+  const ifMatch = request.headers['if-match']
+  const { rows } = ifMatch === '*'
+    ? await pool.query(`UPDATE bench_orders SET status = $2, version = version + 1 WHERE id = $1 RETURNING ${COLUMNS}`, [request.params.id, request.body.status])
+    : await pool.query(`UPDATE bench_orders SET status = $2, version = version + 1 WHERE id = $1 AND version = $3 RETURNING ${COLUMNS}`,
+      [request.params.id, request.body.status, ifMatch])
   if (rows.length === 0) return reply.code(412).send({ error: 'stale' })
   return rows[0]
 })

@@ -3,15 +3,19 @@
 // audit log on another resource, and a rule on order deletes. Writes no hook hears of (the
 // measured create and patch) keep their one-statement paths. BENCH_OBSERVABILITY: `off` (no
 // metrics), `timing` (metrics and Server-Timing); otherwise as shipped (metrics on).
+// BENCH_VERIFIER_JWK: tokens come from another issuer, verified with this public key (no login here).
 import { createServer } from '../../lib/server.js'
 import { auditLog } from '../../lib/index.js'
 import shopRules from '../../examples/shop/rules.js'
 import { ORDER_FIELDS } from '../bench-orders.js'
+import { BENCH_AUDIENCE, BENCH_ISSUER } from '../issuer.js'
 
 const observability = process.env.BENCH_OBSERVABILITY
+const issuerKey = process.env.BENCH_VERIFIER_JWK
 const app = await createServer({
   ...(observability === 'off' ? { metrics: false } : {}),
   ...(observability === 'timing' ? { serverTiming: true } : {}),
+  ...(issuerKey === undefined ? {} : { verifier: { keys: [JSON.parse(issuerKey)], issuer: BENCH_ISSUER, audience: BENCH_AUDIENCE } }),
   databaseUrl: process.env.BENCH_DATABASE_URL,
   authSecret: process.env.BENCH_AUTH_SECRET,
   resources: {
