@@ -40,6 +40,7 @@ function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | u
     managed,
     notNull: false,
     columnType: undefined,
+    columnLimit: undefined,
     enumValues: config.enum,
     ...fieldSchema(config),
   })

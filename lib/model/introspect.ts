@@ -5,9 +5,10 @@ import { rows, type Queryable } from '../db/query.js'
 import { ConfigError } from '../config/validate.js'
 import { COMPATIBLE_PG_TYPES } from './field-types.js'
 import { fieldSchema } from './build.js'
+import { columnLimit, columnLimitBroken } from './column-limits.js'
 import type { FieldModel, ResourceModel } from './types.js'
 
-interface ColumnRow { column: string, type: string, not_null: boolean, has_default: boolean, labels: string[] | null }
+interface ColumnRow { column: string, type: string, typmod: number, not_null: boolean, has_default: boolean, labels: string[] | null }
 
 interface TableFacts {
   readonly columns: Map<string, ColumnRow>
@@ -30,6 +31,7 @@ async function tableFacts (db: Queryable, table: string): Promise<TableFacts | u
   const list = await rows<ColumnRow>(db, sql`
     SELECT a.attname AS column,
            CASE WHEN bt.typtype = 'e' THEN 'enum' ELSE bt.typname END AS type,
+           CASE WHEN t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END AS typmod,
            a.attnotnull AS not_null, a.atthasdef OR a.attidentity <> '' AS has_default,
            (SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = bt.oid) AS labels
     FROM pg_attribute a
@@ -104,7 +106,11 @@ async function introspectModel (db: Queryable, model: ResourceModel): Promise<Re
       : field.type
     // A version's schema follows its type (it is what records are described with).
     const schema = type === field.type ? {} : fieldSchema({ type })
-    return [fieldName, Object.freeze({ ...field, type, ...schema, notNull, columnType: column?.type, enumLabels: column?.labels ?? undefined } satisfies FieldModel)]
+    const limit = column === undefined ? undefined : columnLimit(column.type, column.typmod, column.labels)
+    // A default is written as it is, so one the column would refuse fails the start, not every create.
+    const broken = field.hasDefault && field.default !== null ? columnLimitBroken(limit, field.default) : undefined
+    if (broken !== undefined) throw new ConfigError(`${path}.fields.${fieldName}.default: ${broken} to fit column '${field.column}'`)
+    return [fieldName, Object.freeze({ ...field, type, ...schema, notNull, columnType: column?.type, columnLimit: limit, enumLabels: column?.labels ?? undefined } satisfies FieldModel)]
   }))
   const key = model.key.map((k) => fields.get(k.name)!)
   const fieldList = Object.freeze([...fields.values()])

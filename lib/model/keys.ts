@@ -3,6 +3,7 @@
 import { problem, type Problem } from '../problems.js'
 import type { ResourceModel } from './types.js'
 import { isValueText } from './values.js'
+import { columnLimitBroken } from './column-limits.js'
 
 function invalidKey (model: ResourceModel, detail: string): Problem {
   const shape = model.key.map((f) => `<${f.name}>`).join(',')
@@ -18,6 +19,9 @@ function checkedParts (model: ResourceModel, parts: readonly string[]): string[]
     if (part === '' || !isValueText(field, part)) {
       throw invalidKey(model, `Key part ${i + 1} (${field.name}) is not a valid ${field.type}.`)
     }
+    // A key its column cannot hold names no record, and PostgreSQL would refuse to compare it.
+    const broken = columnLimitBroken(field.columnLimit, part)
+    if (broken !== undefined) throw invalidKey(model, `Key part ${i + 1} (${field.name}) ${broken}.`)
   })
   return [...parts]
 }

@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { Sql } from '../sql/sql.js'
 import type { ResourceConfig } from '../config/schema.js'
 import type { RowPresenter } from '../config/plugin-resources.js'
+import type { ColumnLimit } from './column-limits.js'
 
 export type FieldType = 'string' | 'integer' | 'bigint' | 'number' | 'decimal' | 'boolean' | 'date' | 'timestamp' | 'uuid' | 'json'
 
@@ -31,6 +32,8 @@ export interface FieldModel {
   readonly columnType: string | undefined
   /** The labels of an enum column, in order, from introspection. */
   readonly enumLabels?: readonly string[] | undefined
+  /** What the column holds beyond the field type (varchar length, numeric precision, ...), from introspection. */
+  readonly columnLimit: ColumnLimit | undefined
   /** The values the config's `enum` list allows, in order. */
   readonly enumValues?: readonly unknown[] | undefined
   /** Schema of one value of this field (body validation, and OpenAPI later). */

@@ -6,6 +6,7 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import { problem } from '../problems.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 import { isValueJson, VALUE_EXPECTED } from '../model/values.js'
+import { columnLimitBroken } from '../model/column-limits.js'
 
 export interface FieldIssue {
   readonly field: string
@@ -54,8 +55,10 @@ function valueIssue (field: FieldModel, value: unknown): FieldIssue | undefined 
   }
   // The type's grammar first (values.ts, shared with keys and filters), then the field's own rules.
   if (!isValueJson(field, value)) return { field: field.name, code: 'invalid', message: `${field.name} must be ${VALUE_EXPECTED[field.type]}.` }
-  if (field.accepts(value)) return undefined
-  return { field: field.name, code: 'invalid', message: `${field.name} ${ruleBroken(Value.Errors(field.schema, value).First())}.` }
+  if (!field.accepts(value)) return { field: field.name, code: 'invalid', message: `${field.name} ${ruleBroken(Value.Errors(field.schema, value).First())}.` }
+  // Last, what the column itself holds: a value the database would refuse is refused here, by name.
+  const broken = columnLimitBroken(field.columnLimit, value)
+  return broken === undefined ? undefined : { field: field.name, code: 'invalid', message: `${field.name} ${broken}.` }
 }
 
 /**
