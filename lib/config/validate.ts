@@ -1,9 +1,11 @@
 // Raw config → checked config. Startup errors name the bad key by its path and suggest the
 // nearest known name, so a typo fails fast instead of silently falling back to a default.
+import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { ConfigSchema, type Config } from './schema.js'
 import { didYouMean } from '../text.js'
+import { literalsOf, sourceText, typeText } from './schema-text.js'
 
 export class ConfigError extends Error {
   constructor (message: string) {
@@ -19,6 +21,14 @@ function pointerParts (pointer: string): string[] {
 function displayPath (pointer: string): string {
   const parts = pointerParts(pointer)
   return parts.length === 0 ? 'config' : 'config.' + parts.join('.')
+}
+
+/** TypeBox says only "expected union value": name the values or shapes the key takes instead. */
+function unionMessage (schema: TSchema, value: unknown): string {
+  const literals = literalsOf(schema)
+  if (literals === undefined) return `expected ${typeText(schema)}`
+  const hint = typeof value === 'string' ? didYouMean(value, literals.filter((l) => typeof l === 'string')) : ''
+  return `must be one of ${literals.map(sourceText).join(', ')}${hint}`
 }
 
 /** Checks a raw config object against the schema; throws one ConfigError naming every bad key. */
@@ -41,7 +51,7 @@ export function validateConfig (raw: unknown): Config {
     const path = displayPath(error.path)
     if (seen.has(path)) continue
     seen.add(path)
-    messages.push(`${path}: ${error.message.toLowerCase()}`)
+    messages.push(`${path}: ${error.type === ValueErrorType.Union ? unionMessage(error.schema, error.value) : error.message.toLowerCase()}`)
   }
   if (messages.length > 0) throw new ConfigError(`invalid config: ${messages.join('; ')}`)
   return raw as Config

@@ -73,6 +73,15 @@ test('a wrong type names the path', () => {
   }
 })
 
+test('a value of the wrong kind says what the key takes: the values of an enumeration, the shapes of a union', () => {
+  assert.throws(() => validateConfig(orders({ type: 'bool' })),
+    configError(/config\.resources\.orders\.fields\.title\.type: must be one of 'string', 'integer', 'bigint', 'number', 'decimal', 'boolean', 'date', 'timestamp', 'uuid', 'json'$/))
+  assert.throws(() => validateConfig({ defaultAccess: 'alow' }), configError(/config\.defaultAccess: must be one of 'allow', 'deny' \(did you mean 'allow'\?\)$/))
+  assert.throws(() => validateConfig({ resources: { orders: { fields: {}, access: { read: 'yes' } } } }),
+    configError(/config\.resources\.orders\.access\.read: expected boolean \| string\[\] \| function \| \{ filter \} \| \{ check \}$/))
+  assert.throws(() => validateConfig({ metrics: true }), configError(/config\.metrics: expected false \| \{ role\? \}$/))
+})
+
 test('a function is accepted where a rule, validate or onUnhandledError is expected', () => {
   const raw = {
     onUnhandledError: (_err: unknown, _request: unknown) => {},
