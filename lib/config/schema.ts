@@ -1,131 +1,229 @@
-// The configuration schema: one TypeBox source for the `Config` type and the startup check.
+// The configuration schema: one TypeBox source for the `Config` type, the startup check and the
+// reference in docs/configuration.md (`npm run docs:config`). Annotations: `description`,
+// `default` (a literal default, the value an empty config resolves to), `defaultText` (a default
+// that is not one literal), `env` (the environment variable read when the key is absent),
+// `examples` (values; a function's example is its source text) and `keyName` (what a record's keys are).
 // Functions (rules, validate, onUnhandledError) are checked as functions; `.json` configs omit them.
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TFunction, type TOptional, type TSchema, type TUnsafe } from '@sinclair/typebox'
 import type { FieldRule, Rule } from './rules.js'
 import type { PluginEntry, RecordValidator, UnhandledErrorHandler } from './functions.js'
 import { MenuEntrySchema, PageSchema, ViewsSchema } from './metadata-schema.js'
 
 // TypeBox can check that a value is a function but not its signature: each schema holding one is
 // wrapped in `Type.Unsafe<T>`, which keeps the check as it is and makes `Static` give `T`.
-const Fn = Type.Function([Type.Any(), Type.Any()], Type.Any())
-const RoleList = Type.Array(Type.String())
-const RuleSchema = Type.Unsafe<Rule>(Type.Union([Type.Boolean(), RoleList, Fn, Type.Object({ filter: Type.Any() }), Type.Object({ check: Fn })]))
+function fn (description?: string): TFunction {
+  return Type.Function([Type.Any(), Type.Any()], Type.Any(), description === undefined ? {} : { description })
+}
+function unsafe<T> (schema: TSchema, options: Record<string, unknown> = {}): TUnsafe<T> {
+  return Type.Unsafe<T>({ ...schema, ...options })
+}
+const RoleList = Type.Array(Type.String(), { description: 'role names' })
+const RULE_DESCRIPTION = 'true or false; a list of roles; `{ filter }` (an equality map or AIP-160 text: a row filter); ' +
+  '`{ check: (record, ctx) => boolean | { filter } }` (judged on the stored record in the write transaction); or `(ctx) => ` any of these.'
+const RuleSchema = unsafe<Rule>(Type.Union([Type.Boolean(), RoleList, fn('(ctx) => rule'), Type.Object({ filter: Type.Any() }), Type.Object({ check: fn('(record, ctx) => boolean | { filter }') })]),
+  { description: RULE_DESCRIPTION })
 /** Field rules decide read or write for the whole field: no row filters, no record checks. */
-const FieldRuleSchema = Type.Unsafe<FieldRule>(Type.Union([Type.Boolean(), RoleList, Fn]))
+const FieldRuleSchema = unsafe<FieldRule>(Type.Union([Type.Boolean(), RoleList, fn('(ctx) => boolean')]))
 
-const FieldType = Type.Union([
-  Type.Literal('string'), Type.Literal('integer'), Type.Literal('bigint'), Type.Literal('number'), Type.Literal('decimal'),
-  Type.Literal('boolean'), Type.Literal('date'), Type.Literal('timestamp'), Type.Literal('uuid'), Type.Literal('json'),
-])
+export const FieldTypeSchema = Type.Union([
+  Type.Literal('string', { description: 'Text.' }),
+  Type.Literal('integer', { description: 'A 32-bit whole number, as a JSON number.' }),
+  Type.Literal('bigint', { description: 'A 64-bit whole number, written as a JSON string so no digit is lost.' }),
+  Type.Literal('number', { description: 'A floating-point number, as a JSON number.' }),
+  Type.Literal('decimal', { description: 'An exact decimal number, written as a JSON string (a JSON number is accepted).' }),
+  Type.Literal('boolean', { description: 'true or false.' }),
+  Type.Literal('date', { description: 'A calendar date, `YYYY-MM-DD`.' }),
+  Type.Literal('timestamp', { description: 'An instant, written as UTC ISO 8601 with six fraction digits.' }),
+  Type.Literal('uuid', { description: 'A UUID.' }),
+  Type.Literal('json', { description: 'Any JSON value, stored as it is sent.' }),
+], { title: 'Field types', description: 'What values the field holds and which columns it may sit on.' })
 
 export const FieldSchema = Type.Object({
-  type: FieldType,
-  column: Type.Optional(Type.String()),
-  readOnly: Type.Optional(Type.Boolean()),
-  required: Type.Optional(Type.Boolean()),
-  nullable: Type.Optional(Type.Boolean()),
-  default: Type.Optional(Type.Any()),
-  dbDefault: Type.Optional(Type.Boolean()),
-  enum: Type.Optional(Type.Array(Type.Any())),
-  minLength: Type.Optional(Type.Integer({ minimum: 0 })),
-  maxLength: Type.Optional(Type.Integer({ minimum: 0 })),
-  pattern: Type.Optional(Type.String()),
-  minimum: Type.Optional(Type.Number()),
-  maximum: Type.Optional(Type.Number()),
-  filterable: Type.Optional(Type.Boolean()),
-  sortable: Type.Optional(Type.Boolean()),
-  searchable: Type.Optional(Type.Boolean()),
-  references: Type.Optional(Type.String()),
-}, { additionalProperties: false })
+  type: FieldTypeSchema,
+  column: Type.Optional(Type.String({ description: 'The column the field reads and writes.', defaultText: 'the field name', examples: ['created_by'] })),
+  readOnly: Type.Optional(Type.Boolean({ description: 'No body may set the field; it is still read (a key filled by the database, a computed column).', default: false, examples: [true] })),
+  required: Type.Optional(Type.Boolean({ description: 'A create must give a value (unless `default` or `dbDefault` provides one); also makes the field not nullable unless `nullable` says otherwise.', default: false, examples: [true] })),
+  nullable: Type.Optional(Type.Boolean({ description: 'A body may set the field to `null`.', defaultText: 'the opposite of `required`', examples: [false] })),
+  default: Type.Optional(Type.Any({ description: 'The value a create writes when the body leaves the field out. Checked at startup against the column.', examples: ['draft'] })),
+  dbDefault: Type.Optional(Type.Boolean({ description: 'The column has a database default (a sequence, `now()`): a create may leave a required field out and the database fills it.', default: false, examples: [true] })),
+  enum: Type.Optional(Type.Array(Type.Any(), { description: 'The only values allowed, in the order clients offer them. Filters are checked against it too.', examples: [['draft', 'open', 'locked']] })),
+  minLength: Type.Optional(Type.Integer({ minimum: 0, description: 'The fewest characters of a `string` value.', examples: [1] })),
+  maxLength: Type.Optional(Type.Integer({ minimum: 0, description: 'The most characters of a `string` value. A `varchar(n)` column limits the length without it.', examples: [200] })),
+  pattern: Type.Optional(Type.String({ description: 'A regular expression (ECMAScript) a `string` value must match.', examples: ['^[A-Z]{2}-[0-9]+$'] })),
+  minimum: Type.Optional(Type.Number({ description: 'The smallest value of an `integer` or `number` field.', examples: [1] })),
+  maximum: Type.Optional(Type.Number({ description: 'The largest value of an `integer` or `number` field.', examples: [5] })),
+  filterable: Type.Optional(Type.Boolean({ description: 'The field may appear in `filter`.', default: true, examples: [false] })),
+  sortable: Type.Optional(Type.Boolean({ description: 'The field may appear in `order_by`.', default: true, examples: [false] })),
+  searchable: Type.Optional(Type.Boolean({ description: 'The field is one `search(...)` in a filter looks through.', default: false, examples: [true] })),
+  references: Type.Optional(Type.String({ description: 'The resource whose key the values name: a write may only name a record the caller can read (see resources.md, References).', examples: ['projects'] })),
+}, { additionalProperties: false, title: 'Fields', description: 'One field of a resource: a column, its type, and the rules of its values.', examples: [{ type: 'string', required: true, maxLength: 200, searchable: true }] })
+
+const OperationRule = (operation: string, example: unknown, more = ''): TOptional<TUnsafe<Rule>> => Type.Optional(unsafe<Rule>(RuleSchema, {
+  description: `Who may ${operation}.${more}`,
+  defaultText: 'a matching capability with bundled `roles`, else `defaultAccess`, else allowed',
+  examples: [example],
+}))
+
+export const AccessSchema = Type.Object({
+  read: OperationRule('list and get records (and run aggregates and exports); a row filter narrows every read', true),
+  create: OperationRule('create records', ['admin', 'manager'], ' A row filter on create (`.own`) fills the owner field.'),
+  update: OperationRule('update records', '(ctx) => ({ filter: { owner_id: ctx.user.id } })'),
+  delete: OperationRule('delete records', "{ check: (record) => record.status !== 'locked' }"),
+  undelete: OperationRule('undelete soft-deleted records', false, ' Without it, the `delete` rule decides.'),
+  fields: Type.Optional(Type.Record(Type.String(), Type.Object({
+    read: Type.Optional(unsafe<FieldRule>(FieldRuleSchema, { description: 'Who reads the field; everyone else works with a model without it.', default: true, examples: [['admin', 'manager']] })),
+    write: Type.Optional(unsafe<FieldRule>(FieldRuleSchema, { description: 'Who may set the field in a body (it must be readable too).', default: true, examples: [['admin']] })),
+  }, { additionalProperties: false, title: 'Field access', description: 'Who reads and who writes one field.' }), {
+    keyName: 'field',
+    description: 'Field rules by field name.',
+    examples: [{ cost: { read: ['admin', 'manager'], write: ['admin'] } }],
+  })),
+}, {
+  additionalProperties: false,
+  title: 'Access rules',
+  description: 'The resource\'s access rules (see access.md).',
+  examples: [{ read: true, create: ['admin', 'manager'], delete: { filter: { status: 'draft' } } }],
+})
 
 export const ResourceSchema = Type.Object({
-  table: Type.Optional(Type.String()),
-  key: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })])),
-  softDelete: Type.Optional(Type.String()),
-  tenant: Type.Optional(Type.String()),
-  owner: Type.Optional(Type.String()),
-  version: Type.Optional(Type.String()),
-  fields: Type.Record(Type.String(), FieldSchema),
-  validate: Type.Optional(Type.Unsafe<RecordValidator>(Fn)),
-  access: Type.Optional(Type.Object({
-    read: Type.Optional(RuleSchema),
-    create: Type.Optional(RuleSchema),
-    update: Type.Optional(RuleSchema),
-    delete: Type.Optional(RuleSchema),
-    undelete: Type.Optional(RuleSchema),
-    fields: Type.Optional(Type.Record(Type.String(), Type.Object({
-      read: Type.Optional(FieldRuleSchema),
-      write: Type.Optional(FieldRuleSchema),
-    }, { additionalProperties: false }))),
-  }, { additionalProperties: false })),
-}, { additionalProperties: false })
+  table: Type.Optional(Type.String({ description: 'The table; `schema.table` is allowed.', defaultText: 'the resource name', examples: ['sales.orders'] })),
+  key: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], { description: 'The key field, or the fields of a composite key, in URL order.', default: 'id', examples: [['region', 'number']] })),
+  softDelete: Type.Optional(Type.String({ description: 'A nullable `timestamptz` column that marks deleted rows: DELETE sets it, `:undelete` clears it, reads leave such rows out unless `show_deleted`.', examples: ['deleted_at'] })),
+  tenant: Type.Optional(Type.String({ description: 'The column holding the tenant: rows of other tenants do not exist for a caller, creates fill it.', examples: ['tenant_id'] })),
+  owner: Type.Optional(Type.String({ description: 'The field holding the id of the user who owns a row: what `.own` capabilities compare with the caller\'s id.', examples: ['owner_id'] })),
+  version: Type.Optional(Type.String({ description: 'An integer or `timestamptz` column every write bumps: ETags and `If-Match` use it.', examples: ['version'] })),
+  fields: Type.Record(Type.String(), FieldSchema, { keyName: 'field', description: 'The fields by name (field names are what callers see; `column` maps one to another column).', examples: [{ id: { type: 'bigint', readOnly: true, dbDefault: true }, title: { type: 'string', required: true } }] }),
+  validate: Type.Optional(unsafe<RecordValidator>(fn('(record, ctx) => issues'), {
+    description: 'A check of every record created or updated, after the field rules: answers `[{ field, code?, message }]` (empty: valid), each a field error of the 400 `invalid-record`. `ctx` is `{ user, tenant, operation }`.',
+    examples: ["(record) => record.ends_at < record.starts_at ? [{ field: 'ends_at', message: 'ends_at must be after starts_at.' }] : []"],
+  })),
+  access: Type.Optional(AccessSchema),
+}, {
+  additionalProperties: false,
+  title: 'Resources',
+  description: 'One resource: a table served under the base path, with its fields and rules (see resources.md).',
+  examples: [{ table: 'orders', softDelete: 'deleted_at', version: 'version', fields: { id: { type: 'bigint', readOnly: true, dbDefault: true }, title: { type: 'string', required: true } } }],
+})
 
 export const KeySetCacheSchema = Type.Object({
-  refreshMs: Type.Optional(Type.Integer({ minimum: 1000 })),
-  minReloadMs: Type.Optional(Type.Integer({ minimum: 0 })),
-}, { additionalProperties: false })
+  refreshMs: Type.Optional(Type.Integer({ minimum: 1000, description: 'How long fetched keys are used before they are fetched again.', default: 600_000, examples: [300_000] })),
+  minReloadMs: Type.Optional(Type.Integer({ minimum: 0, description: 'The least time between two fetches, so a token with an unknown `kid` cannot make the server fetch on every request.', default: 30_000, examples: [10_000] })),
+}, { additionalProperties: false, title: 'Verifier key cache', description: 'How the key set of `jwksUrl` is cached.', examples: [{ refreshMs: 300_000 }] })
 
 /** Options of the token verifier when tokens come from an auth server elsewhere (no login routes here). */
 export const VerifierSchema = Type.Object({
-  jwksUrl: Type.Optional(Type.String()),
-  keys: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Any()))),
-  issuer: Type.Optional(Type.String()),
-  audience: Type.Optional(Type.String()),
-  rolesClaim: Type.Optional(Type.String()),
-  tenantClaim: Type.Optional(Type.String()),
-  tenant: Type.Optional(Type.String()),
-  algorithms: Type.Optional(Type.Array(Type.String(), { minItems: 1 })),
+  jwksUrl: Type.Optional(Type.String({ description: 'Where the auth server publishes its public keys (a JWKS). Give this or `keys`.', examples: ['https://auth.example.com/.well-known/jwks.json'] })),
+  keys: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Any()), { description: 'The public keys as JWKs, instead of `jwksUrl`.', examples: [[{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'main' }]] })),
+  issuer: Type.Optional(Type.String({ description: 'The `iss` a token must carry.', defaultText: 'not checked', examples: ['https://auth.example.com'] })),
+  audience: Type.Optional(Type.String({ description: 'The `aud` a token must carry.', defaultText: 'not checked', examples: ['https://api.example.com'] })),
+  rolesClaim: Type.Optional(Type.String({ description: 'The claim holding the caller\'s roles (a list, or one comma separated string).', default: 'role', examples: ['roles'] })),
+  tenantClaim: Type.Optional(Type.String({ description: 'The claim holding the caller\'s tenant.', defaultText: 'none: callers have no tenant unless `tenant` gives one', examples: ['org_id'] })),
+  tenant: Type.Optional(Type.String({ description: 'A fixed tenant of every caller, instead of a claim.', defaultText: 'the config\'s `tenant`', examples: ['acme'] })),
+  algorithms: Type.Optional(Type.Array(Type.String(), { minItems: 1, description: 'The signature algorithms accepted.', defaultText: 'every asymmetric JWS algorithm (EdDSA, ES*, RS*, PS*)', examples: [['EdDSA']] })),
   cache: Type.Optional(KeySetCacheSchema),
-}, { additionalProperties: false })
+}, {
+  additionalProperties: false,
+  title: 'Verifier',
+  description: 'Verify tokens of an auth server elsewhere instead of the built-in one: no login routes are mounted then.',
+  defaultText: 'the built-in auth server',
+  examples: [{ jwksUrl: 'https://auth.example.com/.well-known/jwks.json', issuer: 'https://auth.example.com', audience: 'https://api.example.com', rolesClaim: 'roles' }],
+})
+
+export const ScanGuardSchema = Type.Object({
+  mode: Type.Optional(Type.Union([Type.Literal('reject'), Type.Literal('warn'), Type.Literal('off')], { description: '`reject`: 400 `expensive-query` with a create-index suggestion; `warn`: answer and log; `off`: no check.', default: 'reject', examples: ['warn'] })),
+  seqScanRows: Type.Optional(Type.Integer({ minimum: 0, description: 'A sequential scan of a table with more rows than this (the planner\'s estimate) is expensive.', default: 10_000, examples: [50_000] })),
+}, { additionalProperties: false, title: 'Scan guard', description: 'What happens to a list or aggregate whose plan scans a large table sequentially (see queries.md).', examples: [{ mode: 'warn', seqScanRows: 50_000 }] })
 
 export const ConfigSchema = Type.Object({
-  databaseUrl: Type.Optional(Type.String()),
-  /** Reads (one read-only statement each) go here: a read replica. */
-  databaseReadUrl: Type.Optional(Type.String()),
-  adminDatabaseUrl: Type.Optional(Type.String()),
-  authSchema: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$' })),
-  authSecret: Type.Optional(Type.String({ minLength: 16 })),
-  dataDir: Type.Optional(Type.String()),
-  basePath: Type.Optional(Type.String({ pattern: '^/[A-Za-z0-9_\\-/.]*[A-Za-z0-9_\\-]$' })),
-  publicUrl: Type.Optional(Type.String()),
-  trustedOrigins: Type.Optional(Type.Array(Type.String())),
-  signInPerMinute: Type.Optional(Type.Integer({ minimum: 1 })),
-  /** Who may set `x-forwarded-for` (Fastify's `trustProxy`): true, false, or addresses and CIDR ranges (a hop count is refused, saying why). */
-  trustProxy: Type.Optional(Type.Union([Type.Boolean(), Type.Integer({ minimum: 1 }), Type.String(), Type.Array(Type.String())])),
-  roles: Type.Optional(Type.Union([RoleList, Type.Record(Type.String(), RoleList)])),
-  defaultRole: Type.Optional(Type.String()),
-  defaultAccess: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('deny')])),
-  tenant: Type.Optional(Type.String()),
-  statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
-  /** Answer every request with a Server-Timing header (auth, access, plan, db, serialize). */
-  serverTiming: Type.Optional(Type.Boolean()),
-  /** GET /api/metrics, for callers with `role` (default admin); false: no metrics at all. */
-  metrics: Type.Optional(Type.Union([Type.Literal(false), Type.Object({ role: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false })])),
-  /** How long a `:export` may stream, in one read-only transaction (default 10 minutes). */
-  exportTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
-  /** How often each process reads new bans, deletions and role changes that limit issued tokens. */
-  revocationPollMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 10_000 })),
-  /** Connections of each application pool (writes, reads). */
-  poolSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  /** How long to wait for a database connection (a new one, or a free one of the pool). */
-  connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
-  scanGuard: Type.Optional(Type.Object({
-    mode: Type.Optional(Type.Union([Type.Literal('reject'), Type.Literal('warn'), Type.Literal('off')])),
-    seqScanRows: Type.Optional(Type.Integer({ minimum: 0 })),
-  }, { additionalProperties: false })),
-  rowPermissions: Type.Optional(Type.Union([Type.Boolean(), Type.Object({ except: Type.Array(Type.String()) }, { additionalProperties: false })])),
-  onUnhandledError: Type.Optional(Type.Unsafe<UnhandledErrorHandler>(Fn)),
+  databaseUrl: Type.Optional(Type.String({ description: 'The application database.', env: 'DATABASE_URL', defaultText: 'embedded PostgreSQL in `dataDir`', examples: ['postgres://app:secret@db.internal:5432/app'] })),
+  databaseReadUrl: Type.Optional(Type.String({ description: 'Reads (one read-only statement each) go here: a read replica.', env: 'DATABASE_READ_URL', defaultText: 'the application database', examples: ['postgres://app:secret@replica.internal:5432/app'] })),
+  adminDatabaseUrl: Type.Optional(Type.String({ description: 'Where the auth store lives.', env: 'ADMIN_DATABASE_URL', defaultText: 'the application database', examples: ['postgres://auth:secret@db.internal:5432/auth'] })),
+  authSchema: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', description: 'The schema of the auth tables (`auth_user`, `auth_account`, `auth_session`, `auth_key`, `auth_rate_limit`).', defaultText: 'the connection\'s search path', examples: ['auth'] })),
+  authSecret: Type.Optional(Type.String({ minLength: 16, description: 'Signs cookies and encrypts signing keys and page tokens.', env: 'AUTH_SECRET', defaultText: 'generated into `dataDir/auth-secret` with the embedded database; required with `DATABASE_URL`', examples: ['a-long-random-secret-from-your-vault'] })),
+  dataDir: Type.Optional(Type.String({ description: 'The embedded PostgreSQL\'s data, its credentials and the generated secret.', default: '.tablegate', examples: ['/var/lib/tablegate'] })),
+  basePath: Type.Optional(Type.String({ pattern: '^/[A-Za-z0-9_\\-/.]*[A-Za-z0-9_\\-]$', description: 'The resource API prefix; system and login routes sit at its parent (`/api`).', default: '/api/v1', examples: ['/service/v2'] })),
+  publicUrl: Type.Optional(Type.String({ description: 'The issuer and audience of tokens; its origin is trusted; https makes cookies `Secure`.', env: 'AUTH_URL', default: 'http://localhost:5173', examples: ['https://api.example.com'] })),
+  trustedOrigins: Type.Optional(Type.Array(Type.String(), { description: 'More origins allowed to send cookie-authenticated POSTs; `https://*.example.com` patterns allowed.', env: 'TRUSTED_ORIGINS (comma separated, added)', default: [], examples: [['https://app.example.com', 'https://*.example.com']] })),
+  signInPerMinute: Type.Optional(Type.Integer({ minimum: 1, description: 'Sign-in attempts per minute and client (`request.ip`, see `trustProxy`).', default: 5, examples: [10] })),
+  trustProxy: Type.Optional(Type.Union([Type.Boolean(), Type.Integer({ minimum: 1 }), Type.String(), Type.Array(Type.String())], {
+    description: 'Which peers\' `x-forwarded-for` is believed (Fastify\'s `trustProxy`): `true`, `false`, or addresses, CIDR ranges and `loopback`/`linklocal`/`uniquelocal`; behind a public load balancer list its addresses. A hop count is refused, saying why. See login.md.',
+    env: 'TRUST_PROXY (`true`, `false`, or comma separated)',
+    default: ['loopback', 'uniquelocal'],
+    examples: [['10.0.0.0/8', 'loopback']],
+  })),
+  roles: Type.Optional(Type.Union([RoleList, Type.Record(Type.String(), RoleList, { keyName: 'role' })], {
+    description: 'The role list, or capability bundles `{ role: [\'orders.*\', \'*.read\', \'tasks.update.own\'] }` (see access.md); `admin` is always first.',
+    default: ['admin', 'user'],
+    examples: [{ manager: ['orders.*', '*.read'], clerk: ['orders.read.own', 'orders.create.own'] }],
+  })),
+  defaultRole: Type.Optional(Type.String({ description: 'The role of a new user created without one.', defaultText: 'the only role besides admin, if there is one', examples: ['clerk'] })),
+  defaultAccess: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('deny')], { description: 'What an operation without a rule (and without a capability, with bundles) is, for every role, admin included.', defaultText: 'allowed with a plain role list; with bundles, a matching capability', examples: ['deny'] })),
+  tenant: Type.Optional(Type.String({ description: 'The fixed tenant of every caller.', defaultText: 'none', examples: ['acme'] })),
+  statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'The statement timeout of every request transaction; past it, 504 `statement-timeout`.', default: 15_000, examples: [5_000] })),
+  serverTiming: Type.Optional(Type.Boolean({ description: 'Answer every request with a `Server-Timing` header: `auth`, `access`, `plan`, `db`, `serialize` (see operations.md).', default: false, examples: [true] })),
+  metrics: Type.Optional(Type.Union([Type.Literal(false), Type.Object({ role: Type.Optional(Type.String({ minLength: 1, description: 'The role that may read the metrics.', default: 'admin', examples: ['ops'] })) }, { additionalProperties: false })], {
+    description: '`GET /api/metrics` (Prometheus text) for callers with `role`; `false`: no metrics route and no per-request work (see operations.md).',
+    default: { role: 'admin' },
+    examples: [false],
+  })),
+  exportTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'How long one `:export` may stream, in one read-only transaction (its statement timeout).', default: 600_000, examples: [1_800_000] })),
+  revocationPollMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 10_000, description: 'How often each process reads new bans, deletions and role changes that void or limit tokens issued before them.', default: 5_000, examples: [1_000] })),
+  poolSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'The connections of each application pool (writes, reads); a request that finds none free within `connectTimeoutMs` is a 503.', default: 20, examples: [50] })),
+  connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'How long a request waits for a database connection (a new one, or a free one of a busy pool); past it, 503 `service-unavailable` with `Retry-After`. The client also gives up on an answer 5 s after `statementTimeoutMs`.', default: 5_000, examples: [2_000] })),
+  scanGuard: Type.Optional(ScanGuardSchema),
+  rowPermissions: Type.Optional(Type.Union([Type.Boolean(), Type.Object({ except: Type.Array(Type.String(), { description: 'Resources whose records carry no `permissions`.' }) }, { additionalProperties: false })], {
+    description: 'Records carry `permissions` (what the caller may do with each); `false` turns them off, `{ except }` for some resources.',
+    default: true,
+    examples: [{ except: ['orders'] }],
+  })),
+  onUnhandledError: Type.Optional(unsafe<UnhandledErrorHandler>(fn('(err, request) => void'), {
+    description: 'Called for every 500, after it is logged; what it throws is logged too, never answered.',
+    examples: ['(err, request) => errorTracker.capture(err, { url: request.url })'],
+  })),
   verifier: Type.Optional(VerifierSchema),
-  migrateOnStart: Type.Optional(Type.Boolean()),
-  migrations: Type.Optional(Type.String()),
-  /** Fastify plugins registered after tablegate: `plugin` or `[plugin, options]`. */
-  plugins: Type.Optional(Type.Array(Type.Unsafe<PluginEntry>(Type.Union([Fn, Type.Tuple([Fn, Type.Any()])])))),
-  logger: Type.Optional(Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Any())])),
-  resources: Type.Optional(Type.Record(Type.String(), ResourceSchema)),
+  migrateOnStart: Type.Optional(Type.Boolean({ description: 'Run the (idempotent) auth store migration and the application `migrations` when the server starts.', default: true, examples: [false] })),
+  migrations: Type.Optional(Type.String({ description: 'A directory of application `.sql` files, applied once each in name order by `tablegate migrate` and at start.', defaultText: 'none', examples: ['./migrations'] })),
+  plugins: Type.Optional(Type.Array(Type.Unsafe<PluginEntry>(Type.Union([fn('plugin'), Type.Tuple([fn('plugin'), Type.Any()])])), {
+    description: 'Fastify plugins registered after tablegate: `plugin` or `[plugin, options]` (how `tablegate serve` gets the audit log or your hooks; see plugins.md).',
+    default: [],
+    examples: ["[auditLog, [myHooks, { notify: 'ops@example.com' }]]"],
+  })),
+  logger: Type.Optional(Type.Union([Type.Boolean(), Type.Record(Type.String(), Type.Any())], {
+    description: 'Fastify logger options; `false` silences `serve` (see operations.md).',
+    defaultText: 'off in the library, `info` for `tablegate serve`',
+    examples: [{ level: 'debug' }],
+  })),
+  resources: Type.Optional(Type.Record(Type.String(), ResourceSchema, { keyName: 'resource', description: 'The resources by name (the name is the URL segment).', default: {}, examples: [{ orders: { fields: { id: { type: 'bigint', readOnly: true, dbDefault: true }, title: { type: 'string', required: true } } } }] })),
   views: Type.Optional(ViewsSchema),
-  pages: Type.Optional(Type.Array(PageSchema)),
-  userMenu: Type.Optional(Type.Array(MenuEntrySchema)),
-}, { additionalProperties: false })
+  pages: Type.Optional(Type.Array(PageSchema, { description: 'Pages for clients, served by `/api/meta` with what each caller may do on them (see meta.md).' })),
+  userMenu: Type.Optional(Type.Array(MenuEntrySchema, { description: 'The user menu for clients: resources and pages, in order; entries the caller cannot use are left out.', examples: [[{ resource: 'orders' }, { page: 'overview', label: 'Home' }]] })),
+}, {
+  additionalProperties: false,
+  title: 'Top-level keys',
+  description: 'The default export of the config file.',
+  examples: [{
+    databaseUrl: 'postgres://app:secret@db.internal:5432/app',
+    publicUrl: 'https://api.example.com',
+    roles: { member: ['tasks.read.own', 'tasks.create.own', 'tasks.update.own', 'projects.read'], auditor: ['*.read'] },
+    defaultRole: 'member',
+    resources: {
+      projects: { fields: { id: { type: 'integer', readOnly: true, dbDefault: true }, name: { type: 'string', required: true, maxLength: 100 } } },
+      tasks: {
+        owner: 'owner_id',
+        softDelete: 'deleted_at',
+        fields: {
+          id: { type: 'integer', readOnly: true, dbDefault: true },
+          title: { type: 'string', required: true, maxLength: 200, searchable: true },
+          due: { type: 'date' },
+          priority: { type: 'integer', minimum: 1, maximum: 5, default: 3 },
+          project_id: { type: 'integer', references: 'projects' },
+          owner_id: { type: 'string', readOnly: true },
+        },
+        access: { fields: { owner_id: { read: ['admin', 'auditor'] } } },
+      },
+    },
+  }],
+})
 
 export type Config = Static<typeof ConfigSchema>
 export type ResourceConfig = Static<typeof ResourceSchema>
