@@ -3,13 +3,7 @@
 // the catalogue at startup (introspect.ts) and checked on every value written and every key, so a
 // value the database would refuse is a field error naming its field, never a bare 22xxx.
 import { isValueText } from './values.js'
-
-export type ColumnLimit =
-  | { readonly kind: 'characters', readonly max: number }
-  | { readonly kind: 'integer', readonly min: bigint, readonly max: bigint }
-  | { readonly kind: 'numeric', readonly precision: number, readonly scale: number }
-  | { readonly kind: 'labels', readonly labels: readonly string[] }
-  | { readonly kind: 'jsonb' }
+import type { ColumnLimit } from './types.js'
 
 const INTEGER_RANGES: Readonly<Record<string, { min: bigint, max: bigint }>> = {
   int2: { min: -(2n ** 15n), max: 2n ** 15n - 1n },

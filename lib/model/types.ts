@@ -3,9 +3,16 @@ import type { TSchema } from '@sinclair/typebox'
 import type { Sql } from '../sql/sql.js'
 import type { ResourceConfig } from '../config/schema.js'
 import type { RowPresenter } from '../config/plugin-resources.js'
-import type { ColumnLimit } from './column-limits.js'
 
 export type FieldType = 'string' | 'integer' | 'bigint' | 'number' | 'decimal' | 'boolean' | 'date' | 'timestamp' | 'uuid' | 'json'
+
+/** What a column holds beyond its field type (lib/model/column-limits.ts reads and checks it). */
+export type ColumnLimit =
+  | { readonly kind: 'characters', readonly max: number }
+  | { readonly kind: 'integer', readonly min: bigint, readonly max: bigint }
+  | { readonly kind: 'numeric', readonly precision: number, readonly scale: number }
+  | { readonly kind: 'labels', readonly labels: readonly string[] }
+  | { readonly kind: 'jsonb' }
 
 /** Which managed column a field stands for, if any. */
 export type ManagedRole = 'softDelete' | 'version' | 'tenant'
