@@ -31,13 +31,6 @@ export interface Section {
   readonly kind: 'object' | 'values'
 }
 
-/** A key (`key`) of an object (`path`), as the walk meets it. */
-export interface Key {
-  readonly path: string
-  readonly name: string
-  readonly schema: Annotated
-}
-
 /** Extra columns of a values table, by enumeration: for field types, their JSON form and columns. */
 const VALUE_COLUMNS = new Map<TSchema, (value: unknown) => Record<string, string>>([
   [FieldTypeSchema, (value) => ({
@@ -59,10 +52,9 @@ function join (path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`
 }
 
-/** Every section and every key under `schema`, depth first, each schema once. */
-export function walk (root: TSchema = ConfigSchema): { sections: Section[], keys: Key[] } {
+/** Every section under `root`, depth first, each schema once. */
+export function sectionsOf (root: TSchema = ConfigSchema): Section[] {
   const sections: Section[] = []
-  const keys: Key[] = []
   const seen = new Set<TSchema>()
   const visit = (schema: Annotated, path: string): void => {
     if (seen.has(schema)) return
@@ -73,7 +65,6 @@ export function walk (root: TSchema = ConfigSchema): { sections: Section[], keys
           sections.push({ schema, path, title: schema.title ?? `\`${path}\``, anchor: anchorOf(path), kind: 'object' })
         }
         for (const [name, child] of Object.entries(schema.properties ?? {})) {
-          keys.push({ path, name, schema: child as Annotated })
           visit(child as Annotated, join(path, name))
         }
         return
@@ -92,7 +83,7 @@ export function walk (root: TSchema = ConfigSchema): { sections: Section[], keys
     }
   }
   visit(root as Annotated, '')
-  return { sections, keys }
+  return sections
 }
 
 function cell (text: string): string {
@@ -199,7 +190,7 @@ function readPart (name: string): string {
 
 /** The whole of docs/configuration.md. */
 export function configReference (): string {
-  const { sections } = walk()
+  const sections = sectionsOf()
   const bySchema = new Map(sections.map((s) => [s.schema as TSchema, s]))
   const sectionOf = (schema: TSchema): Section | undefined => bySchema.get(schema)
   const contents = sections.map((s) => `- [${s.title}](#${s.anchor})`).join('\n')

@@ -5,12 +5,12 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
-import { configReference, exampleOf, isSourceExample, REGENERATE, walk, type Annotated } from '../../scripts/config-reference.js'
+import { configReference, exampleOf, isSourceExample, REGENERATE, sectionsOf, type Annotated } from '../../scripts/config-reference.js'
 import { ConfigSchema, type Config } from '../../lib/config/schema.js'
 import { resolveConfig, type ResolvedConfig } from '../../lib/config/resolve.js'
 import { buildModels } from '../../lib/model/build.js'
 
-const { sections } = walk()
+const sections = sectionsOf()
 
 test('docs/configuration.md is what the generator makes of the schema', () => {
   const committed = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8')
