@@ -46,7 +46,9 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .option('--port <n>', 'port to listen on (default: $PORT, else 5173)', positiveInteger)
     .option('--host <host>', 'address to listen on', 'localhost')
     .addOption(new Option('--log-format <format>', 'log lines (default: pretty on a terminal, else json)').choices(LOG_FORMATS))
-    .action(async (opts: { config?: string, port?: number, host: string, logFormat?: LogFormat }) => {
+    .option('--workers <n>', 'processes serving the port, e.g. one per core (default: 1)', positiveInteger)
+    .action(async (opts: { config?: string, port?: number, host: string, logFormat?: LogFormat, workers?: number }) => {
+      if (opts.workers === 0) throw new UsageError('--workers must be at least 1')
       await serve({ ...opts, port: opts.port ?? portFromEnv(process.env.PORT) }, io)
     })
 

@@ -1,10 +1,12 @@
 // `tablegate serve`: the API on a port until SIGINT/SIGTERM, then a graceful close: no new
 // requests, those in flight finish (bounded), then the pools and the embedded database close.
+import cluster from 'node:cluster'
 import type { AddressInfo } from 'node:net'
 import { createServer } from '../server.js'
 import { loadResolvedConfig } from './host.js'
 import { announceServer } from './running-server.js'
 import { chooseLogFormat, listeningUrl, serveLogger, type LogFormat } from './logging.js'
+import { superviseWorkers } from './workers.js'
 import type { CliIo } from './io.js'
 
 export interface ServeOptions {
@@ -12,16 +14,23 @@ export interface ServeOptions {
   readonly port: number
   readonly host: string
   readonly logFormat?: LogFormat | undefined
+  /** Processes serving the port (node:cluster); 1 serves from this process. */
+  readonly workers?: number | undefined
 }
 
 export async function serve (opts: ServeOptions, io: CliIo): Promise<void> {
   const resolved = await loadResolvedConfig(opts.config)
+  if ((opts.workers ?? 1) > 1 && cluster.isPrimary) return await superviseWorkers(resolved, opts.workers ?? 1, io)
+  // In a worker the supervisor handles signals and announcing; only the first worker says hello.
+  const worker = cluster.isWorker ? cluster.worker : undefined
+  const say = worker === undefined || worker.id === 1 ? io.out : () => {}
   const logger = serveLogger(resolved.config.logger, chooseLogFormat(process.stdout.isTTY, opts.logFormat))
   const app = await createServer(resolved.config, { logger })
   const closed = new Promise<void>((resolve) => {
     let closing = false
     const shutdown = (signal: string): void => {
       if (closing) {
+        if (worker !== undefined) return
         io.err(`tablegate: ${signal} again, exiting now`)
         process.exit(1)
       }
@@ -39,19 +48,19 @@ export async function serve (opts: ServeOptions, io: CliIo): Promise<void> {
         resolve()
       })
     }
-    process.once('SIGINT', () => { shutdown('SIGINT') })
-    process.once('SIGTERM', () => { shutdown('SIGTERM') })
+    // A worker hears Ctrl-C twice, from the terminal and from its supervisor: the second is no hurry.
+    process.on('SIGINT', () => { shutdown('SIGINT') })
+    process.on('SIGTERM', () => { shutdown('SIGTERM') })
   })
   await app.listen({ port: opts.port, host: opts.host })
-  const withdraw = announceServer(resolved.dataDir, resolved.publicUrl)
-  void closed.then(withdraw)
+  if (worker === undefined) void closed.then(announceServer(resolved.dataDir, resolved.publicUrl))
   const url = listeningUrl(opts.host, app.server.address() as AddressInfo)
-  io.out(`tablegate is serving ${url} (API ${url}${resolved.basePath}, login ${url}${resolved.apiRoot}/auth)`)
+  say(`tablegate is serving ${url} (API ${url}${resolved.basePath}, login ${url}${resolved.apiRoot}/auth)`)
   // Tokens name the public URL, which a proxy or a tunnel may rightly make another; say which it is.
-  if (new URL(resolved.publicUrl).origin !== url) io.out(`tokens are issued for the public URL ${resolved.publicUrl} (publicUrl in the config, or AUTH_URL)`)
+  if (new URL(resolved.publicUrl).origin !== url) say(`tokens are issued for the public URL ${resolved.publicUrl} (publicUrl in the config, or AUTH_URL)`)
   if (app.tablegate.users !== undefined && !(await app.tablegate.users.hasUsers())) {
-    io.out('No user yet. Create the first admin in another terminal:')
-    io.out('  npx tablegate user create --email you@example.com --generate-password')
+    say('No user yet. Create the first admin in another terminal:')
+    say('  npx tablegate user create --email you@example.com --generate-password')
   }
   await closed
 }

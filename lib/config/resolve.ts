@@ -36,7 +36,10 @@ export interface ResolvedConfig {
   readonly metrics: { readonly role: string } | undefined
   readonly serverTiming: boolean
   readonly connectTimeoutMs: number
-  readonly poolSize: number
+  /** Connections of each pool of one process. */
+  readonly poolSize: PoolSizes
+  /** Whether the database URLs lead to a transaction pooler rather than to PostgreSQL. */
+  readonly pooler: 'none' | 'transaction'
   readonly revocationPollMs: number
   readonly verifier: VerifierConfig | undefined
   readonly migrateOnStart: boolean
@@ -57,6 +60,34 @@ export interface ResolvedConfig {
   /** Fastify plugins the root plugin registers after the built-in ones, each with its options. */
   readonly plugins: ReadonlyArray<readonly [plugin: unknown, options: unknown]>
   readonly onUnhandledError: UnhandledErrorHandler | undefined
+}
+
+export interface PoolSizes {
+  readonly write: number
+  readonly read: number
+  readonly auth: number
+}
+
+/** Sized for one process per core: four processes hold 92 connections, inside PostgreSQL's default 100. */
+export const DEFAULT_POOL_SIZES: PoolSizes = { write: 10, read: 10, auth: 3 }
+
+function poolSizesOf (setting: Config['poolSize'], env: string | undefined): PoolSizes {
+  if (setting !== undefined) {
+    if (typeof setting === 'number') return { ...DEFAULT_POOL_SIZES, write: setting, read: setting }
+    return { ...DEFAULT_POOL_SIZES, ...setting }
+  }
+  const text = nonEmpty(env)
+  if (text === undefined) return DEFAULT_POOL_SIZES
+  const size = Number(text)
+  if (!Number.isInteger(size) || size < 1 || size > 1000) throw new ConfigError(`DATABASE_POOL_SIZE: '${text}' is not a whole number of connections from 1 to 1000`)
+  return { ...DEFAULT_POOL_SIZES, write: size, read: size }
+}
+
+function poolerOf (setting: Config['databasePooler'], env: string | undefined): 'none' | 'transaction' {
+  if (setting !== undefined) return setting
+  const text = nonEmpty(env)
+  if (text === undefined || text === 'none' || text === 'transaction') return text ?? 'none'
+  throw new ConfigError(`DATABASE_POOLER: '${text}' is not 'transaction' (a transaction pooler such as PgBouncer) or 'none'`)
 }
 
 function rowPermissionsOf (setting: Config['rowPermissions'], resources: readonly string[]): ReadonlySet<string> {
@@ -127,7 +158,8 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     metrics: config.metrics === false ? undefined : { role: config.metrics?.role ?? 'admin' },
     serverTiming: config.serverTiming ?? false,
     connectTimeoutMs: config.connectTimeoutMs ?? 5_000,
-    poolSize: config.poolSize ?? 20,
+    poolSize: poolSizesOf(config.poolSize, env.DATABASE_POOL_SIZE),
+    pooler: poolerOf(config.databasePooler, env.DATABASE_POOLER),
     revocationPollMs: config.revocationPollMs ?? 5_000,
     verifier: config.verifier,
     migrateOnStart: config.migrateOnStart ?? true,

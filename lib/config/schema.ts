@@ -168,7 +168,13 @@ export const ConfigSchema = Type.Object({
   })),
   exportTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'How long one `:export` may stream, in one read-only transaction (its statement timeout).', default: 600_000, examples: [1_800_000] })),
   revocationPollMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 10_000, description: 'How often each process reads new bans, deletions and role changes that void or limit tokens issued before them.', default: 5_000, examples: [1_000] })),
-  poolSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'The connections of each application pool (writes, reads); a request that finds none free within `connectTimeoutMs` is a 503.', default: 20, examples: [50] })),
+  poolSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'The connections of each application pool (writes, reads) of one process; a request that finds none free within `connectTimeoutMs` is a 503. For N processes see deployment.md.', env: 'DATABASE_POOL_SIZE', default: 10, examples: [20] })),
+  poolSizes: Type.Optional(Type.Object({
+    write: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'The write pool.', defaultText: '`poolSize`', examples: [10] })),
+    read: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'The read pool (on `databaseReadUrl` when given).', defaultText: '`poolSize`', examples: [20] })),
+    auth: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'The auth store\'s pool (on `adminDatabaseUrl` when given).', default: 3, examples: [5] })),
+  }, { additionalProperties: false, title: 'Pool sizes', description: 'Each pool\'s own size, over `poolSize`.', defaultText: '`poolSize` for writes and reads, 3 for the auth store', examples: [{ read: 30, auth: 2 }] })),
+  databasePooler: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('transaction')], { description: '`transaction`: the database URLs lead to a transaction pooler (PgBouncer, pgcat, Supavisor), so nothing is kept in the session: no startup settings, unnamed statements, the timeout by cancel request (see deployment.md).', env: 'DATABASE_POOLER', default: 'none', examples: ['transaction'] })),
   connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'How long a request waits for a database connection (a new one, or a free one of a busy pool); past it, 503 `service-unavailable` with `Retry-After`. The client also gives up on an answer 5 s after `statementTimeoutMs`.', default: 5_000, examples: [2_000] })),
   scanGuard: Type.Optional(ScanGuardSchema),
   rowPermissions: Type.Optional(Type.Union([Type.Boolean(), Type.Object({ except: Type.Array(Type.String(), { description: 'Resources whose records carry no `permissions`.' }) }, { additionalProperties: false })], {

@@ -48,11 +48,12 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
   } else if (authSecret === undefined) {
     throw new ConfigError('AUTH_SECRET is required when DATABASE_URL is set (it signs cookies and encrypts the signing keys)')
   }
-  const timeout = { statementTimeoutMs: config.statementTimeoutMs, connectTimeoutMs: config.connectTimeoutMs }
-  const app = createPool(url, { max: config.poolSize, ...timeout, records: true })
-  const read = createPool(config.databaseReadUrl ?? url, { max: config.poolSize, ...timeout, records: true, readOnly: true, applicationName: 'tablegate-read' })
+  const common = { statementTimeoutMs: config.statementTimeoutMs, connectTimeoutMs: config.connectTimeoutMs, pooler: config.pooler }
+  const sizes = config.poolSize
+  const app = createPool(url, { max: sizes.write, ...common, records: true })
+  const read = createPool(config.databaseReadUrl ?? url, { max: sizes.read, ...common, records: true, readOnly: true, applicationName: 'tablegate-read' })
   // The auth store has pools of its own, with pg's default parsing (its timestamps are Dates).
-  const admin = createPool(config.adminDatabaseUrl ?? url, { max: 5, applicationName: 'tablegate-auth', ...timeout })
+  const admin = createPool(config.adminDatabaseUrl ?? url, { max: sizes.auth, applicationName: 'tablegate-auth', ...common })
   return {
     app,
     read,

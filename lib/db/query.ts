@@ -5,6 +5,7 @@
 // so tests and tracing can see what ran without wrapping pg.
 import { createHash } from 'node:crypto'
 import { channel } from 'node:diagnostics_channel'
+import { connect } from 'node:net'
 import type pg from 'pg'
 import QueryStream from 'pg-query-stream'
 import { compile, type Sql } from '../sql/sql.js'
@@ -64,10 +65,36 @@ export function streamRows (client: pg.PoolClient, fragment: Sql, batchSize: num
   return client.query(new QueryStream(text, values, { batchSize }))
 }
 
-/** Cancels the statement a connection is running, from another connection of `pool` (its own is busy). */
-export async function cancelStatement (pool: Queryable, client: pg.PoolClient): Promise<void> {
-  const pid = (client as pg.PoolClient & { processID?: number }).processID
-  if (pid !== undefined) await pool.query('SELECT pg_cancel_backend($1)', [pid])
+const CANCEL_REQUEST_CODE = 80877102
+/** How long a cancel request's socket waits for the server to close it. */
+const CANCEL_WAIT_MS = 5_000
+
+type Cancellable = pg.PoolClient & { processID?: number | null, secretKey?: number | null, connectionParameters?: { host?: string, port?: number } }
+
+/**
+ * Cancels the statement a connection is running with the protocol's cancel request, on a socket
+ * of its own: a transaction pooler forwards it to the server connection the client is on, where
+ * pg_cancel_backend would name a process id the pooler made up.
+ */
+export async function cancelStatement (client: pg.PoolClient): Promise<void> {
+  const { processID, secretKey, connectionParameters } = client as Cancellable
+  if (processID == null || secretKey == null) return
+  const host = connectionParameters?.host ?? 'localhost'
+  const port = connectionParameters?.port ?? 5432
+  const request = Buffer.alloc(16)
+  request.writeInt32BE(16, 0)
+  request.writeInt32BE(CANCEL_REQUEST_CODE, 4)
+  request.writeInt32BE(processID, 8)
+  request.writeInt32BE(secretKey, 12)
+  const socket = host.startsWith('/') ? connect(`${host}/.s.PGSQL.${port}`) : connect(port, host)
+  await new Promise<void>((resolve, reject) => {
+    // As libpq does, the socket stays open until the other side closes it: PgBouncer drops a
+    // cancel request whose client hung up before it was forwarded.
+    socket.once('connect', () => { socket.write(request) })
+    socket.setTimeout(CANCEL_WAIT_MS, () => { socket.destroy() })
+    socket.once('error', reject)
+    socket.once('close', () => { resolve() })
+  })
 }
 
 export type ControlStatement = 'BEGIN' | 'BEGIN READ ONLY' | 'COMMIT' | 'ROLLBACK' | `${'SAVEPOINT' | 'RELEASE SAVEPOINT' | 'ROLLBACK TO SAVEPOINT'} tg_${string}`

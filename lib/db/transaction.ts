@@ -1,8 +1,9 @@
 // One transaction per unit of work. The pool's connections carry the statement timeout; a unit of
-// work that needs another one (a migration, an export) sets its own for the transaction. A
+// work that needs another one (a migration, an export) sets its own for the transaction, which
+// holds through a transaction pooler too, and tells the pool's watch (pool.ts) about it. A
 // connection that dies while checked out (the server killed, a backend terminated) fails the work
 // in flight and is discarded, never left to crash the process with an unhandled 'error' event.
-import type { Pool, PoolClient } from './pool.js'
+import { setStatementTimeout, type Pool, type PoolClient } from './pool.js'
 import { control, statementNamesOf, withStatementNames } from './query.js'
 
 export interface TxOptions {
@@ -33,6 +34,7 @@ export async function beginTransaction (pool: Pool, options: TxOptions = {}): Pr
   let ended = false
   const release = (broken: boolean): void => {
     client.removeListener('error', onLost)
+    setStatementTimeout(client, undefined)
     client.release(lost ?? broken)
   }
   const end = async (statement: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
@@ -58,6 +60,7 @@ export async function beginTransaction (pool: Pool, options: TxOptions = {}): Pr
   try {
     await control(client, options.readOnly === true ? 'BEGIN READ ONLY' : 'BEGIN')
     if (options.timeoutMs !== undefined) {
+      setStatementTimeout(client, options.timeoutMs)
       await client.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.trunc(options.timeoutMs))])
     }
   } catch (err) {

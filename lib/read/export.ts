@@ -42,7 +42,7 @@ export async function openExport (pool: Pool, plan: ExportPlan, options: ExportO
   stream.on('error', () => {})
   let fetching = false
   const cancel = (): void => {
-    if (fetching) cancelStatement(pool, tx).catch(() => {})
+    if (fetching) cancelStatement(tx).catch(() => {})
   }
   options.signal.addEventListener('abort', cancel, { once: true })
   /** The rows the stream holds, waiting for some when it holds none; empty at the end. */

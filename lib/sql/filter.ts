@@ -28,7 +28,8 @@ function valueOf (field: FieldModel, value: TypedValue): Sql {
   if (value.kind === 'value') return sql`${value.value}${valueCast(field) ?? sql.empty}`
   // now() is STABLE (clock_timestamp() is VOLATILE), so an index can serve placed_at > now() - 7d.
   const instant = sql`(now() + ${`${value.offsetMs} milliseconds`}::interval)`
-  return field.type === 'date' ? sql`${instant}::date` : instant
+  // Today is the UTC day whatever the session's time zone (a pooled connection keeps the server's).
+  return field.type === 'date' ? sql`(${instant} AT TIME ZONE 'UTC')::date` : instant
 }
 
 const JSON_VALUE = { string: sql`::text`, number: sql`::numeric`, boolean: sql`::boolean` } as const
