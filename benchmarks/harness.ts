@@ -20,6 +20,12 @@ export function cpuTicks (pid: number): number {
   return Number(fields[11]) + Number(fields[12])
 }
 
+/** CPU ticks of a process and its children (the workers of a cluster). */
+export function processTreeTicks (pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter((child) => child !== '')
+  return cpuTicks(pid) + children.reduce((sum, child) => sum + cpuTicks(Number(child)), 0)
+}
+
 export function rssMb (pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
   return Number(line?.split(/\s+/)[1] ?? 0) / 1024
@@ -27,11 +33,15 @@ export function rssMb (pid: number): number {
 
 export interface BenchServer { readonly child: ChildProcess, readonly port: number }
 
-/** Runs benchmarks/servers/`file` in its own process; resolves once it prints `ready <port>`. */
-export async function startServer (file: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<BenchServer> {
-  const command = pinned ? 'taskset' : process.execPath
+/**
+ * Runs benchmarks/servers/`file` in its own process, on core 0 when pinning unless `unpinned`;
+ * resolves once it prints `ready <port>`.
+ */
+export async function startServer (file: string, env: Record<string, string>, nodeFlags: string[] = [], unpinned = false): Promise<BenchServer> {
+  const pin = pinned && !unpinned
+  const command = pin ? 'taskset' : process.execPath
   const script = [...nodeFlags, join(here, 'servers', file)]
-  const argv = pinned ? ['-c', '0', process.execPath, ...script] : script
+  const argv = pin ? ['-c', '0', process.execPath, ...script] : script
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

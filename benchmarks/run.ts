@@ -2,7 +2,9 @@
 // Fastify + pg floor, same database, same scenarios, alternating, after a warm-up. Servers run in
 // their own processes pinned to core 0, PostgreSQL and this load generator to core 1; server and
 // PostgreSQL CPU come from /proc. tablegate runs twice: with its own login's tokens (which name
-// their key, `kid`) and with another issuer's tokens that name none.
+// their key, `kid`) and with another issuer's tokens that name none. `--only scale-out`: 2
+// processes behind PgBouncer against 1 direct (needs pgbouncer installed).
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -10,8 +12,9 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { seedCards, seedOrders } from './bench-orders.js'
-import { AUTH_SECRET, benchCaller, cpuTicks, pinLoadGenerator, pinned, pinnedPostmaster, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, cpuTicks, pinLoadGenerator, pinned, pinnedPostmaster, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
+import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 
 const { values: args } = parseArgs({ options: {
   rows: { type: 'string', default: '100000' },
@@ -187,7 +190,7 @@ const scenarios: Scenario[] = [
 interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
 
 async function measure (server: BenchServer, side: Side, extraHeaders: Record<string, string>, seconds: number): Promise<Measured> {
-  const before = cpuTicks(server.child.pid!)
+  const before = processTreeTicks(server.child.pid!)
   const databaseBefore = databaseTicks()
   const result = await autocannon({
     url: `http://127.0.0.1:${server.port}`,
@@ -199,7 +202,7 @@ async function measure (server: BenchServer, side: Side, extraHeaders: Record<st
       ...(side.onResponse === undefined ? {} : { onResponse: (status: number, _body: string, context: object, headers?: Record<string, unknown>) => { side.onResponse!(status, context as Context, headers ?? {}) } }),
     }],
   })
-  const ticks = cpuTicks(server.child.pid!) - before
+  const ticks = processTreeTicks(server.child.pid!) - before
   const databaseUsed = databaseTicksSince(databaseBefore)
   return {
     rps: result.requests.average,
@@ -289,6 +292,53 @@ async function observabilityScenarios (): Promise<void> {
   }
 }
 
+/**
+ * Scale-out: one tablegate process straight to PostgreSQL beside two (node:cluster, one per core)
+ * behind PgBouncer in transaction mode, the same scenarios, nothing pinned (PostgreSQL's new
+ * backends may run on any core): throughput, p99, and the PostgreSQL connections each holds after
+ * the scenario (the direct process's pools; PgBouncer's server connections for the two).
+ */
+async function scaleOutScenarios (): Promise<void> {
+  const allCores = `0-${cpus().length - 1}`
+  if (pinned && postmaster !== undefined) {
+    execFileSync('taskset', ['-p', '-c', allCores, String(postmaster)], { stdio: 'ignore' })
+    execFileSync('taskset', ['-a', '-p', '-c', allCores, String(process.pid)], { stdio: 'ignore' })
+  }
+  const database = new URL(databaseUrl).pathname.slice(1)
+  const started = (await pool.query<{ now: Date }>('SELECT now()')).rows[0]!.now
+  const direct = await startServer('tablegate.js', env, [], true)
+  const poolers = await startPgBouncers(databaseUrl)
+  const pooled = await startServer('tablegate.js', { ...env, BENCH_DATABASE_URL: poolers.url, DATABASE_POOLER: 'transaction', BENCH_WORKERS: '2' }, [], true)
+  // Backends opened since the direct server started: its own, and PgBouncer's.
+  const opened = async (): Promise<number> => (await pool.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_start >= $1 AND application_name LIKE 'tablegate%'", [started])).rows[0]!.n
+  try {
+    console.log(`
+${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.padStart(8)}${'pg conns'.padStart(9)}${'2 pooled r/s'.padStart(14)}${'p99'.padStart(8)}${'pg conns'.padStart(9)}${'ratio'.padStart(7)}${'err'.padStart(5)}`)
+    for (const scenario of scenarios) {
+      const runs: Array<{ direct: Measured, pooled: Measured, directConnections: number, pooledConnections: number }> = []
+      for (let r = 0; r < REPEAT; r++) {
+        await measure(direct, scenario.tablegate, auth, 1)
+        const one = await measure(direct, scenario.tablegate, auth, SECONDS)
+        await measure(pooled, scenario.tablegate, auth, 1)
+        const two = await measure(pooled, scenario.tablegate, auth, SECONDS)
+        const pooledConnections = await poolers.serverConnections(database)
+        runs.push({ direct: one, pooled: two, directConnections: await opened() - pooledConnections, pooledConnections })
+      }
+      const pick = (side: 'direct' | 'pooled', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
+      const connections = (key: 'directConnections' | 'pooledConnections'): number => Math.max(...runs.map((r) => r[key]))
+      console.log(`${scenario.name.padEnd(22)}${pick('direct', 'rps').toFixed(0).padStart(13)}${`${pick('direct', 'p99')} ms`.padStart(8)}${String(connections('directConnections')).padStart(9)}` +
+        `${pick('pooled', 'rps').toFixed(0).padStart(14)}${`${pick('pooled', 'p99')} ms`.padStart(8)}${String(connections('pooledConnections')).padStart(9)}` +
+        `${(pick('pooled', 'rps') / pick('direct', 'rps')).toFixed(2).padStart(7)}${String(pick('direct', 'errors') + pick('pooled', 'errors')).padStart(5)}`)
+    }
+  } finally {
+    await stopServers([direct, pooled])
+    await poolers.stop()
+    if (pinned && postmaster !== undefined) execFileSync('taskset', ['-p', '-c', '1', String(postmaster)], { stdio: 'ignore' })
+    pinLoadGenerator()
+  }
+}
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
 const rows: string[] = []
 let peakRss = 0
@@ -330,6 +380,7 @@ try {
   console.log(`tablegate resident memory under load (largest of its two processes): ${peakRss.toFixed(0)} MB`)
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
+  if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()
 } finally {
   await stopServers([tablegate, otherIssuer, floor])
   await pool.end()

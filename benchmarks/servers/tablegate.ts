@@ -4,40 +4,59 @@
 // measured create and patch) keep their one-statement paths. BENCH_OBSERVABILITY: `off` (no
 // metrics), `timing` (metrics and Server-Timing); otherwise as shipped (metrics on).
 // BENCH_VERIFIER_JWK: tokens come from another issuer, verified with this public key (no login here).
+// BENCH_WORKERS: that many processes on one port (node:cluster, as `tablegate serve --workers` runs them).
+import cluster from 'node:cluster'
 import { createServer } from '../../lib/server.js'
 import { auditLog } from '../../lib/index.js'
 import shopRules from '../../examples/shop/rules.js'
 import { ORDER_FIELDS } from '../bench-orders.js'
 import { BENCH_AUDIENCE, BENCH_ISSUER } from '../issuer.js'
 
-const observability = process.env.BENCH_OBSERVABILITY
-const issuerKey = process.env.BENCH_VERIFIER_JWK
-const app = await createServer({
-  ...(observability === 'off' ? { metrics: false } : {}),
-  ...(observability === 'timing' ? { serverTiming: true } : {}),
-  ...(issuerKey === undefined ? {} : { verifier: { keys: [JSON.parse(issuerKey)], issuer: BENCH_ISSUER, audience: BENCH_AUDIENCE } }),
-  databaseUrl: process.env.BENCH_DATABASE_URL,
-  authSecret: process.env.BENCH_AUTH_SECRET,
-  resources: {
-    bench_orders: {
-      owner: 'owner_id',
-      version: 'version',
-      fields: { ...ORDER_FIELDS, owner_id: { type: 'string' }, cost: { type: 'decimal' } },
-      access: {
-        read: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
-        update: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
-        delete: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
-        fields: { cost: { read: ['admin'], write: ['admin'] } },
+const workers = Number(process.env.BENCH_WORKERS ?? '1')
+if (workers > 1 && cluster.isPrimary) {
+  let listening = 0
+  cluster.on('listening', (_worker, address) => {
+    if (++listening === workers) process.stdout.write(`ready ${address.port}\n`)
+  })
+  for (let i = 0; i < workers; i++) cluster.fork()
+  process.on('SIGTERM', () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM')
+    cluster.on('exit', () => { if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0) })
+  })
+} else {
+  await serveOne()
+}
+
+async function serveOne (): Promise<void> {
+  const observability = process.env.BENCH_OBSERVABILITY
+  const issuerKey = process.env.BENCH_VERIFIER_JWK
+  const app = await createServer({
+    ...(observability === 'off' ? { metrics: false } : {}),
+    ...(observability === 'timing' ? { serverTiming: true } : {}),
+    ...(issuerKey === undefined ? {} : { verifier: { keys: [JSON.parse(issuerKey)], issuer: BENCH_ISSUER, audience: BENCH_AUDIENCE } }),
+    databaseUrl: process.env.BENCH_DATABASE_URL,
+    authSecret: process.env.BENCH_AUTH_SECRET,
+    resources: {
+      bench_orders: {
+        owner: 'owner_id',
+        version: 'version',
+        fields: { ...ORDER_FIELDS, owner_id: { type: 'string' }, cost: { type: 'decimal' } },
+        access: {
+          read: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
+          update: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
+          delete: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
+          fields: { cost: { read: ['admin'], write: ['admin'] } },
+        },
       },
+      bench_customers: { fields: { id: { type: 'bigint', readOnly: true }, name: { type: 'string' } } },
+      bench_cards: { version: 'version', fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' }, position: { type: 'integer' } } },
+      // The example shop's rule hears of deletes of `orders`: here, of bench_orders.
+      orders: { table: 'bench_orders', version: 'version', fields: ORDER_FIELDS },
     },
-    bench_customers: { fields: { id: { type: 'bigint', readOnly: true }, name: { type: 'string' } } },
-    bench_cards: { version: 'version', fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' }, position: { type: 'integer' } } },
-    // The example shop's rule hears of deletes of `orders`: here, of bench_orders.
-    orders: { table: 'bench_orders', version: 'version', fields: ORDER_FIELDS },
-  },
-  plugins: [[auditLog, { resources: ['bench_customers'] }], shopRules],
-})
-await app.listen({ port: 0, host: '127.0.0.1' })
-const address = app.server.address()
-process.stdout.write(`ready ${typeof address === 'object' && address !== null ? address.port : 0}\n`)
-process.on('SIGTERM', () => { void app.close().then(() => process.exit(0)) })
+    plugins: [[auditLog, { resources: ['bench_customers'] }], shopRules],
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  if (cluster.isPrimary) process.stdout.write(`ready ${typeof address === 'object' && address !== null ? address.port : 0}\n`)
+  process.on('SIGTERM', () => { void app.close().then(() => process.exit(0)) })
+}

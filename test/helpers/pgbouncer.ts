@@ -3,26 +3,23 @@
 // default_transaction_read_only set per server connection, as an operator sets up a read entry.
 // It passes no startup parameter tablegate could lean on (no ignore_startup_parameters).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { freePort } from '../../lib/db/embedded.js'
+
+/** Where Debian installs it, outside the PATH of users other than root. */
+const SBIN_PGBOUNCER = '/usr/sbin/pgbouncer'
 
 export interface PgBouncers {
   /** The pooler for everything: TEST_DATABASE_URL of a pooled run. */
   readonly url: string
   /** The pooler whose server connections are read-only: for DATABASE_READ_URL. */
   readonly readUrl: string
+  /** The server connections the main pooler holds open to `database` (its admin console's SHOW SERVERS). */
+  serverConnections (database: string): Promise<number>
   stop (): Promise<void>
-}
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => { resolve() }))
-  return port
 }
 
 function urlAt (serverUrl: URL, port: number): string {
@@ -62,6 +59,7 @@ async function startOne (dir: string, name: string, serverUrl: URL, extra: strin
     'auth_type = scram-sha-256',
     `auth_file = ${join(dir, 'users.txt')}`,
     'pool_mode = transaction',
+    `admin_users = ${decodeURIComponent(serverUrl.username)}`,
     'max_client_conn = 2000',
     'default_pool_size = 10',
     'max_db_connections = 10',
@@ -72,7 +70,7 @@ async function startOne (dir: string, name: string, serverUrl: URL, extra: strin
   ].join('\n'), { mode: 0o644 })
   // PgBouncer refuses to run as root; -u drops to the account the Debian package creates.
   const asRoot = process.getuid?.() === 0 ? ['-u', 'postgres'] : []
-  const child = spawn('pgbouncer', [...asRoot, ini], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(existsSync(SBIN_PGBOUNCER) ? SBIN_PGBOUNCER : 'pgbouncer', [...asRoot, ini], { stdio: ['ignore', 'ignore', 'pipe'] })
   let output = ''
   child.stderr?.on('data', (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4000) })
   const url = urlAt(serverUrl, port)
@@ -92,6 +90,17 @@ export async function startPgBouncers (serverUrl: string): Promise<PgBouncers> {
   return {
     url: main.url,
     readUrl: read.url,
+    serverConnections: async (database) => {
+      const console = new URL(main.url)
+      console.pathname = '/pgbouncer'
+      const client = new pg.Client({ connectionString: console.toString() })
+      await client.connect()
+      try {
+        return (await client.query<{ database: string }>('SHOW SERVERS')).rows.filter((row) => row.database === database).length
+      } finally {
+        await client.end()
+      }
+    },
     stop: async () => {
       for (const { child } of [main, read]) {
         if (child.exitCode !== null) continue
