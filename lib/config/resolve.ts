@@ -36,7 +36,7 @@ export interface ResolvedConfig {
   readonly metrics: { readonly role: string } | undefined
   readonly serverTiming: boolean
   readonly connectTimeoutMs: number
-  /** Connections of each pool of one process. */
+  /** Connections of each pool of one process: `poolSizes` over `poolSize` (or DATABASE_POOL_SIZE) over the defaults. */
   readonly poolSize: PoolSizes
   /** Whether the database URLs lead to a transaction pooler rather than to PostgreSQL. */
   readonly pooler: 'none' | 'transaction'
@@ -71,16 +71,14 @@ export interface PoolSizes {
 /** Sized for one process per core: four processes hold 92 connections, inside PostgreSQL's default 100. */
 export const DEFAULT_POOL_SIZES: PoolSizes = { write: 10, read: 10, auth: 3 }
 
-function poolSizesOf (setting: Config['poolSize'], env: string | undefined): PoolSizes {
-  if (setting !== undefined) {
-    if (typeof setting === 'number') return { ...DEFAULT_POOL_SIZES, write: setting, read: setting }
-    return { ...DEFAULT_POOL_SIZES, ...setting }
-  }
+function poolSizesOf (config: Config, env: string | undefined): PoolSizes {
   const text = nonEmpty(env)
-  if (text === undefined) return DEFAULT_POOL_SIZES
-  const size = Number(text)
-  if (!Number.isInteger(size) || size < 1 || size > 1000) throw new ConfigError(`DATABASE_POOL_SIZE: '${text}' is not a whole number of connections from 1 to 1000`)
-  return { ...DEFAULT_POOL_SIZES, write: size, read: size }
+  let size = config.poolSize
+  if (size === undefined && text !== undefined) {
+    size = Number(text)
+    if (!Number.isInteger(size) || size < 1 || size > 1000) throw new ConfigError(`DATABASE_POOL_SIZE: '${text}' is not a whole number of connections from 1 to 1000`)
+  }
+  return { ...DEFAULT_POOL_SIZES, ...(size === undefined ? {} : { write: size, read: size }), ...config.poolSizes }
 }
 
 function poolerOf (setting: Config['databasePooler'], env: string | undefined): 'none' | 'transaction' {
@@ -158,7 +156,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     metrics: config.metrics === false ? undefined : { role: config.metrics?.role ?? 'admin' },
     serverTiming: config.serverTiming ?? false,
     connectTimeoutMs: config.connectTimeoutMs ?? 5_000,
-    poolSize: poolSizesOf(config.poolSize, env.DATABASE_POOL_SIZE),
+    poolSize: poolSizesOf(config, env.DATABASE_POOL_SIZE),
     pooler: poolerOf(config.databasePooler, env.DATABASE_POOLER),
     revocationPollMs: config.revocationPollMs ?? 5_000,
     verifier: config.verifier,

@@ -257,11 +257,11 @@ test('discoverConfigFile: a missing explicit or TABLEGATE_CONFIG file is an erro
   assert.throws(() => discoverConfigFile(undefined, { TABLEGATE_CONFIG: 'gone.ts' }, path), configError(/config file not found: gone\.ts/))
 })
 
-test('resolveConfig: pool sizes from poolSize, each pool\'s own, or DATABASE_POOL_SIZE; the pooler from databasePooler or DATABASE_POOLER', () => {
+test('resolveConfig: pool sizes from poolSize or DATABASE_POOL_SIZE, each pool\'s own from poolSizes; the pooler from databasePooler or DATABASE_POOLER', () => {
   assert.deepEqual(resolveConfig({}, {}).poolSize, { write: 10, read: 10, auth: 3 })
   assert.equal(resolveConfig({}, {}).pooler, 'none')
   assert.deepEqual(resolveConfig({ poolSize: 4 }, {}).poolSize, { write: 4, read: 4, auth: 3 })
-  assert.deepEqual(resolveConfig({ poolSize: { read: 30, auth: 1 } }, {}).poolSize, { write: 10, read: 30, auth: 1 })
+  assert.deepEqual(resolveConfig({ poolSize: 4, poolSizes: { read: 30, auth: 1 } }, {}).poolSize, { write: 4, read: 30, auth: 1 })
   assert.deepEqual(resolveConfig({}, { DATABASE_POOL_SIZE: ' 6 ' }).poolSize, { write: 6, read: 6, auth: 3 })
   assert.deepEqual(resolveConfig({ poolSize: 2 }, { DATABASE_POOL_SIZE: '6' }).poolSize, { write: 2, read: 2, auth: 3 })
   assert.equal(resolveConfig({}, { DATABASE_POOLER: 'transaction' }).pooler, 'transaction')
@@ -270,6 +270,6 @@ test('resolveConfig: pool sizes from poolSize, each pool\'s own, or DATABASE_POO
     assert.throws(() => resolveConfig({}, { DATABASE_POOL_SIZE: size }), configError(new RegExp(`DATABASE_POOL_SIZE: '${size.replace('.', '\\.')}' is not a whole number of connections from 1 to 1000`)))
   }
   assert.throws(() => resolveConfig({}, { DATABASE_POOLER: 'session' }), configError(/DATABASE_POOLER: 'session' is not 'transaction' \(a transaction pooler such as PgBouncer\) or 'none'/))
-  assert.throws(() => validateConfig({ poolSize: { writes: 3 } }), configError(/config\.poolSize\.writes/))
+  assert.throws(() => validateConfig({ poolSizes: { writes: 3 } }), configError(/config\.poolSizes\.writes: unknown key \(did you mean 'write'\?\)/))
   assert.throws(() => validateConfig({ databasePooler: 'session' }), configError(/databasePooler/))
 })
