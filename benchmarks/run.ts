@@ -327,7 +327,7 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
       }
       const pick = (side: 'direct' | 'pooled', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
       const connections = (key: 'directConnections' | 'pooledConnections'): number => Math.max(...runs.map((r) => r[key]))
-      console.log(`${scenario.name.padEnd(22)}${pick('direct', 'rps').toFixed(0).padStart(13)}${`${pick('direct', 'p99')} ms`.padStart(8)}${String(connections('directConnections')).padStart(9)}` +
+      console.log(`${scenario.name.padEnd(30)}${pick('direct', 'rps').toFixed(0).padStart(13)}${`${pick('direct', 'p99')} ms`.padStart(8)}${String(connections('directConnections')).padStart(9)}` +
         `${pick('pooled', 'rps').toFixed(0).padStart(14)}${`${pick('pooled', 'p99')} ms`.padStart(8)}${String(connections('pooledConnections')).padStart(9)}` +
         `${(pick('pooled', 'rps') / pick('direct', 'rps')).toFixed(2).padStart(7)}${String(pick('direct', 'errors') + pick('pooled', 'errors')).padStart(5)}`)
     }
