@@ -37,9 +37,9 @@ export interface ResolvedConfig {
   readonly serverTiming: boolean
   readonly connectTimeoutMs: number
   /** Connections of each pool of one process: `poolSizes` over `poolSize` (or DATABASE_POOL_SIZE) over the defaults. */
-  readonly poolSize: PoolSizes
+  readonly poolSizes: PoolSizes
   /** Whether the database URLs lead to a transaction pooler rather than to PostgreSQL. */
-  readonly pooler: 'none' | 'transaction'
+  readonly databasePooler: 'none' | 'transaction'
   readonly revocationPollMs: number
   readonly verifier: VerifierConfig | undefined
   readonly migrateOnStart: boolean
@@ -156,8 +156,8 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     metrics: config.metrics === false ? undefined : { role: config.metrics?.role ?? 'admin' },
     serverTiming: config.serverTiming ?? false,
     connectTimeoutMs: config.connectTimeoutMs ?? 5_000,
-    poolSize: poolSizesOf(config, env.DATABASE_POOL_SIZE),
-    pooler: poolerOf(config.databasePooler, env.DATABASE_POOLER),
+    poolSizes: poolSizesOf(config, env.DATABASE_POOL_SIZE),
+    databasePooler: poolerOf(config.databasePooler, env.DATABASE_POOLER),
     revocationPollMs: config.revocationPollMs ?? 5_000,
     verifier: config.verifier,
     migrateOnStart: config.migrateOnStart ?? true,

@@ -48,8 +48,8 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
   } else if (authSecret === undefined) {
     throw new ConfigError('AUTH_SECRET is required when DATABASE_URL is set (it signs cookies and encrypts the signing keys)')
   }
-  const common = { statementTimeoutMs: config.statementTimeoutMs, connectTimeoutMs: config.connectTimeoutMs, pooler: config.pooler }
-  const sizes = config.poolSize
+  const common = { statementTimeoutMs: config.statementTimeoutMs, connectTimeoutMs: config.connectTimeoutMs, pooler: config.databasePooler }
+  const sizes = config.poolSizes
   const app = createPool(url, { max: sizes.write, ...common, records: true })
   const read = createPool(config.databaseReadUrl ?? url, { max: sizes.read, ...common, records: true, readOnly: true, applicationName: 'tablegate-read' })
   // The auth store has pools of its own, with pg's default parsing (its timestamps are Dates).

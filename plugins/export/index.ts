@@ -17,7 +17,7 @@ async function exportRoutes (app: FastifyInstance): Promise<void> {
   const { config, db, services, apiDescribers } = runtimeOf(app)
   apiDescribers.push(describeExports)
   // An export holds a read connection while it streams: a quarter of the pool at most, so lists go on.
-  const maxRunning = Math.max(1, Math.floor(config.poolSize.read / 4))
+  const maxRunning = Math.max(1, Math.floor(config.poolSizes.read / 4))
   let running = 0
   for (const model of runtimeOf(app).models.values()) {
     const path = `${config.basePath}/${model.name}`.replace(/:/g, '::')

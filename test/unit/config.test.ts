@@ -258,14 +258,14 @@ test('discoverConfigFile: a missing explicit or TABLEGATE_CONFIG file is an erro
 })
 
 test('resolveConfig: pool sizes from poolSize or DATABASE_POOL_SIZE, each pool\'s own from poolSizes; the pooler from databasePooler or DATABASE_POOLER', () => {
-  assert.deepEqual(resolveConfig({}, {}).poolSize, { write: 10, read: 10, auth: 3 })
-  assert.equal(resolveConfig({}, {}).pooler, 'none')
-  assert.deepEqual(resolveConfig({ poolSize: 4 }, {}).poolSize, { write: 4, read: 4, auth: 3 })
-  assert.deepEqual(resolveConfig({ poolSize: 4, poolSizes: { read: 30, auth: 1 } }, {}).poolSize, { write: 4, read: 30, auth: 1 })
-  assert.deepEqual(resolveConfig({}, { DATABASE_POOL_SIZE: ' 6 ' }).poolSize, { write: 6, read: 6, auth: 3 })
-  assert.deepEqual(resolveConfig({ poolSize: 2 }, { DATABASE_POOL_SIZE: '6' }).poolSize, { write: 2, read: 2, auth: 3 })
-  assert.equal(resolveConfig({}, { DATABASE_POOLER: 'transaction' }).pooler, 'transaction')
-  assert.equal(resolveConfig({ databasePooler: 'none' }, { DATABASE_POOLER: 'transaction' }).pooler, 'none')
+  assert.deepEqual(resolveConfig({}, {}).poolSizes, { write: 10, read: 10, auth: 3 })
+  assert.equal(resolveConfig({}, {}).databasePooler, 'none')
+  assert.deepEqual(resolveConfig({ poolSize: 4 }, {}).poolSizes, { write: 4, read: 4, auth: 3 })
+  assert.deepEqual(resolveConfig({ poolSize: 4, poolSizes: { read: 30, auth: 1 } }, {}).poolSizes, { write: 4, read: 30, auth: 1 })
+  assert.deepEqual(resolveConfig({}, { DATABASE_POOL_SIZE: ' 6 ' }).poolSizes, { write: 6, read: 6, auth: 3 })
+  assert.deepEqual(resolveConfig({ poolSize: 2 }, { DATABASE_POOL_SIZE: '6' }).poolSizes, { write: 2, read: 2, auth: 3 })
+  assert.equal(resolveConfig({}, { DATABASE_POOLER: 'transaction' }).databasePooler, 'transaction')
+  assert.equal(resolveConfig({ databasePooler: 'none' }, { DATABASE_POOLER: 'transaction' }).databasePooler, 'none')
   for (const size of ['0', '1.5', 'ten', '1001']) {
     assert.throws(() => resolveConfig({}, { DATABASE_POOL_SIZE: size }), configError(new RegExp(`DATABASE_POOL_SIZE: '${size.replace('.', '\\.')}' is not a whole number of connections from 1 to 1000`)))
   }
