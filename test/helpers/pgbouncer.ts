@@ -105,7 +105,8 @@ export async function startPgBouncers (serverUrl: string): Promise<PgBouncers> {
       for (const { child } of [main, read]) {
         if (child.exitCode !== null) continue
         const exited = new Promise((resolve) => child.once('exit', resolve))
-        child.kill('SIGINT')
+        // Immediate shutdown: SIGINT would wait for every client to leave.
+        child.kill('SIGTERM')
         await exited
       }
       rmSync(dir, { recursive: true, force: true })
