@@ -1,6 +1,8 @@
 // EXPLAIN without running: which tables a query would read sequentially, and how big they are.
 import { sql, type Sql } from '../sql/sql.js'
 import { rows, type Queryable } from './query.js'
+import { withTransaction } from './transaction.js'
+import type { Pool } from './pool.js'
 
 interface PlanNode {
   'Node Type': string
@@ -14,7 +16,20 @@ export interface ScannedTable {
   readonly table: string
 }
 
-/** The tables a query's plan reads with a sequential scan (the values of the first request plan it). */
+/**
+ * Runs `work` in a read-only transaction where sequential scans are priced out (enable_seqscan
+ * off): a plan that still reads a table sequentially has no index that could serve it, whatever
+ * the values. With scans allowed, the planner rightly prefers one for a value that matches most
+ * rows (`id > 1`), and a verdict would depend on the values of the request that came first.
+ */
+export async function withIndexesPreferred<T> (pool: Pool, work: (db: Queryable) => Promise<T>): Promise<T> {
+  return await withTransaction(pool, { readOnly: true }, async (tx) => {
+    await tx.query("SELECT set_config('enable_seqscan', 'off', true)")
+    return await work(tx)
+  })
+}
+
+/** The tables a query's plan reads with a sequential scan. */
 export async function sequentialScans (db: Queryable, query: Sql): Promise<ScannedTable[]> {
   const [result] = await rows<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(db, sql`EXPLAIN (FORMAT JSON, VERBOSE) ${query}`)
   const found: ScannedTable[] = []

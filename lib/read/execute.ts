@@ -13,6 +13,7 @@
 import { problem, recordNotFound } from '../problems.js'
 import { isPgError } from '../db/pg-errors.js'
 import { rows, type Queryable } from '../db/query.js'
+import type { Pool } from '../db/pool.js'
 import { compileCount, compileEstimate, compileGet, compileList } from '../sql/read.js'
 import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageDirection, PageTokens } from '../query/page-token.js'
@@ -25,9 +26,9 @@ import { listJson, recordJson, recordWriter, seekJson } from '../serialize/json.
 
 /**
  * Runs before a list's queries: may refuse the list (throw a problem) or return a warning for the
- * `X-Service-Warning` header. The scan guard is one.
+ * `X-Service-Warning` header. It gets the read pool. The scan guard is one.
  */
-export type ListGuard = (plan: ListPlan, db: Queryable) => Promise<string | undefined>
+export type ListGuard = (plan: ListPlan, db: Pool) => Promise<string | undefined>
 
 export interface ListResult {
   /** The page as JSON: `items`, `next_page_token`, `total_size_estimate`, and `total_size` on count=exact. */
@@ -120,7 +121,7 @@ async function pageRecords (plan: ListPlan, page: readonly Row[], services: Read
 }
 
 /** `times`: the request's Server-Timing stages, when it is timed. */
-export async function readList (db: Queryable, plan: ListPlan, services: ReadServices, guards: readonly ListGuard[], times?: StageTimes): Promise<ListResult> {
+export async function readList (db: Pool, plan: ListPlan, services: ReadServices, guards: readonly ListGuard[], times?: StageTimes): Promise<ListResult> {
   times?.mark()
   const warnings: string[] = []
   for (const guard of guards) {
