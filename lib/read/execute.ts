@@ -1,15 +1,14 @@
 // Runs read plans on the read-only pool and shapes the list and seek envelopes. A get is one
-// statement; a seek is one; a list is one statement plus, at most once per filter and caller per
-// 30 s, its estimate.
-// `total_size_estimate` is exact for free when the first page holds everything. Otherwise it is a
-// count of the filtered rows the caller may see that stops at ESTIMATE_COUNT_CAP, exact below it.
-// Where every caller sees every row, the planner is asked first, and a set it expects to be past
-// the cap keeps the planner's figure (no count walks it); a smaller one is counted, because the
-// planner is most wrong about small, young tables (statistics taken while a table was empty made
-// 15 rows estimate as 1, which a page then showed as its own size). Where a row filter or a tenant
-// narrows the caller's rows, table-wide statistics would reveal rows of others (a value frequent
-// in another user's rows gives a larger estimate), so it is always the count: a lower bound above
-// the cap.
+// statement; a seek is one; a list is one statement, plus, at most once per filter (and caller,
+// where the caller sees only some rows) per 30 s, the planner's figure for a large set.
+// `total_size_estimate` is exact for free when the first page holds everything. Otherwise it comes
+// from a count of the filtered rows the caller may see that stops at ESTIMATE_COUNT_CAP, made by a
+// subquery of the page's own statement (no round trip of its own): exact below the cap. At the
+// cap, where every caller sees every row, the planner's estimate is asked for and the larger of
+// the two kept; where a row filter or a tenant narrows the caller's rows, table-wide statistics
+// would reveal rows of others (a value frequent in another user's rows gives a larger estimate),
+// so it stays the count: a lower bound. Counting first also spares small, young tables the
+// planner's worst guesses (statistics taken while a table was empty made 15 rows estimate as 1).
 import { problem, recordNotFound } from '../problems.js'
 import { isPgError } from '../db/pg-errors.js'
 import { rows, type Queryable } from '../db/query.js'
@@ -55,22 +54,28 @@ function narrowed (plan: ListPlan): boolean {
   return plan.scope.rows !== undefined || plan.model.tenant !== undefined
 }
 
-/** The estimate of the filtered rows the caller may see; the same list and caller reuse it for 30 s. */
-async function estimate (db: Queryable, plan: ListPlan, estimates: BoundedCache<Estimate>): Promise<number> {
-  const key = plan.estimateKey
-  const cached = estimates.get(key)
-  if (cached !== undefined && Date.now() - cached.at < ESTIMATE_TTL_MS) return cached.rows
-  let found: number | undefined
-  if (!narrowed(plan)) {
+/** The list's estimate while it is fresh (30 s), else undefined. */
+function cachedEstimate (plan: ListPlan, estimates: BoundedCache<Estimate>): number | undefined {
+  const cached = estimates.get(plan.estimateKey)
+  return cached !== undefined && Date.now() - cached.at < ESTIMATE_TTL_MS ? cached.rows : undefined
+}
+
+/**
+ * The estimate from the caller's rows counted up to the cap (`counted`, from the page's own
+ * statement, or counted now): exact below the cap; above it, the planner's figure where every
+ * caller sees every row, else the cap, a lower bound.
+ */
+async function settleEstimate (db: Queryable, plan: ListPlan, estimates: BoundedCache<Estimate>, counted: number | undefined): Promise<number> {
+  if (counted === undefined) {
+    const [row] = await rows<{ total: number }>(db, compileCount(plan, ESTIMATE_COUNT_CAP))
+    counted = row?.total ?? 0
+  }
+  let found = counted
+  if (counted >= ESTIMATE_COUNT_CAP && !narrowed(plan)) {
     const [explained] = await rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(db, compileEstimate(plan))
-    const planned = explained?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0
-    if (planned >= ESTIMATE_COUNT_CAP) found = planned
+    found = Math.max(counted, explained?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0)
   }
-  if (found === undefined) {
-    const [counted] = await rows<{ total: number }>(db, compileCount(plan, ESTIMATE_COUNT_CAP))
-    found = counted?.total ?? 0
-  }
-  estimates.set(key, { rows: found, at: Date.now() })
+  estimates.set(plan.estimateKey, { rows: found, at: Date.now() })
   return found
 }
 
@@ -128,7 +133,10 @@ export async function readList (db: Pool, plan: ListPlan, services: ReadServices
     const warning = await guard(plan, db)
     if (warning !== undefined) warnings.push(warning)
   }
-  const found = await rows<Row>(db, compileList(plan)).catch((err: unknown) => { throw asFilterProblem(err, plan) })
+  // A list without a fresh estimate counts the caller's rows in its own statement.
+  const cached = plan.kind === 'list' && !plan.count ? cachedEstimate(plan, services.estimates) : undefined
+  const counting = plan.kind === 'list' && !plan.count && cached === undefined
+  const found = await rows<Row>(db, compileList(plan, counting ? ESTIMATE_COUNT_CAP : undefined)).catch((err: unknown) => { throw asFilterProblem(err, plan) })
   times?.lap('db')
   const hasMore = found.length > plan.pageSize
   const page = hasMore ? found.slice(0, plan.pageSize) : found
@@ -149,7 +157,12 @@ export async function readList (db: Pool, plan: ListPlan, services: ReadServices
   if (plan.kind === 'seek') return { json: seekJson(records, nextPageToken, rowsBefore ? tokenFrom(page[0], 'backward') : ''), warnings }
   const size = page.length
   // A page with more after it proves one more row than it holds, whatever a 30 s old estimate says.
-  let estimated = hasMore || plan.cursor !== undefined ? Math.max(await estimate(db, plan, services.estimates), hasMore ? size + 1 : size) : size
+  let estimated = size
+  if (hasMore || plan.cursor !== undefined) {
+    const counted = counting ? found[0]?.__estimate as number | undefined : undefined
+    const rowsEstimate = cached ?? await settleEstimate(db, plan, services.estimates, counted).catch((err: unknown) => { throw asFilterProblem(err, plan) })
+    estimated = Math.max(rowsEstimate, hasMore ? size + 1 : size)
+  }
   let total: number | undefined
   if (plan.count) {
     const [counted] = await rows<{ total: number }>(db, compileCount(plan))

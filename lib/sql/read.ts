@@ -94,9 +94,12 @@ export function reversed (order: readonly OrderTerm[]): OrderTerm[] {
 /**
  * The page query; it reads one row more than the page to learn whether another page follows. A
  * backward cursor reads the rows before it in the reversed order (the caller turns them round);
- * a seek skips `position` rows first.
+ * a seek skips `position` rows first. With `countUpTo`, each row also carries `__estimate`: the
+ * filtered rows the caller may see, counted up to that cap by an uncorrelated subquery, which
+ * PostgreSQL runs once, in the same round trip.
  */
-export function compileList (plan: ListPlan): Sql {
+export function compileList (plan: ListPlan, countUpTo?: number): Sql {
+  const estimate = countUpTo === undefined ? sql.empty : sql`, (${compileCount(plan, countUpTo)}) AS ${sql.ident('__estimate')}`
   const conditions = listConditions(plan)
   const backward = plan.cursor?.direction === 'backward'
   const order = backward ? reversed(plan.order) : plan.order
@@ -105,7 +108,7 @@ export function compileList (plan: ListPlan): Sql {
   const fetched = plan.fetch.fields
   const orderValues = plan.order.flatMap((term, i) => fetched.includes(term.field) ? [] : [sql`, ${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`])
   const skip = plan.position > 0 ? sql` OFFSET ${plan.position}` : sql.empty
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy(plan.model, order)} LIMIT ${plan.pageSize + 1}${skip}`
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)}${estimate} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy(plan.model, order)} LIMIT ${plan.pageSize + 1}${skip}`
 }
 
 function orderBy (model: ResourceModel, order: readonly OrderTerm[]): Sql {
