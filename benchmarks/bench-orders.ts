@@ -23,7 +23,9 @@ export async function seedOrders (db: pg.Pool | pg.Client, rows: number, owner: 
     FROM generate_series(1, $1::int) AS n`, [rows, owner])
   await db.query('CREATE INDEX bench_orders_status_placed ON bench_orders (status, placed_at DESC, id DESC)')
   await db.query('CREATE INDEX bench_orders_owner ON bench_orders (owner_id, id)')
-  await db.query('ANALYZE bench_orders')
+  // Vacuumed as autovacuum leaves a settled table: its visibility map set, so a count over the
+  // owner index (the estimate of a row-filtered list) reads the index alone.
+  await db.query('VACUUM (ANALYZE) bench_orders')
   // Another resource, for hooks that hear of other writes than the ones measured.
   await db.query('DROP TABLE IF EXISTS bench_customers; CREATE TABLE bench_customers (id bigserial PRIMARY KEY, name text NOT NULL)')
 }

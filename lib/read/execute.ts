@@ -37,7 +37,7 @@ export interface ListResult {
 
 const ESTIMATE_TTL_MS = 30_000
 /** Where the estimate counts the caller's rows, it counts this many at most. */
-export const ESTIMATE_COUNT_CAP = 10_000
+export const ESTIMATE_COUNT_CAP = 1_000
 
 export interface Estimate { readonly rows: number, readonly at: number }
 
