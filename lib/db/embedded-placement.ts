@@ -74,7 +74,8 @@ function makeRootDir (dir: string, mode: number): void {
 
 /** The directory of `bin/postgres` the account can execute: the installed one, or a copy kept per version. */
 export function placeBinaries (binaries: PostgresBinaries, account: PostgresAccount | undefined, placement: Placement = SYSTEM_PLACEMENT): string {
-  if (account === undefined || unreachablePart(join(binaries.nativeDir, 'bin', 'postgres'), account) === undefined) return binaries.nativeDir
+  const postgres = join('bin', binaries.programs.postgres)
+  if (account === undefined || unreachablePart(join(binaries.nativeDir, postgres), account) === undefined) return binaries.nativeDir
   const copy = join(placement.cacheDir, `postgres-${binaries.version}-${process.platform}-${process.arch}`)
   try {
     makeRootDir(placement.cacheDir, 0o755)
@@ -94,7 +95,7 @@ export function placeBinaries (binaries: PostgresBinaries, account: PostgresAcco
     throw new EmbeddedDatabaseError(`the ${ACCOUNT} user cannot execute PostgreSQL in ${binaries.nativeDir}, and copying it to ${copy} failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): make ${placement.cacheDir} writable for root, install the project where ${ACCOUNT} can read it, ${OR_DATABASE_URL}`)
   }
   assertRootOwned(copy)
-  const blocked = unreachablePart(join(copy, 'bin', 'postgres'), account)
+  const blocked = unreachablePart(join(copy, postgres), account)
   if (blocked !== undefined) throw new EmbeddedDatabaseError(`the ${ACCOUNT} user cannot enter ${blocked}, so it cannot run PostgreSQL from ${copy}: allow it (chmod o+x ${blocked}), ${OR_DATABASE_URL}`)
   return copy
 }

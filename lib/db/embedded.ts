@@ -79,10 +79,11 @@ export async function startEmbedded (dataDir: string, options: { readonly port?:
   const existing = runningPort(pgdata)
   if (existing !== undefined) return { url: urlFor(creds, existing), owned: false, stop: async () => {} }
 
-  const binDir = placeBinaries(findPostgresBinaries(), account)
+  const binaries = await findPostgresBinaries()
+  const binDir = placeBinaries(binaries, account)
   const port = options.port ?? await freePort()
-  if (!existsSync(join(pgdata, 'PG_VERSION'))) await initCluster(binDir, pgdata, creds, account)
-  const server = await startServer(binDir, pgdata, port, account, join(dataDir, 'postgres.log'))
+  if (!existsSync(join(pgdata, 'PG_VERSION'))) await initCluster(binDir, binaries.programs, pgdata, creds, account)
+  const server = await startServer(binDir, binaries.programs, pgdata, port, account, join(dataDir, 'postgres.log'))
   let stopped = false
   return {
     url: urlFor(creds, port),

