@@ -20,19 +20,24 @@ export async function superviseWorkers (resolved: ResolvedConfig, count: number,
   // The embedded database is started once, here: the workers find it running and share it.
   const db = resolved.databaseUrl === undefined ? await connectDatabases(resolved, { warn: (message) => { io.err(`tablegate: ${message}`) } }) : undefined
   const listening = new WeakSet<Worker>()
+  // Counted here: cluster.workers drops a worker only once it has both exited and disconnected,
+  // in either order, so on an 'exit' it may still list the worker that just ended.
+  const running = new Set<Worker>()
   let stopping = false
   let failed = false
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return
     stopping = true
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal)
+    for (const worker of running) worker.process.kill(signal)
   }
   const start = (): void => {
     const worker = cluster.fork()
+    running.add(worker)
     worker.once('listening', () => { listening.add(worker) })
   }
   const allExited = new Promise<void>((resolve) => {
     cluster.on('exit', (worker, code, signal) => {
+      running.delete(worker)
       if (!stopping) {
         if (listening.has(worker)) {
           io.err(`tablegate: worker ${worker.process.pid} ended (${signal ?? `exit code ${code}`}), starting another`)
@@ -42,7 +47,7 @@ export async function superviseWorkers (resolved: ResolvedConfig, count: number,
         failed = true
         stop('SIGTERM')
       }
-      if (Object.keys(cluster.workers ?? {}).length === 0) resolve()
+      if (running.size === 0) resolve()
     })
   })
   process.once('SIGINT', () => { stop('SIGINT') })
