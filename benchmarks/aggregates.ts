@@ -5,6 +5,7 @@
 import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
+import Fastify from 'fastify'
 import { benchDatabase } from './database.js'
 import { createServer } from '../lib/server.js'
 import { runtimeOf } from '../lib/runtime.js'
@@ -112,15 +113,31 @@ try {
   const histogram = 'field=amount&buckets=20'
   await row('histogram amount, 20 buckets', `/api/v1/bench_sales:histogram?${histogram}`, compileHistogram(planHistogram(query(histogram), access, runtime.services)))
   const context = { access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY }
+  // The floor of a seek as a request: the same statement behind a bare Fastify route (no token, no
+  // access, pg's own row parsing and JSON), through inject as tablegate is, on a pool as tablegate's.
+  const floorPool = new pg.Pool({ connectionString: database.url, max: 2 })
+  const floor = Fastify()
+  let floorStatement = { text: '', values: [] as unknown[] }
+  floor.get('/seek', async () => ({ items: (await floorPool.query(floorStatement.text, floorStatement.values)).rows }))
+  const floorGet = async (): Promise<void> => {
+    const response = await floor.inject({ method: 'GET', url: '/seek' })
+    if (response.statusCode !== 200) throw new Error(`floor answered ${response.statusCode}`)
+  }
   for (const position of [1_000, 100_000, 900_000]) {
     const seek = `position=${position}&order_by=${encodeURIComponent('placed_at desc')}&page_size=50`
-    await row(`seek ${position}, order_by placed_at desc`, `/api/v1/bench_sales:seek?${seek}`, compileList(planSeek(query(seek), context)))
+    const statement = compileList(planSeek(query(seek), context))
+    await row(`seek ${position}, order_by placed_at desc`, `/api/v1/bench_sales:seek?${seek}`, statement)
+    floorStatement = compile(statement)
+    const [served, floored] = await timeBoth(runs, async () => await get(`/api/v1/bench_sales:seek?${seek}`), floorGet)
+    console.log(`  as requests: tablegate ${served.toFixed(2)}, the plain SQL behind bare Fastify ${floored.toFixed(2)}, ratio ${(served / floored).toFixed(2)}`)
     const jump = async (): Promise<void> => {
       await db.query(`SELECT * FROM bench_sales WHERE (placed_at, id) <= (SELECT placed_at, id FROM bench_sales ORDER BY placed_at DESC, id DESC OFFSET $1 LIMIT 1)
         ORDER BY placed_at DESC, id DESC LIMIT 51`, [position])
     }
     console.log(`  plain SQL, index-only anchor then keyset page    ${(await time(runs, jump)).toFixed(2).padStart(22)}`)
   }
+  await floor.close()
+  await floorPool.end()
 } finally {
   await app.close()
   await db.end()
