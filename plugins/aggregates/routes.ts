@@ -9,7 +9,6 @@ import { requireOperation, requireTenant, requireVisible } from '../../lib/acces
 import { checkKnownParameters } from '../../lib/query/params.js'
 import { planFacets, planHistogram, planSeries } from '../../lib/plan/aggregates.js'
 import { readFacets, readHistogram, readSeries } from '../../lib/read/aggregates.js'
-import type { StageTimes } from '../../lib/timing.js'
 
 type Query = Record<string, unknown>
 
@@ -20,41 +19,21 @@ export interface AggregateRouteOptions {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-/** Each aggregate: its parameters, and how a query string becomes its JSON. */
-const AGGREGATES: Record<string, { parameters: readonly string[], answer: (query: Query, access: AccessPlan, services: AppServices, db: Queryable, times: StageTimes | undefined) => Promise<string> }> = {
-  facets: {
-    parameters: ['field', 'filter', 'limit', 'show_deleted'],
-    answer: async (query, access, services, db, times) => {
-      times?.mark()
-      const plan = planFacets(query, access, services)
-      times?.lap('plan')
-      const json = await readFacets(db, plan)
-      times?.lap('db')
-      return json
-    },
-  },
-  series: {
-    parameters: ['field', 'range', 'from', 'to', 'granularity', 'time_zone', 'filter', 'show_deleted'],
-    answer: async (query, access, services, db, times) => {
-      times?.mark()
-      const plan = planSeries(query, access, services)
-      times?.lap('plan')
-      const json = await readSeries(db, plan)
-      times?.lap('db')
-      return json
-    },
-  },
-  histogram: {
-    parameters: ['field', 'buckets', 'filter', 'show_deleted'],
-    answer: async (query, access, services, db, times) => {
-      times?.mark()
-      const plan = planHistogram(query, access, services)
-      times?.lap('plan')
-      const json = await readHistogram(db, plan)
-      times?.lap('db')
-      return json
-    },
-  },
+/** An aggregate: its parameters, its planner and its reader (one read-only statement → JSON). */
+interface Aggregate<P> {
+  readonly parameters: readonly string[]
+  readonly plan: (query: Query, access: AccessPlan, services: AppServices) => P
+  readonly read: (db: Queryable, plan: P) => Promise<string>
+}
+
+function aggregate<P> (definition: Aggregate<P>): Aggregate<unknown> {
+  return definition as Aggregate<unknown>
+}
+
+const AGGREGATES: Record<string, Aggregate<unknown>> = {
+  facets: aggregate({ parameters: ['field', 'filter', 'limit', 'show_deleted'], plan: planFacets, read: readFacets }),
+  series: aggregate({ parameters: ['field', 'range', 'from', 'to', 'granularity', 'time_zone', 'filter', 'show_deleted'], plan: planSeries, read: readSeries }),
+  histogram: aggregate({ parameters: ['field', 'buckets', 'filter', 'show_deleted'], plan: planHistogram, read: readHistogram }),
 }
 
 export async function aggregateRoutes (app: FastifyInstance, options: AggregateRouteOptions): Promise<void> {
@@ -69,7 +48,13 @@ export async function aggregateRoutes (app: FastifyInstance, options: AggregateR
       const query = request.query as Query
       checkKnownParameters(query, aggregate.parameters)
       requireTenant(model, request.ctx.tenant)
-      return reply.type(JSON_TYPE).send(await aggregate.answer(query, access, services, db.read, request.ctx.timing))
+      const times = request.ctx.timing
+      times?.mark()
+      const plan = aggregate.plan(query, access, services)
+      times?.lap('plan')
+      const json = await aggregate.read(db.read, plan)
+      times?.lap('db')
+      return reply.type(JSON_TYPE).send(json)
     })
   }
 }
