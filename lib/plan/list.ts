@@ -4,7 +4,7 @@
 import type { AccessPlan } from '../access/types.js'
 import { parseCount, parsePageSize, parseShowDeleted, textParameter } from '../query/params.js'
 import { planFilter, planOrder } from './filter.js'
-import { pageTokenBinding, readScope, recordsRead, type PlanServices } from './read.js'
+import { narrowed, pageTokenBinding, readScope, recordsRead, type PlanServices } from './read.js'
 import type { ListPlan } from './types.js'
 
 export { MAX_FILTER_BODY, MAX_FILTER_QUERY } from './filter.js'
@@ -67,6 +67,6 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
     pageSize: parsePageSize(input.page_size),
     tokenBinding,
     // Callers who see every row share a list's estimate; one a row filter or tenant narrows has their own.
-    estimateKey: scope.rows === undefined && read.model.tenant === undefined ? tokenBinding : `${tokenBinding}\0${access.callerKey}`,
+    estimateKey: narrowed(read.model, scope) ? `${tokenBinding}\0${access.callerKey}` : tokenBinding,
   }
 }

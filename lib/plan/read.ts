@@ -8,6 +8,7 @@ import type { OrderTerm } from '../query/order-by.js'
 import { parseFieldMask, parseShowDeleted } from '../query/params.js'
 import type { QueryChecks } from './filter.js'
 import type { GetPlan, PermissionPlan, ReadScope } from './types.js'
+import type { ResourceModel } from '../model/types.js'
 
 /** The app's services a planner uses: interned selections, cached checks, the page-token codec. */
 export interface PlanServices {
@@ -19,6 +20,11 @@ export interface PlanServices {
 /** Rows the caller may see: their tenant, the read rule's row filter, and soft-deleted rows or not. */
 export function readScope (access: AccessPlan, showDeleted: boolean): ReadScope {
   return { tenant: access.context.tenant, rows: readRows(access), showDeleted, present: access.present }
+}
+
+/** Whether the caller sees only some rows of the table, whatever their filter: a row filter or a tenant. */
+export function narrowed (model: ResourceModel, scope: ReadScope): boolean {
+  return scope.rows !== undefined || model.tenant !== undefined
 }
 
 /**

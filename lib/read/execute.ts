@@ -15,6 +15,7 @@ import { rows, type Queryable } from '../db/query.js'
 import type { Pool } from '../db/pool.js'
 import { compileCount, compileEstimate, compileGet, compileList } from '../sql/read.js'
 import type { GetPlan, ListPlan } from '../plan/types.js'
+import { narrowed } from '../plan/read.js'
 import type { PageDirection, PageTokens } from '../query/page-token.js'
 import type { BoundedCache } from '../cache.js'
 import type { StageTimes } from '../timing.js'
@@ -49,11 +50,6 @@ export interface ReadServices {
   readonly estimates: BoundedCache<Estimate>
 }
 
-/** Whether the caller sees only some rows of the table, whatever their filter. */
-function narrowed (plan: ListPlan): boolean {
-  return plan.scope.rows !== undefined || plan.model.tenant !== undefined
-}
-
 /** The list's estimate while it is fresh (30 s), else undefined. */
 function cachedEstimate (plan: ListPlan, estimates: BoundedCache<Estimate>): number | undefined {
   const cached = estimates.get(plan.estimateKey)
@@ -71,7 +67,7 @@ async function settleEstimate (db: Queryable, plan: ListPlan, estimates: Bounded
     counted = row?.total ?? 0
   }
   let found = counted
-  if (counted >= ESTIMATE_COUNT_CAP && !narrowed(plan)) {
+  if (counted >= ESTIMATE_COUNT_CAP && !narrowed(plan.model, plan.scope)) {
     const [explained] = await rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(db, compileEstimate(plan))
     found = Math.max(counted, explained?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0)
   }
