@@ -1,16 +1,17 @@
-// GET {apiRoot}/docs: Scalar's interactive reference (its bundle is served from the package, no
-// network at run time) over the caller's own OpenAPI document. A browser holds a session cookie,
-// not a bearer token, so this scope accepts either (DESIGN 5.14) and checks them itself; the
-// document it hands the page carries a bearer token for the page's "try it" calls.
+// GET {apiRoot}/docs: Scalar's interactive reference over the caller's own OpenAPI document. Its
+// bundle is served from the package (no network at run time), loaded on the first request
+// (reference.ts). A browser holds a session cookie, not a bearer token, so this scope accepts
+// either (DESIGN 5.14) and checks them itself; the document it hands the page carries a bearer
+// token for the page's "try it" calls.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import cookie from '@fastify/cookie'
-import scalar from '@scalar/fastify-api-reference'
 import { callerAccess } from '../../lib/access/resolve.js'
 import { bearerCaller, sessionCaller, type BrowserCaller } from '../../lib/auth/browser-caller.js'
 import { cookieSecret, sessionCookieName } from '../../lib/auth/session-cookie.js'
 import type { CallerDocuments } from '../../lib/meta/caller-documents.js'
 import type { Runtime } from '../../lib/runtime.js'
 import { documentCaller } from './routes.js'
+import { lazyReference, pageHeaders } from './reference.js'
 
 export interface DocsRouteOptions {
   readonly runtime: Runtime
@@ -45,7 +46,7 @@ export async function docsRoutes (app: FastifyInstance, options: DocsRouteOption
     callers.set(request, caller)
   })
 
-  await app.register(scalar, {
+  const reference = lazyReference({
     routePrefix: prefix as `/${string}`,
     configuration: {
       url: './openapi.json',
@@ -55,6 +56,18 @@ export async function docsRoutes (app: FastifyInstance, options: DocsRouteOption
       authentication: { preferredSecurityScheme: 'bearer' },
     },
   })
+  app.addHook('onClose', async () => { await reference.close() })
+  // Scalar's own routes: the page, its bundle, and the redirect to the page's address with a
+  // slash (one route serves both where the app ignores trailing slashes).
+  const { initialConfig } = app
+  const trailingSlashIgnored = initialConfig.ignoreTrailingSlash === true || initialConfig.routerOptions?.ignoreTrailingSlash === true
+  const pages = [...(trailingSlashIgnored ? [] : [prefix]), `${prefix}/`, `${prefix}/js/scalar.js`]
+  for (const url of pages) {
+    app.get(url, async (request, reply) => {
+      const answer = await reference.get(request.url)
+      return reply.code(answer.statusCode).headers(pageHeaders(answer)).send(answer.rawPayload)
+    })
+  }
 
   // The page's copy of the caller's document, with their token filled in for "try it".
   app.get(`${prefix}/openapi.json`, async (request, reply) => {
