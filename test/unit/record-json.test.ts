@@ -27,6 +27,15 @@ test('any text, including quotes, control characters and lone surrogates, is wri
   }), { numRuns: 2000 })
 })
 
+test('numbers, booleans and ETags of any text are written as JSON.stringify writes them', () => {
+  const writer = selection([field('count', 'integer'), field('ratio', 'number'), field('done', 'boolean')])
+  const anything = fc.oneof(fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.string())
+  fc.assert(fc.property(anything, anything, anything, fc.oneof(fc.string({ unit: 'binary' }), fc.string().map((inner) => `"${inner}"`)), (count, ratio, done, etag) => {
+    assert.equal(recordJson(writer, { count, ratio, done }, etag), JSON.stringify({ count, ratio, done, etag }))
+  }), { numRuns: 2000 })
+  assert.equal(recordJson(writer, { count: -0, ratio: Number.NaN, done: undefined }, '"7.ab"'), '{"count":0,"ratio":null,"done":null,"etag":"\\"7.ab\\""}')
+})
+
 test('a page lists its records, the next page token and the sizes', () => {
   assert.deepEqual(JSON.parse(listJson(['{"a":1}', '{"a":2}'], 'tok', 10, undefined)), { items: [{ a: 1 }, { a: 2 }], next_page_token: 'tok', total_size_estimate: 10 })
   assert.deepEqual(JSON.parse(listJson([], '', 0, 0)), { items: [], next_page_token: '', total_size_estimate: 0, total_size: 0 })
