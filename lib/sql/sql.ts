@@ -75,17 +75,19 @@ sql.join = (parts: readonly Sql[], separator: Sql = sql`, `): Sql => {
 export function compile (query: Sql): SqlQuery {
   const values: unknown[] = []
   let text = ''
+  // Plain loops: this runs for every statement of every request.
   const walk = (node: Sql): void => {
-    node.strings.forEach((chunk, i) => {
-      text += chunk
-      if (i >= node.args.length) return
-      const arg = node.args[i]
+    const { strings, args } = node
+    for (let i = 0; i < strings.length; i++) {
+      text += strings[i]
+      if (i >= args.length) continue
+      const arg = args[i]
       if (isSql(arg)) walk(arg)
       else {
         values.push(arg)
         text += '$' + values.length
       }
-    })
+    }
   }
   walk(query)
   return { text, values }
