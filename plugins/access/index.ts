@@ -8,12 +8,14 @@ import { runtimeOf } from '../../lib/runtime.js'
 
 async function access (app: FastifyInstance): Promise<void> {
   const resolver = runtimeOf(app).access
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const { user, tenant } = request.ctx
-    if (user === null) return
-    const plans = callerAccess(resolver, { user, tenant })
-    const times = request.ctx.timing
-    request.ctx.access = times === undefined ? plans : (resource) => times.timed('access', () => plans(resource))
+    if (user !== null) {
+      const plans = callerAccess(resolver, { user, tenant })
+      const times = request.ctx.timing
+      request.ctx.access = times === undefined ? plans : (resource) => times.timed('access', () => plans(resource))
+    }
+    done()
   })
 }
 

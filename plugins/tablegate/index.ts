@@ -39,8 +39,10 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   // Server-Timing (config `serverTiming`): the request's stages ride on its context (lib/timing.ts);
   // made here and sent with X-Meta-Version, so timing adds no hook of its own.
   const { serverTiming } = runtime.config
-  app.addHook('onRequest', async (request) => {
+  // Hooks that never wait are written with callbacks: each async hook costs every request a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
     request.ctx = { user: null, tenant: undefined, access: noAccess, timing: serverTiming ? new StageTimes() : undefined }
+    done()
   })
   // Once the app is closing, answers close their connections: a keep-alive connection left open
   // would hold the server's close until the client drops it. Requests in flight finish first.
@@ -58,11 +60,12 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
       else done(null, value)
     })
   })
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-meta-version', runtime.metaVersion(request.ctx?.user?.roles ?? NO_ROLES))
     const times = request.ctx?.timing
     if (times !== undefined) reply.header('server-timing', times.header())
     if (closing) reply.header('connection', 'close')
+    done(null, payload)
   })
   app.addHook('onReady', async () => { runtime.hooks.seal() })
   await app.register(auth)
