@@ -110,12 +110,24 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
  */
 export class AccessResolver {
   readonly #plans = new BoundedCache<AccessPlan>(10_000)
+  // Callers' keys by their user object, which the verified-token cache hands out again for each of
+  // a token's requests: the key is then written once a token, not once a request.
+  readonly #keys = new WeakMap<Principal['user'], { readonly tenant: string | undefined, readonly key: string }>()
 
   constructor (private readonly models: ReadonlyMap<string, ResourceModel>, private readonly settings: AccessSettings) {}
 
   /** The plan cache's lookups, for metrics. */
   get cache (): CacheStats {
     return this.#plans
+  }
+
+  /** The caller's key (callerKey), remembered with their user object. */
+  keyOf (caller: Principal): string {
+    const known = this.#keys.get(caller.user)
+    if (known !== undefined && known.tenant === caller.tenant) return known.key
+    const key = callerKey(caller)
+    this.#keys.set(caller.user, { tenant: caller.tenant, key })
+    return key
   }
 
   plan (caller: Principal, key: string, resource: string): AccessPlan | undefined {
@@ -137,7 +149,7 @@ export class AccessResolver {
 
 /** `request.ctx.access` of a verified caller: its plan of each resource; a resource the app does not have is the unknown-route 404. */
 export function callerAccess (resolver: AccessResolver, caller: Principal): (resource: string) => AccessPlan {
-  const key = callerKey(caller)
+  const key = resolver.keyOf(caller)
   return (resource) => {
     const plan = resolver.plan(caller, key, resource)
     if (plan === undefined) throw problem('not-found', NO_ROUTE_DETAIL)
