@@ -43,8 +43,6 @@ async function serveOne (): Promise<void> {
         fields: { ...ORDER_FIELDS, owner_id: { type: 'string' }, cost: { type: 'decimal' } },
         access: {
           read: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
-          // Limited to rows, so a create fills the owner field with the caller (the floor sets it too).
-          create: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
           update: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
           delete: (ctx) => ({ filter: { owner_id: ctx.user.id } }),
           fields: { cost: { read: ['admin'], write: ['admin'] } },
