@@ -8,6 +8,7 @@ import pg from 'pg'
 
 const TIMESTAMPTZ = 1184
 const DATE = 1082
+const INT8 = 20
 // By position, not a regular expression: a page of 50 rows parses 50 of these.
 // `YYYY-MM-DD HH:MM:SS+00` is 22 characters, with `.f` to `.ffffff` 24 to 29.
 const PADDING: Record<number, string> = { 22: '.000000', 24: '00000', 25: '0000', 26: '000', 27: '00', 28: '0', 29: '' }
@@ -55,7 +56,8 @@ function keepText (text: string): string {
 export const recordTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (oid === TIMESTAMPTZ) return isoTimestamp
-    if (oid === DATE) return keepText
+    // pg's int8 parser returns the same text after testing it against /^\d+$/, once per value.
+    if (oid === DATE || oid === INT8) return keepText
     return pg.types.getTypeParser(oid, format)
   }) as pg.CustomTypesConfig['getTypeParser'],
 }
