@@ -1,6 +1,8 @@
 // Runs builder fragments on a pool or a transaction client: the only door from `sql` to `pg`.
-// Statement texts depend on plan shapes only, never on values, so the same text comes back again
-// and again: those run as named (prepared) statements, planned once per connection. Every
+// Statement texts depend on plan shapes and page sizes only (a LIMIT is written into the text,
+// sql.int), never on filter or key values, so the same text comes back again and again: those run
+// as named (prepared) statements, which PostgreSQL plans once per connection once a generic plan
+// serves them. Every
 // statement is published on the `tablegate:query` diagnostics channel (text only, never values),
 // so tests and tracing can see what ran without wrapping pg.
 import { createHash } from 'node:crypto'

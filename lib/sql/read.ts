@@ -108,7 +108,7 @@ export function compileList (plan: ListPlan, countUpTo?: number): Sql {
   const fetched = plan.fetch.fields
   const orderValues = plan.order.flatMap((term, i) => fetched.includes(term.field) ? [] : [sql`, ${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`])
   const skip = plan.position > 0 ? sql` OFFSET ${plan.position}` : sql.empty
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)}${estimate} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy(plan.model, order)} LIMIT ${plan.pageSize + 1}${skip}`
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)}${estimate} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy(plan.model, order)} LIMIT ${sql.int(plan.pageSize + 1)}${skip}`
 }
 
 function orderBy (model: ResourceModel, order: readonly OrderTerm[]): Sql {
@@ -133,5 +133,5 @@ export function compileEstimate (rows: FilteredRows): Sql {
 /** The filtered rows' count; with `cap`, it stops counting there (an index-only walk of at most `cap` rows). */
 export function compileCount (rows: FilteredRows, cap?: number): Sql {
   if (cap === undefined) return sql`SELECT count(*)::int AS total FROM ${rows.model.table}${where(listConditions(rows))}`
-  return sql`SELECT count(*)::int AS total FROM (SELECT 1 FROM ${rows.model.table}${where(listConditions(rows))} LIMIT ${cap}) AS visible`
+  return sql`SELECT count(*)::int AS total FROM (SELECT 1 FROM ${rows.model.table}${where(listConditions(rows))} LIMIT ${sql.int(cap)}) AS visible`
 }

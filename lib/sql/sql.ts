@@ -42,6 +42,16 @@ export type Keyword = 'ASC' | 'DESC' | 'NULLS FIRST' | 'NULLS LAST' | 'AND' | 'O
 
 sql.keyword = (keyword: Keyword): Sql => fragment([keyword], [])
 
+/**
+ * A non-negative integer written into the text, not bound: for LIMITs, whose values come from a
+ * small set (page sizes, caps). PostgreSQL plans `LIMIT $n` as an unknown row count, so a
+ * prepared statement with one never earns a generic plan and is planned again on every run.
+ */
+sql.int = (value: number): Sql => {
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`sql.int: ${String(value)} is not a non-negative integer`)
+  return fragment([String(value)], [])
+}
+
 export const empty: Sql = fragment([''], [])
 sql.empty = empty
 

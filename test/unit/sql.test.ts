@@ -33,3 +33,10 @@ test('join separates fragments; an empty join is empty', () => {
   assert.deepEqual(compile(sql`SELECT 1${sql.join([])}`), { text: 'SELECT 1', values: [] })
   assert.deepEqual(compile(sql.join([sql`a = ${1}`, sql`b = ${2}`], sql` ${sql.keyword('AND')} `)), { text: 'a = $1 AND b = $2', values: [1, 2] })
 })
+
+test('an integer written into the text is a non-negative safe integer, or refused', () => {
+  assert.deepEqual(compile(sql`SELECT 1 LIMIT ${sql.int(51)} OFFSET ${0}`), { text: 'SELECT 1 LIMIT 51 OFFSET $1', values: [0] })
+  for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '5' as unknown as number]) {
+    assert.throws(() => sql.int(bad), /not a non-negative integer/, String(bad))
+  }
+})
