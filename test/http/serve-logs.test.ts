@@ -78,9 +78,16 @@ const port = await freePort()
 const served = await serve('--port', String(port), '--host', '127.0.0.1')
 const base = `http://127.0.0.1:${port}`
 
-test('the startup line names the address and port actually listened on, and the public URL tokens carry when it differs', () => {
+/** The output once it has a line matching `line`: the lines after the startup line may come in later chunks. */
+async function outputWith (served: Served, line: RegExp): Promise<string> {
+  for (let tries = 0; tries < 100 && !line.test(served.output()); tries++) await new Promise((resolve) => setTimeout(resolve, 20))
+  return served.output()
+}
+
+test('the startup line names the address and port actually listened on, and the public URL tokens carry when it differs', async () => {
   assert.equal(served.startup, `tablegate is serving ${base} (API ${base}/api/v1, login ${base}/api/auth)`)
-  assert.match(served.output(), /^tokens are issued for the public URL http:\/\/localhost:5173 \(publicUrl in the config, or AUTH_URL\)$/m)
+  const tokensLine = /^tokens are issued for the public URL http:\/\/localhost:5173 \(publicUrl in the config, or AUTH_URL\)$/m
+  assert.match(await outputWith(served, tokensLine), tokensLine)
 })
 
 test('--port 0: the line names the port the system picked, and it answers there', async () => {
