@@ -11,9 +11,33 @@ export function deriveKey (secret: string, purpose: KeyPurpose): Buffer {
 
 const IV_BYTES = 12
 
+/** Where an encryption takes its IV from: each call gives 12 random bytes never given before. */
+export type IvSource = () => Buffer
+
+const randomIv: IvSource = () => randomBytes(IV_BYTES)
+
+/**
+ * Random IVs cut from a buffer of 1,024 of them: one call into the system's random source per
+ * 1,024 encryptions, where one per page token cost 13 µs of a list page whose filter is new. Each
+ * refill is a new buffer, so an IV handed out is never overwritten.
+ */
+export function pooledIvs (): IvSource {
+  const size = 1024 * IV_BYTES
+  let pool = Buffer.alloc(0)
+  let offset = 0
+  return () => {
+    if (offset + IV_BYTES > pool.length) {
+      pool = randomBytes(size)
+      offset = 0
+    }
+    offset += IV_BYTES
+    return pool.subarray(offset - IV_BYTES, offset)
+  }
+}
+
 /** AES-256-GCM with a fresh random IV; the text form is `v1.<iv>.<tag>.<ciphertext>` in base64url. */
-export function encrypt (key: Buffer, plaintext: string): string {
-  const iv = randomBytes(IV_BYTES)
+export function encrypt (key: Buffer, plaintext: string, nextIv: IvSource = randomIv): string {
+  const iv = nextIv()
   const cipher = createCipheriv('aes-256-gcm', key, iv)
   const body = cipher.update(plaintext, 'utf8').toString('base64url')
   // GCM is a stream mode: final() adds no bytes, it computes the tag.

@@ -7,7 +7,7 @@
 // Plaintext versions: v1 `{ s, a }` (forward only, issued before backward pages existed, still
 // accepted) and v2 `{ v: 2, s, a, d }` with `d` the direction, `f` or `b`.
 import { invalidParameter } from './params.js'
-import { decrypt, encrypt } from '../crypto.js'
+import { decrypt, encrypt, pooledIvs } from '../crypto.js'
 import { BoundedCache } from '../cache.js'
 
 export type PageDirection = 'forward' | 'backward'
@@ -38,10 +38,11 @@ export function pageTokens (key: Buffer): PageTokens {
   // fails is never kept, and a changed token is another key.
   const issued = new BoundedCache<string>(10_000)
   const opened = new BoundedCache<string>(10_000)
+  const ivs = pooledIvs()
   return {
     encode: (binding, cursor) => {
       const plaintext = JSON.stringify({ v: TOKEN_VERSION, s: binding, a: cursor.values, d: cursor.direction === 'forward' ? 'f' : 'b' })
-      return issued.getOrCreate(plaintext, () => encrypt(key, plaintext).slice('v1.'.length))
+      return issued.getOrCreate(plaintext, () => encrypt(key, plaintext, ivs).slice('v1.'.length))
     },
     decode: (binding, token) => {
       let body: { v?: unknown, s?: unknown, a?: unknown, d?: unknown }
