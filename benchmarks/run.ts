@@ -97,6 +97,8 @@ while (etags.length < half) {
   for (const item of body.items) if (etags.length < half) etags.push([item.id, item.etag])
   cursor = body.next_page_token
 }
+// Row n (ids run 1..ROWS in order) is etags[n - 1]: the If-Match: * scenario finds rows by id.
+if (etags.some(([id], i) => id !== String(i + 1))) throw new Error('bench_orders ids are not 1..n in order')
 const floorVersions = new Array<number>(ROWS - half).fill(1)
 
 /**
@@ -175,9 +177,23 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    // Any row: an answer tells the ETag (or version) patches hold of the row what it now is, so a
+    // later If-Match run (the scale-out section's) does not meet rows this one changed.
     name: 'patch with If-Match: *',
-    tablegate: { method: 'PATCH', path: () => `/api/v1/bench_orders/${randomId()}`, body: JSON.stringify({ status: 'open' }), headers: () => ({ ...json, 'if-match': '*' }) },
-    floor: { method: 'PATCH', path: () => `/orders/${randomId()}`, body: JSON.stringify({ status: 'open' }), headers: () => ({ ...json, 'if-match': '*' }) },
+    tablegate: {
+      method: 'PATCH',
+      path: (c) => `/api/v1/bench_orders/${c.id = randomId()}`,
+      body: JSON.stringify({ status: 'open' }),
+      headers: () => ({ ...json, 'if-match': '*' }),
+      onResponse: (status, c, headers) => { if (status === 200 && c.id! <= half) etags[c.id! - 1]![1] = String(headers.etag) },
+    },
+    floor: {
+      method: 'PATCH',
+      path: (c) => `/orders/${c.id = randomId()}`,
+      body: JSON.stringify({ status: 'open' }),
+      headers: () => ({ ...json, 'if-match': '*' }),
+      onResponse: (status, c) => { if (status === 200 && c.id! > half) floorVersions[c.id! - half - 1]! += 1 },
+    },
   },
   {
     // On `orders`, the same table with no row filter: every caller reads the same rows. Each
