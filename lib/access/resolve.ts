@@ -1,6 +1,7 @@
 // Caller × resource model → AccessPlan. Runs once per request and resource; every route, planner
 // and the write pipeline take the plan it returns, so no code path can forget access.
-import type { ResourceModel } from '../model/types.js'
+import type { FieldModel, ResourceModel } from '../model/types.js'
+import type { QueryModel } from '../query/filter/checked.js'
 import type { Principal } from '../principal.js'
 import { BoundedCache, type CacheStats } from '../cache.js'
 import { NO_ROUTE_DETAIL, problem } from '../problems.js'
@@ -57,7 +58,29 @@ function fieldAllowed (rule: FieldRule | undefined, ctx: RuleContext): boolean {
   return false
 }
 
-export function resolveAccess (caller: Principal, model: ResourceModel, settings: AccessSettings, key = callerKey(caller)): AccessPlan {
+/**
+ * Field lists and query models, one of each per distinct set of fields: callers who read the same
+ * fields of a resource hold the same arrays and the same query model, where each caller's plan
+ * had its own (10,000 callers of one resource held 10,000 copies).
+ */
+export class SharedShapes {
+  readonly #fields = new BoundedCache<readonly FieldModel[]>(1000)
+  readonly #queries = new BoundedCache<QueryModel>(1000)
+
+  fields (model: ResourceModel, fields: readonly FieldModel[]): readonly FieldModel[] {
+    return this.#fields.getOrCreate(fieldsKey(model, fields), () => fields)
+  }
+
+  query (model: ResourceModel, readable: readonly FieldModel[], trigram: boolean): QueryModel {
+    return this.#queries.getOrCreate(fieldsKey(model, readable), () => queryModel(model.name, readable, trigram))
+  }
+}
+
+function fieldsKey (model: ResourceModel, fields: readonly FieldModel[]): string {
+  return `${model.name}\0${fields.map((f) => f.name).join(',')}`
+}
+
+export function resolveAccess (caller: Principal, model: ResourceModel, settings: AccessSettings, key = callerKey(caller), shared = new SharedShapes()): AccessPlan {
   const base = { user: caller.user, tenant: caller.tenant, resource: model.name }
   const rules = (model.access ?? {}) as Partial<Record<Operation, Rule>> & { fields?: Record<string, { read?: FieldRule, write?: FieldRule }> }
   const capabilities = settings.bundles === undefined ? undefined : capabilitiesOf(caller.user.roles, settings.bundles)
@@ -84,8 +107,8 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
 
   const readCtx: RuleContext = { ...base, operation: 'read' }
   const writeCtx: RuleContext = { ...base, operation: 'update' }
-  const readable = [...model.fields.values()].filter((f) => fieldAllowed(rules.fields?.[f.name]?.read, readCtx))
-  const writable = readable.filter((f) => !f.readOnly && fieldAllowed(rules.fields?.[f.name]?.write, writeCtx))
+  const readable = shared.fields(model, [...model.fields.values()].filter((f) => fieldAllowed(rules.fields?.[f.name]?.read, readCtx)))
+  const writable = shared.fields(model, readable.filter((f) => !f.readOnly && fieldAllowed(rules.fields?.[f.name]?.write, writeCtx)))
   const create = operations.create
   return {
     resource: model.name,
@@ -94,7 +117,7 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
     operations,
     readable,
     writable,
-    query: queryModel(model.name, readable, settings.trigram),
+    query: shared.query(model, readable, settings.trigram),
     permissions: permissionPlans(operations, readable, writable, base),
     ownerField: create.allowed && create.rows !== undefined ? owner : undefined,
     context: base,
@@ -110,6 +133,7 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
  */
 export class AccessResolver {
   readonly #plans = new BoundedCache<AccessPlan>(10_000)
+  readonly #shared = new SharedShapes()
   // Callers' keys by their user object, which the verified-token cache hands out again for each of
   // a token's requests: the key is then written once a token, not once a request.
   readonly #keys = new WeakMap<Principal['user'], { readonly tenant: string | undefined, readonly key: string }>()
@@ -134,7 +158,7 @@ export class AccessResolver {
     const model = this.models.get(resource)
     if (model === undefined) return undefined
     return this.#plans.getOrCreate(`${resource}\0${key}`, () => {
-      const plan = resolveAccess(caller, model, this.settings, key)
+      const plan = resolveAccess(caller, model, this.settings, key, this.#shared)
       if (model.present === undefined) return plan
       // Rows that hold other resources' records show the caller what they may read of each.
       return { ...plan, present: model.present((other) => this.#readableFields(caller, key, other)) }
