@@ -363,6 +363,8 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
 const rows: string[] = []
 let peakRss = 0
+/** The resident memory of the process that served the 10,000 callers, right after them. */
+let callersRss: number | undefined
 /** The caller headers of a tablegate side: the bench user's token, or one of the 10,000 callers' in turn. */
 function callerSide (side: Side, tokens: readonly string[]): Side {
   let next = 0
@@ -387,6 +389,7 @@ try {
       await measure(sides.noKid.server, sides.noKid.side, sides.noKid.auth, 1)
       const n = await measure(sides.noKid.server, sides.noKid.side, sides.noKid.auth, SECONDS)
       peakRss = Math.max(peakRss, rssMb(sides.noKid.server.child.pid!))
+      if (scenario.callers === true) callersRss = Math.max(callersRss ?? 0, rssMb(sides.noKid.server.child.pid!))
       runs.push({ floor: f, kid: k, noKid: n })
     }
     const pick = (side: 'floor' | 'kid' | 'noKid', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
@@ -398,7 +401,8 @@ try {
     rows.push(line)
     console.log(line)
   }
-  console.log(`tablegate resident memory under load (largest of its two processes): ${peakRss.toFixed(0)} MB`)
+  console.log(`tablegate resident memory under load (largest of its two processes): ${peakRss.toFixed(0)} MB` +
+    (callersRss === undefined ? '' : `; the process of the ${CALLERS.toLocaleString('en')} callers, after them: ${callersRss.toFixed(0)} MB`))
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()
