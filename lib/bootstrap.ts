@@ -16,6 +16,7 @@ import { AccessResolver } from './access/resolve.js'
 import { RuleFilters } from './access/row-filter.js'
 import { checkAccessConfig } from './access/check-config.js'
 import { BoundedCache } from './cache.js'
+import { RowSamples } from './read/samples.js'
 import { deriveKey } from './crypto.js'
 import { pageTokens } from './query/page-token.js'
 import { etags } from './serialize/etag.js'
@@ -60,6 +61,7 @@ function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHo
     pageTokens: pageTokens(deriveKey(authSecret, 'page-token')),
     etags: etags(deriveKey(authSecret, 'etag')),
     estimates: new BoundedCache(10_000),
+    samples: new RowSamples(),
     ruleFilters: new RuleFilters(),
     hooks,
   }

@@ -59,6 +59,8 @@ export interface ListPlan {
   readonly tokenBinding: string
   /** The filtered rows' identity for the cached estimate: the binding and the caller (row filters). */
   readonly estimateKey: string
+  /** The rows the caller may see, whatever the filter: resource, show_deleted and the caller (row filters). */
+  readonly sampleKey: string
   readonly permissions: PermissionPlan | undefined
 }
 

@@ -9,6 +9,8 @@
 // would reveal rows of others (a value frequent in another user's rows gives a larger estimate),
 // so it stays the count: a lower bound. Counting first also spares small, young tables the
 // planner's worst guesses (statistics taken while a table was empty made 15 rows estimate as 1).
+// Where counts of the same rows keep reaching the cap (a filter value new on every request), a
+// sample of the caller's rows estimates instead, with no count at all (./samples.ts).
 import { problem, recordNotFound } from '../problems.js'
 import { isPgError } from '../db/pg-errors.js'
 import { rows, type Queryable } from '../db/query.js'
@@ -23,6 +25,7 @@ import { rowPermissions } from './permissions.js'
 import type { Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
 import { listJson, recordJson, recordWriter, seekJson } from '../serialize/json.js'
+import type { RowSamples } from './samples.js'
 
 /**
  * Runs before a list's queries: may refuse the list (throw a problem) or return a warning for the
@@ -48,6 +51,8 @@ export interface ReadServices {
   readonly etags: Etags
   /** The planner's estimates by list and caller, each good for 30 s. */
   readonly estimates: BoundedCache<Estimate>
+  /** Samples of callers' rows, which estimate lists whose filter values keep changing. */
+  readonly samples: RowSamples
 }
 
 /** The list's estimate while it is fresh (30 s), else undefined. */
@@ -129,9 +134,12 @@ export async function readList (db: Pool, plan: ListPlan, services: ReadServices
     const warning = await guard(plan, db)
     if (warning !== undefined) warnings.push(warning)
   }
-  // A list without a fresh estimate counts the caller's rows in its own statement.
-  const cached = plan.kind === 'list' && !plan.count ? cachedEstimate(plan, services.estimates) : undefined
-  const counting = plan.kind === 'list' && !plan.count && cached === undefined
+  // A list without a fresh estimate, and whose filter a sample of the caller's rows cannot
+  // estimate, counts the caller's rows in its own statement.
+  const estimating = plan.kind === 'list' && !plan.count
+  const cached = estimating ? cachedEstimate(plan, services.estimates) : undefined
+  const sampled = estimating && cached === undefined ? services.samples.estimate(plan) : undefined
+  const counting = estimating && cached === undefined && sampled === undefined
   const found = await rows<Row>(db, compileList(plan, counting ? ESTIMATE_COUNT_CAP : undefined)).catch((err: unknown) => { throw asFilterProblem(err, plan) })
   times?.lap('db')
   const hasMore = found.length > plan.pageSize
@@ -155,8 +163,13 @@ export async function readList (db: Pool, plan: ListPlan, services: ReadServices
   // A page with more after it proves one more row than it holds, whatever a 30 s old estimate says.
   let estimated = size
   if (hasMore || plan.cursor !== undefined) {
-    const counted = counting ? found[0]?.__estimate as number | undefined : undefined
-    const rowsEstimate = cached ?? await settleEstimate(db, plan, services.estimates, counted).catch((err: unknown) => { throw asFilterProblem(err, plan) })
+    // A sampled estimate is not kept: its filter text is seldom seen again, and the sample answers as fast.
+    let rowsEstimate = cached ?? sampled
+    if (rowsEstimate === undefined) {
+      const counted = counting ? found[0]?.__estimate as number | undefined : undefined
+      rowsEstimate = await settleEstimate(db, plan, services.estimates, counted).catch((err: unknown) => { throw asFilterProblem(err, plan) })
+      if (rowsEstimate >= ESTIMATE_COUNT_CAP) services.samples.countedToCap(plan, db)
+    }
     estimated = Math.max(rowsEstimate, hasMore ? size + 1 : size)
   }
   let total: number | undefined

@@ -4,11 +4,12 @@ import { sql, type Sql } from './sql.js'
 import { keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
 import { compileFilter } from './filter.js'
 import type { GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope } from '../plan/types.js'
-import type { ResourceModel } from '../model/types.js'
 import type { Selection } from '../model/selection.js'
 import type { OperationAccess } from '../access/types.js'
 import { decidedByRows } from '../access/permissions.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
+import type { SampleKind } from '../query/filter/sample-test.js'
+import type { FieldModel, ResourceModel } from '../model/types.js'
 
 export function scopeConditions (model: ResourceModel, scope: ReadScope): Sql[] {
   const conditions: Sql[] = []
@@ -134,4 +135,26 @@ export function compileEstimate (rows: FilteredRows): Sql {
 export function compileCount (rows: FilteredRows, cap?: number): Sql {
   if (cap === undefined) return sql`SELECT count(*)::int AS total FROM ${rows.model.table}${where(listConditions(rows))}`
   return sql`SELECT count(*)::int AS total FROM (SELECT 1 FROM ${rows.model.table}${where(listConditions(rows))} LIMIT ${sql.int(cap)}) AS visible`
+}
+
+/** A sampled value as lib/query/filter/sample-test.ts reads it. */
+const SAMPLE_VALUE: Readonly<Record<SampleKind, (column: Sql) => Sql>> = {
+  number: (column) => sql`${column}::float8`,
+  instant: (column) => sql`(extract(epoch FROM ${column}) * 1000)::float8`,
+  day: (column) => sql`(extract(epoch FROM ${column}::timestamp) * 1000)::float8`,
+  boolean: (column) => column,
+  text: (column) => sql`${column}::text`,
+  uuid: (column) => sql`replace(${column}::text, '-', '')`,
+}
+
+/**
+ * Up to `size` of the caller's rows drawn at random, with `fields` as columns `__s0`, `__s1`, …,
+ * and on each row `__visible`: how many rows the caller may see, counted up to `cap` (the sample
+ * is drawn from those). Scope only, no filter: the filter is what the sample is for.
+ */
+export function compileSample (rows: Pick<FilteredRows, 'model' | 'scope'>, fields: readonly FieldModel[], kinds: readonly SampleKind[], size: number, cap: number): Sql {
+  const names = fields.map((_, i) => sql.ident(`__s${i}`))
+  const values = fields.map((field, i) => sql`${SAMPLE_VALUE[kinds[i]!](qualifiedColumnOf(rows.model, field))} AS ${names[i]!}`)
+  const visible = sql`SELECT ${sql.join(values)} FROM ${rows.model.table}${where(scopeConditions(rows.model, rows.scope))} LIMIT ${sql.int(cap)}`
+  return sql`SELECT ${sql.join(names)}, count(*) OVER ()::int AS ${sql.ident('__visible')} FROM (${visible}) AS ${sql.ident('visible')} ORDER BY random() LIMIT ${sql.int(size)}`
 }

@@ -15,6 +15,7 @@ await runSql(databaseUrl, `
   CREATE INDEX ON notes (owner_id, id);
   CREATE TABLE public_notes (id serial PRIMARY KEY, title text NOT NULL);
   CREATE TABLE many (id serial PRIMARY KEY, owner_id text NOT NULL);
+  CREATE TABLE ledger (id serial PRIMARY KEY, owner_id text NOT NULL, title text NOT NULL);
 `)
 const app = await buildApp({
   databaseUrl,
@@ -27,6 +28,7 @@ const app = await buildApp({
     // One table, 12,000 rows, all Ann's: read by everyone, or by owners only.
     many: { fields: { id: { type: 'integer', readOnly: true }, owner_id: { type: 'string' } } },
     many_owned: { table: 'many', fields: { id: { type: 'integer', readOnly: true }, owner_id: { type: 'string' } }, access: { read: (ctx) => ({ filter: { owner_id: ctx.user.id } }) } },
+    ledger: { fields: { id: { type: 'integer', readOnly: true }, owner_id: { type: 'string' }, title: { type: 'string' } }, access: { read: (ctx) => ({ filter: { owner_id: ctx.user.id } }) } },
   },
 })
 await createUser(app, 'admin@example.com')
@@ -38,6 +40,8 @@ await runSql(databaseUrl, `
   INSERT INTO notes (title, owner_id) VALUES ('common', '${annId}'), ('common', '${annId}'), ('common', '${annId}');
   INSERT INTO public_notes (title) SELECT 'p' || i FROM generate_series(1, 500) AS i;
   INSERT INTO many (owner_id) SELECT '${annId}' FROM generate_series(1, 12000);
+  INSERT INTO ledger (owner_id, title) SELECT '${annId}', 'entry ' || i FROM generate_series(1, 12000) AS i;
+  INSERT INTO ledger (owner_id, title) SELECT 'someone-else', 'theirs' FROM generate_series(1, 5000);
   ANALYZE;
 `)
 const ann = caller(app, await bearer(app, 'ann@example.com'))
@@ -99,4 +103,31 @@ test('callers who see every row share a list\'s estimate; a narrowed caller neve
   await admin('GET', own)
   const ann2 = await statementsOf(async () => { assert.equal(await estimateOf(own), 3) })
   assert.ok(ann2.some((s) => /AS visible\) AS "__estimate"/.test(s)), 'Ann counts her own rows: ' + ann2.join('\n'))
+})
+
+test('a filter value new on every request: after 32 counts at the cap, a sample of the caller\'s own rows estimates it', async () => {
+  // Ann sees ids 1..12,000 of ledger; 5,000 more rows are someone else's.
+  const idAbove = (n: number): string => `/api/v1/ledger?page_size=5&filter=${encodeURIComponent(`id > ${n}`)}`
+  for (let n = 1; n <= 32; n++) {
+    const statements = await statementsOf(async () => { assert.equal(await estimateOf(idAbove(n)), 1000) })
+    assert.match(statements.join('\n'), /AS "__estimate"/, `request ${n} counts`)
+  }
+  // The sample is taken in the background; until it lands, lists count.
+  let sampled: string[] = []
+  for (let n = 100; sampled.length === 0 || /__estimate/.test(sampled.join('\n')); n++) {
+    assert.ok(n < 400, 'the sample lands')
+    sampled = await statementsOf(async () => { await ann('GET', idAbove(n)) })
+  }
+  // Every sampled row passes id > 0: the estimate is exactly the rows Ann sees, never the others' 5,000.
+  const all = await statementsOf(async () => { assert.equal(await estimateOf(idAbove(0)), 12000) })
+  assert.deepEqual(kinds(all), ['SELECT'])
+  assert.doesNotMatch(all[0]!, /__estimate/)
+  // Half of them: about 6,000 (the count would say 1,000, its cap, a lower bound).
+  const half = await estimateOf(idAbove(6000))
+  assert.ok(half > 5000 && half < 7000, `id > 6000: ${half}`)
+  // Too few sampled matches to scale up (10 rows), or a filter JS cannot test: counted, exactly.
+  const few = await statementsOf(async () => { assert.equal(await estimateOf(idAbove(11990)), 10) })
+  assert.match(few[0]!, /__estimate/)
+  const pattern = await statementsOf(async () => { assert.equal(await estimateOf(`/api/v1/ledger?page_size=5&filter=${encodeURIComponent('id > 11000 AND title:"entry*"')}`), 1000) })
+  assert.match(pattern[0]!, /__estimate/)
 })

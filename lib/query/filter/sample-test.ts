@@ -1,0 +1,171 @@
+// A checked filter as a test of sampled rows, in JS: what share of a caller's rows a filter keeps,
+// estimated from a sample of those rows (lib/read/samples.ts) instead of counting them again for
+// every new value. Only conditions whose meaning JS reproduces are taken: comparisons of numbers,
+// instants and dates, equality of booleans, uuids and plain text, IN, IS NULL, and AND, OR and NOT
+// in SQL's three-valued logic. Anything else (LIKE, search, regex, json, text order, which depends
+// on a collation) makes the filter untestable here, and the list counts as before.
+import type { CheckedFilter, SqlComparator, TypedValue } from './checked.js'
+import type { FieldModel } from '../../model/types.js'
+
+/**
+ * How a sampled field's values arrive (lib/sql/read.ts compileSample): numbers as float8, instants
+ * and dates as epoch milliseconds (a date at its midnight), booleans, text, and uuids as lower-case
+ * hex without hyphens.
+ */
+export type SampleKind = 'number' | 'instant' | 'day' | 'boolean' | 'text' | 'uuid'
+export type SampleValue = number | string | boolean | null
+
+/** A sample as columns: `values[i]` holds the i-th field's value of every sampled row. */
+export type SampleColumns = ReadonlyArray<readonly SampleValue[]>
+
+export interface SampleTest {
+  /** The fields the filter reads, by name: the columns a sample for it holds, in this order. */
+  readonly fields: readonly FieldModel[]
+  readonly kinds: readonly SampleKind[]
+  /** Whether sampled row `row` passes the filter (SQL's NULL, unknown, does not). */
+  readonly passes: (values: SampleColumns, row: number) => boolean
+}
+
+// Columns whose `=` is JS string equality: deterministic text, and enums (equal labels).
+const PLAIN_TEXT_COLUMNS = new Set(['text', 'varchar', 'enum'])
+const NUMBER_TYPES = new Set(['integer', 'bigint', 'number', 'decimal'])
+const DAY_MS = 86_400_000
+
+export function sampleKind (field: FieldModel): SampleKind | undefined {
+  if (NUMBER_TYPES.has(field.type)) return 'number'
+  switch (field.type) {
+    case 'timestamp': return field.columnType === 'timestamptz' ? 'instant' : undefined
+    case 'date': return field.columnType === 'date' ? 'day' : undefined
+    case 'boolean': return 'boolean'
+    case 'uuid': return 'uuid'
+    case 'string': return PLAIN_TEXT_COLUMNS.has(field.columnType ?? '') ? 'text' : undefined
+    default: return undefined
+  }
+}
+
+type Tri = boolean | null
+type Test = (values: SampleColumns, row: number) => Tri
+
+/** A literal as the sample holds its field's values, or undefined when JS cannot read it so. */
+function comparable (kind: SampleKind, value: TypedValue, nowMs: number): SampleValue | undefined {
+  if (value.kind === 'now') {
+    const instant = nowMs + value.offsetMs
+    // A date compares with today in UTC, as lib/sql/filter.ts casts it.
+    return kind === 'instant' ? instant : kind === 'day' ? Math.floor(instant / DAY_MS) * DAY_MS : undefined
+  }
+  const literal = value.value
+  switch (kind) {
+    case 'number':
+    case 'instant':
+    case 'day': {
+      const n = kind === 'number' ? Number(literal) : Date.parse(String(literal))
+      return Number.isFinite(n) ? n : undefined
+    }
+    case 'uuid': return String(literal).replace(/[{}-]/g, '').toLowerCase()
+    default: return literal
+  }
+}
+
+const ORDERED: ReadonlySet<SampleKind> = new Set(['number', 'instant', 'day'])
+
+function compare (op: SqlComparator, a: SampleValue, b: SampleValue): boolean {
+  switch (op) {
+    case '=': return a === b
+    case '<>': return a !== b
+    case '<': return a! < b!
+    case '<=': return a! <= b!
+    case '>': return a! > b!
+    case '>=': return a! >= b!
+  }
+}
+
+/** The filter as a test of sampled rows, with now() at `nowMs`; undefined when a condition cannot be tested in JS. */
+export function sampleTest (filter: CheckedFilter, nowMs: number): SampleTest | undefined {
+  const fields: FieldModel[] = []
+  // Columns are numbered once all fields are known (sorted by name), so a test reads its column late.
+  const slots = new Map<FieldModel, { column: number }>()
+  const slot = (field: FieldModel): { column: number } => {
+    let found = slots.get(field)
+    if (found === undefined) {
+      found = { column: 0 }
+      slots.set(field, found)
+      fields.push(field)
+    }
+    return found
+  }
+  const build = (node: CheckedFilter): Test | undefined => {
+    switch (node.kind) {
+      case 'and':
+      case 'or': {
+        const children: Test[] = []
+        for (const child of node.children) {
+          const test = build(child)
+          if (test === undefined) return undefined
+          children.push(test)
+        }
+        // Kleene logic: AND is false if any is false, else unknown if any is; OR the other way round.
+        const decisive = node.kind === 'or'
+        return (values, row) => {
+          let result: Tri = !decisive
+          for (const child of children) {
+            const value = child(values, row)
+            if (value === decisive) return decisive
+            if (value === null) result = null
+          }
+          return result
+        }
+      }
+      case 'not': {
+        const child = build(node.child)
+        if (child === undefined) return undefined
+        return (values, row) => {
+          const value = child(values, row)
+          return value === null ? null : !value
+        }
+      }
+      case 'null': {
+        if (sampleKind(node.field) === undefined) return undefined
+        const at = slot(node.field)
+        return (values, row) => (values[at.column]![row] === null) !== node.negated
+      }
+      case 'compare': {
+        const kind = sampleKind(node.field)
+        if (kind === undefined || (!ORDERED.has(kind) && node.op !== '=' && node.op !== '<>')) return undefined
+        const literal = comparable(kind, node.value, nowMs)
+        if (literal === undefined) return undefined
+        const at = slot(node.field)
+        const op = node.op
+        return (values, row) => {
+          const value = values[at.column]![row] ?? null
+          return value === null ? null : compare(op, value, literal)
+        }
+      }
+      case 'in': {
+        const kind = sampleKind(node.field)
+        if (kind === undefined) return undefined
+        const literals = new Set<SampleValue>()
+        for (const value of node.values) {
+          const literal = comparable(kind, value, nowMs)
+          if (literal === undefined) return undefined
+          literals.add(literal)
+        }
+        const at = slot(node.field)
+        return (values, row) => {
+          const value = values[at.column]![row] ?? null
+          return value === null ? null : literals.has(value)
+        }
+      }
+      default:
+        return undefined
+    }
+  }
+  const test = build(filter)
+  if (test === undefined) return undefined
+  fields.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  fields.forEach((field, i) => { slots.get(field)!.column = i })
+  return {
+    fields,
+    kinds: fields.map((field) => sampleKind(field)!),
+    passes: (values, row) => test(values, row) === true,
+  }
+}
