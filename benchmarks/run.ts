@@ -67,10 +67,13 @@ const env = { BENCH_DATABASE_URL: databaseUrl, BENCH_AUTH_SECRET: AUTH_SECRET, B
 const tablegate = await startServer('tablegate.js', env, args.profile === true ? ['--cpu-prof', `--cpu-prof-dir=${process.cwd()}`] : [])
 const floor = await startServer('floor.js', env)
 const auth = { authorization: `Bearer ${token}` }
-// The same tablegate, trusting another issuer's key: the bench user's token without a kid, and
-// 10,000 distinct callers' tokens (with and without one) for the many-callers scenario.
+// The same tablegate, trusting another issuer's key: the bench user's token without a kid; and
+// for the many-callers scenario, 10,000 distinct callers' tokens with a kid on one such process
+// and without on another, so each process serves 10,000 callers, one token each, as a real one does.
 const issuer = await benchIssuer()
-const otherIssuer = await startServer('tablegate.js', { ...env, BENCH_VERIFIER_JWK: JSON.stringify(issuer.jwk) })
+const otherIssuerEnv = { ...env, BENCH_VERIFIER_JWK: JSON.stringify(issuer.jwk) }
+const otherIssuer = await startServer('tablegate.js', otherIssuerEnv)
+const callerServers = { kid: await startServer('tablegate.js', otherIssuerEnv), noKid: await startServer('tablegate.js', otherIssuerEnv) }
 const noKidAuth = { authorization: `Bearer ${await issuer.sign(benchUser.id, { kid: false })}` }
 const CALLERS = 10_000
 const callerTokens = { kid: [] as string[], noKid: [] as string[] }
@@ -207,13 +210,15 @@ const scenarios: Scenario[] = [
 
 interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
 
-async function measure (server: BenchServer, side: Side, extraHeaders: Record<string, string>, seconds: number): Promise<Measured> {
+/** Runs `side` for a number of seconds, or for an amount of requests. */
+async function measure (server: BenchServer, side: Side, extraHeaders: Record<string, string>, length: number | { amount: number }): Promise<Measured> {
+  const span = typeof length === 'number' ? { duration: length } : { amount: length.amount }
   const before = processTreeTicks(server.child.pid!)
   const databaseBefore = databaseTicks()
   const result = await autocannon({
     url: `http://127.0.0.1:${server.port}`,
     connections: CONNECTIONS,
-    duration: seconds,
+    ...span,
     requests: [{
       method: side.method,
       setupRequest: (request, context) => ({ ...request, path: side.path(context as Context), headers: { ...extraHeaders, ...side.headers?.(context as Context) }, body: side.body }),
@@ -372,24 +377,27 @@ function callerSide (side: Side, tokens: readonly string[]): Side {
 }
 try {
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; node ${process.version}; ${ROWS} rows; ${CONNECTIONS} connections; ${SECONDS} s per run; ${REPEAT} run(s), median; ${pinned ? 'servers on core 0, PostgreSQL and the load generator on core 1' : 'not pinned'}`)
-  console.log('kid: tablegate\'s own login tokens (the many-callers row: another issuer\'s, with kid); no kid: another issuer\'s tokens without kid, on a second tablegate process (its patches use ETags the first process gave)')
+  console.log('kid: tablegate\'s own login tokens; no kid: another issuer\'s tokens without kid, on a second tablegate process (its patches use ETags the first process gave); many callers: another issuer\'s tokens with and without kid, each kind on a fresh process of its own, after one request per caller')
   const header = `${'scenario'.padEnd(30)}${'floor r/s'.padStart(10)}${'kid r/s'.padStart(9)}${'ratio'.padStart(7)}${'no-kid r/s'.padStart(11)}${'ratio'.padStart(7)}${'p99 floor/kid/no-kid'.padStart(22)}${'CPU µs floor/kid/no-kid'.padStart(25)}${'pg µs floor/kid/no-kid'.padStart(24)}${'err'.padStart(5)}`
   console.log(header)
   for (const scenario of scenarios.filter((s) => args.only === undefined || s.name.startsWith(args.only))) {
     const sides = scenario.callers === true
-      ? { kid: { server: otherIssuer, side: callerSide(scenario.tablegate, callerTokens.kid), auth: {} }, noKid: { server: otherIssuer, side: callerSide(scenario.tablegate, callerTokens.noKid), auth: {} } }
+      ? { kid: { server: callerServers.kid, side: callerSide(scenario.tablegate, callerTokens.kid), auth: {} }, noKid: { server: callerServers.noKid, side: callerSide(scenario.tablegate, callerTokens.noKid), auth: {} } }
       : { kid: { server: tablegate, side: scenario.tablegate, auth }, noKid: { server: otherIssuer, side: scenario.tablegate, auth: noKidAuth } }
     const runs: Array<Record<'floor' | 'kid' | 'noKid', Measured>> = []
+    // Many callers warm up with one request each: the steady state of callers the server has
+    // seen but not lately. A caller's first request (a verification and a plan) is once per token.
+    const warmUp = scenario.callers === true ? { amount: CALLERS } : 1
     for (let r = 0; r < REPEAT; r++) {
       await measure(floor, scenario.floor, {}, 1)
       const f = await measure(floor, scenario.floor, {}, SECONDS)
-      await measure(sides.kid.server, sides.kid.side, sides.kid.auth, 1)
+      await measure(sides.kid.server, sides.kid.side, sides.kid.auth, warmUp)
       const k = await measure(sides.kid.server, sides.kid.side, sides.kid.auth, SECONDS)
       peakRss = Math.max(peakRss, rssMb(sides.kid.server.child.pid!))
-      await measure(sides.noKid.server, sides.noKid.side, sides.noKid.auth, 1)
+      await measure(sides.noKid.server, sides.noKid.side, sides.noKid.auth, warmUp)
       const n = await measure(sides.noKid.server, sides.noKid.side, sides.noKid.auth, SECONDS)
       peakRss = Math.max(peakRss, rssMb(sides.noKid.server.child.pid!))
-      if (scenario.callers === true) callersRss = Math.max(callersRss ?? 0, rssMb(sides.noKid.server.child.pid!))
+      if (scenario.callers === true) callersRss = Math.max(callersRss ?? 0, rssMb(sides.kid.server.child.pid!), rssMb(sides.noKid.server.child.pid!))
       runs.push({ floor: f, kid: k, noKid: n })
     }
     const pick = (side: 'floor' | 'kid' | 'noKid', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
@@ -407,7 +415,7 @@ try {
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()
 } finally {
-  await stopServers([tablegate, otherIssuer, floor])
+  await stopServers([tablegate, otherIssuer, callerServers.kid, callerServers.noKid, floor])
   await pool.end()
   await database.stop()
 }
