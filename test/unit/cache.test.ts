@@ -30,3 +30,30 @@ test('a creation that throws leaves nothing behind', () => {
   assert.throws(() => cache.getOrCreate('k', () => { throw new Error('no') }))
   assert.equal(cache.get('k'), undefined)
 })
+
+test('the bound holds through any number of insertions, and an entry used once per half a bound stays', () => {
+  const cache = new BoundedCache<number>(100)
+  cache.set('hot', 0)
+  let created = 0
+  for (let i = 0; i < 10_000; i++) {
+    cache.set(`key ${i}`, i)
+    assert.ok(cache.size <= 100, `size ${cache.size} after ${i + 1} insertions`)
+    if (i % 40 === 0) cache.getOrCreate('hot', () => ++created)
+  }
+  assert.equal(created, 0)
+  assert.equal(cache.get('key 9999'), 9999)
+  assert.equal(cache.get('key 9000'), undefined)
+})
+
+test('set replaces a value in place; delete removes it from either generation', () => {
+  const cache = new BoundedCache<number>(4)
+  cache.set('a', 1)
+  cache.set('b', 2)
+  cache.set('c', 3)
+  cache.set('a', 10)
+  cache.set('c', 30)
+  assert.deepEqual([cache.get('a'), cache.get('b'), cache.get('c')], [10, 2, 30])
+  cache.delete('a')
+  cache.delete('c')
+  assert.deepEqual([cache.get('a'), cache.get('c'), cache.size], [undefined, undefined, 1])
+})
