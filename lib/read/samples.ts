@@ -61,8 +61,7 @@ export class RowSamples {
     if (test === undefined) return undefined
     const sample = this.#entries.get(keyOf(plan, test))?.sample
     if (sample === undefined || now - sample.at > SAMPLE_TTL_MS || sample.size === 0) return undefined
-    let matched = 0
-    for (let row = 0; row < sample.size; row++) if (test.passes(sample.values, row)) matched++
+    const matched = test.count(sample.values, sample.size)
     return matched < MIN_MATCHES ? undefined : Math.round(sample.visible * matched / sample.size)
   }
 

@@ -80,9 +80,7 @@ async function countsOf (text: string): Promise<[number, number]> {
   assert.equal(sampled.length, 600)
   assert.equal(sampled[0]!.__visible, 600)
   const values = test.fields.map((_, i) => sampled.map((row) => row[`__s${i}`] ?? null))
-  let passed = 0
-  for (let row = 0; row < sampled.length; row++) if (test.passes(values, row)) passed++
-  return [inSql!.n, passed]
+  return [inSql!.n, test.count(values, sampled.length)]
 }
 
 test('written filters: each kind, NULLs, three-valued NOT, AND and OR', async () => {

@@ -22,8 +22,8 @@ export interface SampleTest {
   /** The fields the filter reads, by name: the columns a sample for it holds, in this order. */
   readonly fields: readonly FieldModel[]
   readonly kinds: readonly SampleKind[]
-  /** Whether sampled row `row` passes the filter (SQL's NULL, unknown, does not). */
-  readonly passes: (values: SampleColumns, row: number) => boolean
+  /** How many of the first `size` sampled rows pass the filter (SQL's NULL, unknown, does not). */
+  readonly count: (values: SampleColumns, size: number) => number
 }
 
 // Columns whose `=` is JS string equality: deterministic text, and enums (equal labels).
@@ -44,7 +44,8 @@ export function sampleKind (field: FieldModel): SampleKind | undefined {
 }
 
 type Tri = boolean | null
-type Test = (values: SampleColumns, row: number) => Tri
+/** A condition bound to a sample's columns, so the test of a row reads its column directly. */
+type Test = (values: SampleColumns) => (row: number) => Tri
 
 /** A literal as the sample holds its field's values, or undefined when JS cannot read it so. */
 function comparable (kind: SampleKind, value: TypedValue, nowMs: number): SampleValue | undefined {
@@ -105,28 +106,37 @@ export function sampleTest (filter: CheckedFilter, nowMs: number): SampleTest | 
         }
         // Kleene logic: AND is false if any is false, else unknown if any is; OR the other way round.
         const decisive = node.kind === 'or'
-        return (values, row) => {
-          let result: Tri = !decisive
-          for (const child of children) {
-            const value = child(values, row)
-            if (value === decisive) return decisive
-            if (value === null) result = null
+        return (values) => {
+          const bound = children.map((child) => child(values))
+          return (row) => {
+            let result: Tri = !decisive
+            for (const child of bound) {
+              const value = child(row)
+              if (value === decisive) return decisive
+              if (value === null) result = null
+            }
+            return result
           }
-          return result
         }
       }
       case 'not': {
         const child = build(node.child)
         if (child === undefined) return undefined
-        return (values, row) => {
-          const value = child(values, row)
-          return value === null ? null : !value
+        return (values) => {
+          const bound = child(values)
+          return (row) => {
+            const value = bound(row)
+            return value === null ? null : !value
+          }
         }
       }
       case 'null': {
         if (sampleKind(node.field) === undefined) return undefined
         const at = slot(node.field)
-        return (values, row) => (values[at.column]![row] === null) !== node.negated
+        return (values) => {
+          const column = values[at.column]!
+          return (row) => (column[row] === null) !== node.negated
+        }
       }
       case 'compare': {
         const kind = sampleKind(node.field)
@@ -135,9 +145,12 @@ export function sampleTest (filter: CheckedFilter, nowMs: number): SampleTest | 
         if (literal === undefined) return undefined
         const at = slot(node.field)
         const op = node.op
-        return (values, row) => {
-          const value = values[at.column]![row] ?? null
-          return value === null ? null : compare(op, value, literal)
+        return (values) => {
+          const column = values[at.column]!
+          return (row) => {
+            const value = column[row] ?? null
+            return value === null ? null : compare(op, value, literal)
+          }
         }
       }
       case 'in': {
@@ -150,9 +163,12 @@ export function sampleTest (filter: CheckedFilter, nowMs: number): SampleTest | 
           literals.add(literal)
         }
         const at = slot(node.field)
-        return (values, row) => {
-          const value = values[at.column]![row] ?? null
-          return value === null ? null : literals.has(value)
+        return (values) => {
+          const column = values[at.column]!
+          return (row) => {
+            const value = column[row] ?? null
+            return value === null ? null : literals.has(value)
+          }
         }
       }
       default:
@@ -166,6 +182,11 @@ export function sampleTest (filter: CheckedFilter, nowMs: number): SampleTest | 
   return {
     fields,
     kinds: fields.map((field) => sampleKind(field)!),
-    passes: (values, row) => test(values, row) === true,
+    count: (values, size) => {
+      const passes = test(values)
+      let passed = 0
+      for (let row = 0; row < size; row++) if (passes(row) === true) passed++
+      return passed
+    },
   }
 }
