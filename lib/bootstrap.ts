@@ -57,10 +57,11 @@ export async function checkModels (config: ResolvedConfig, db: Databases): Promi
 function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHooks): AppServices {
   return {
     selections: new Selections(),
-    checks: { filters: new BoundedCache(2000), orders: new BoundedCache(2000) },
+    // Caches of request texts hold the last `max` keys and at most twice as many (lib/cache.ts).
+    checks: { filters: new BoundedCache(1000), orders: new BoundedCache(1000) },
     pageTokens: pageTokens(deriveKey(authSecret, 'page-token')),
     etags: etags(deriveKey(authSecret, 'etag')),
-    estimates: new BoundedCache(10_000),
+    estimates: new BoundedCache(5_000),
     samples: new RowSamples(),
     ruleFilters: new RuleFilters(),
     hooks,

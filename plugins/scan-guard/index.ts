@@ -11,10 +11,11 @@ import { judge, shapeKey, type Verdict } from './verdict.js'
 async function scanGuard (app: FastifyInstance): Promise<void> {
   const { mode, seqScanRows } = app.tablegate.config.scanGuard
   if (mode === 'off') return
-  const verdicts = new BoundedCache<Promise<Verdict>>(10_000)
+  // Each holds the last 5,000 keys and at most 10,000 (lib/cache.ts).
+  const verdicts = new BoundedCache<Promise<Verdict>>(5_000)
   // The shape of a caller's list is known from its estimate key (list parameters and caller), so
   // repeated lists skip compiling their SQL to find it.
-  const shapes = new BoundedCache<string>(10_000)
+  const shapes = new BoundedCache<string>(5_000)
   app.tablegate.addListGuard(async (plan, db) => {
     let pending = false
     const shape = shapes.getOrCreate(`${plan.kind}\0${plan.count}\0${plan.estimateKey}`, () => shapeKey(plan))
