@@ -26,7 +26,7 @@ export interface VerifierOptions {
   readonly algorithms?: readonly string[] | undefined
   readonly cache?: KeySetOptions | undefined
   readonly now?: (() => number) | undefined
-  /** How many verified tokens to remember (default 10,000; 0 turns the cache off). */
+  /** How many of the last verified tokens to remember, at most twice as many (default 10,000; 0 turns the cache off). */
   readonly verifiedTokens?: number | undefined
   /** Bans, deletions and role changes since tokens were issued (the built-in auth server's). */
   readonly revocations?: Revocations | undefined
