@@ -69,6 +69,6 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
     tokenBinding,
     // Callers who see every row share a list's estimate and samples; one a row filter or tenant narrows has their own.
     estimateKey: own ? `${tokenBinding}\0${access.callerKey}` : tokenBinding,
-    sampleKey: `${model.name}\0${showDeleted ? 'deleted' : 'live'}\0${own ? access.callerKey : ''}`,
+    narrowedTo: own ? access.callerKey : '',
   }
 }

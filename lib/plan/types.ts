@@ -59,8 +59,8 @@ export interface ListPlan {
   readonly tokenBinding: string
   /** The filtered rows' identity for the cached estimate: the binding and the caller (row filters). */
   readonly estimateKey: string
-  /** The rows the caller may see, whatever the filter: resource, show_deleted and the caller (row filters). */
-  readonly sampleKey: string
+  /** The caller's key where a row filter or tenant narrows their rows, else '': callers who see every row share samples. */
+  readonly narrowedTo: string
   readonly permissions: PermissionPlan | undefined
 }
 

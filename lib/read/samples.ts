@@ -13,14 +13,8 @@ import type { ListPlan } from '../plan/types.js'
 import { sampleTest, type SampleColumns, type SampleTest, type SampleValue } from '../query/filter/sample-test.js'
 import { compileEstimate, compileSample } from '../sql/read.js'
 
-export interface SampleOptions {
-  /** Rows in a sample. */
-  readonly size?: number
-  /** Counts at the cap for the same rows before a sample is taken (and again after it expires). */
-  readonly countsBeforeSampling?: number
-}
-
 const SAMPLE_ROWS = 1_000
+/** Counts at the cap for the same rows before a sample is taken (and again after it expires). */
 const COUNTS_BEFORE_SAMPLING = 32
 /** Fewer sampled matches than this are too few to scale up (a relative error above ~20 %). */
 const MIN_MATCHES = 25
@@ -46,13 +40,6 @@ interface Entry {
 
 export class RowSamples {
   readonly #entries = new BoundedCache<Entry>(MAX_ENTRIES)
-  readonly #size: number
-  readonly #countsBeforeSampling: number
-
-  constructor (options: SampleOptions = {}) {
-    this.#size = options.size ?? SAMPLE_ROWS
-    this.#countsBeforeSampling = options.countsBeforeSampling ?? COUNTS_BEFORE_SAMPLING
-  }
 
   /** The list's filtered rows estimated from a fresh sample of the caller's rows, or undefined: count them. */
   estimate (plan: ListPlan, now = Date.now()): number | undefined {
@@ -60,7 +47,7 @@ export class RowSamples {
     const test = sampleTest(plan.filter, now)
     if (test === undefined) return undefined
     const sample = this.#entries.get(keyOf(plan, test))?.sample
-    if (sample === undefined || now - sample.at > SAMPLE_TTL_MS || sample.size === 0) return undefined
+    if (sample === undefined || now - sample.at > SAMPLE_TTL_MS) return undefined
     const matched = test.count(sample.values, sample.size)
     return matched < MIN_MATCHES ? undefined : Math.round(sample.visible * matched / sample.size)
   }
@@ -79,7 +66,7 @@ export class RowSamples {
       entry = { sample: undefined, counts: 0, sampling: false }
       this.#entries.set(key, entry)
     }
-    if (entry.sampling || ++entry.counts < this.#countsBeforeSampling) return
+    if (entry.sampling || ++entry.counts < COUNTS_BEFORE_SAMPLING) return
     entry.sampling = true
     entry.counts = 0
     const taken = entry
@@ -88,7 +75,7 @@ export class RowSamples {
   }
 
   async #take (plan: ListPlan, test: SampleTest, db: Queryable): Promise<Sample> {
-    const found = await rows<Record<string, SampleValue>>(db, compileSample(plan, test.fields, test.kinds, this.#size, VISIBLE_CAP))
+    const found = await rows<Record<string, SampleValue>>(db, compileSample(plan, test.fields, test.kinds, SAMPLE_ROWS, VISIBLE_CAP))
     const values = test.fields.map((_, i) => found.map((row) => row[`__s${i}`] ?? null))
     let visible = found.length === 0 ? 0 : Number(found[0]!.__visible)
     // Past the cap, a caller who sees every row may have the planner's figure for the table.
@@ -100,8 +87,9 @@ export class RowSamples {
   }
 }
 
+/** The rows the caller may see (resource, show_deleted, the caller where narrowed) and the fields sampled. */
 function keyOf (plan: ListPlan, test: SampleTest): string {
-  let key = plan.sampleKey
+  let key = `${plan.model.name}\0${plan.scope.showDeleted ? 'deleted' : 'live'}\0${plan.narrowedTo}`
   for (const field of test.fields) key += `\0${field.name}`
   return key
 }
