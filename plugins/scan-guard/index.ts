@@ -6,19 +6,20 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { problem } from '../../lib/problems.js'
 import { BoundedCache } from '../../lib/cache.js'
-import { judge, shapeKey, type Verdict } from './verdict.js'
+import { judge, listStructure, shapeKey, type Verdict } from './verdict.js'
 
 async function scanGuard (app: FastifyInstance): Promise<void> {
   const { mode, seqScanRows } = app.tablegate.config.scanGuard
   if (mode === 'off') return
   // Each holds the last 5,000 keys and at most 10,000 (lib/cache.ts).
   const verdicts = new BoundedCache<Promise<Verdict>>(5_000)
-  // The shape of a caller's list is known from its estimate key (list parameters and caller), so
-  // repeated lists skip compiling their SQL to find it.
+  // A list's shape is known from its parameters without their values (filter structure, order,
+  // show_deleted, the caller where narrowed), so lists that differ only in filter values (`id > N`)
+  // skip compiling their SQL to find it.
   const shapes = new BoundedCache<string>(5_000)
   app.tablegate.addListGuard(async (plan, db) => {
     let pending = false
-    const shape = shapes.getOrCreate(`${plan.kind}\0${plan.count}\0${plan.estimateKey}`, () => shapeKey(plan))
+    const shape = shapes.getOrCreate(listStructure(plan), () => shapeKey(plan))
     const verdict = await verdicts.getOrCreate(shape, () => {
       pending = true
       return judge(db, plan, seqScanRows)

@@ -7,6 +7,7 @@ import { compile } from '../../lib/sql/sql.js'
 import { compileList } from '../../lib/sql/read.js'
 import { planList, MAX_FILTER_QUERY } from '../../lib/plan/list.js'
 import type { Config } from '../../lib/config/schema.js'
+import { listStructure, shapeKey } from '../../plugins/scan-guard/verdict.js'
 
 const ROWS = 200_000
 const databaseUrl = await freshDatabase()
@@ -163,4 +164,31 @@ test('the 100th page is read by keyset: an index range scan, not an offset', asy
   assert.equal(scan['Index Name'], 'big_pkey')
   assert.match(scan['Index Cond'], /id > /)
   assert.ok(scan['Plan Rows'] <= ROWS)
+})
+
+test('a list\'s structure, its values left out, tells shapes apart exactly as their SQL does', () => {
+  // The guard finds a known shape from the structure alone; two lists may share a structure only
+  // where they share the shape's SQL, or one would be judged by the other's verdict.
+  const runtime = runtimeOf(app)
+  const plansOf = (resource: string, filters: readonly string[]) => {
+    const access = runtime.access.plan({ user: { id: 'x', roles: ['admin'] } }, 'x', resource)!
+    const context = { access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY }
+    return filters.flatMap((filter) => ['', 'id desc'].map((order) => planList({ filter, order_by: order }, context)))
+  }
+  const plans = [
+    ...plansOf('big', [
+      'id > 1', 'id > 2', 'id >= 1', 'id < 1', 'code = 1', 'code = 2', 'code != 1', 'code = 1 AND id > 1', 'code = 2 AND id > 7',
+      'code = 1 OR id > 1', 'NOT code = 1', 'NOT code = 3', 'status = "open"', 'status = "o*"', 'status = "p*"', 'status : "pe"',
+      'status = null', 'status != null', 'in(code, 1, 2)', 'in(code, 3, 4)', 'in(code, 1, 2, 3)', 'title : "x"', 'x', 'y',
+      '(code = 1 OR code = 2) AND id > 1', '(code = 5 OR code = 6) AND id > 9', 'code = 1 OR (code = 2 AND id > 1)',
+    ]),
+    ...plansOf('docs', ['meta.color = "red"', 'meta.color = "blue"', 'meta.size > 4', 'meta.size > 40', 'meta.size > "x"',
+      'meta.tags : "t1"', 'meta.tags : "t2"', 'meta.shade = "red"', 'meta.color = null', 'meta.color != null', 'meta.color = "r*"']),
+  ]
+  for (const a of plans) {
+    for (const b of plans) {
+      assert.equal(listStructure(a) === listStructure(b), shapeKey(a) === shapeKey(b), `${a.filterText} / ${b.filterText}`)
+    }
+  }
+  assert.equal(listStructure(plans[0]!), listStructure(plans[2]!), 'id > 1 and id > 2 share a structure')
 })

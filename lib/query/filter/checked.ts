@@ -67,3 +67,29 @@ export function conditionsOf (filter: CheckedFilter, into: FilterCondition[] = [
 export function fieldsOf (filter: CheckedFilter): Set<FieldModel> {
   return new Set(conditionsOf(filter).flatMap((c) => c.kind === 'search' ? c.fields : [c.field]))
 }
+
+/**
+ * A filter's structure without its values: two filters with the same structure compile to the
+ * same SQL text with other bound values (json key paths included, as the SQL names them). It
+ * identifies a filter shape where compiling the SQL to find out would cost more.
+ */
+export function filterStructure (filter: CheckedFilter): string {
+  switch (filter.kind) {
+    case 'and':
+    case 'or': return `${filter.kind}(${filter.children.map(filterStructure).join(',')})`
+    case 'not': return `not(${filterStructure(filter.child)})`
+    case 'compare': return `${filter.field.name}${filter.op}${filter.value.kind}`
+    case 'null': return `${filter.field.name} null ${filter.negated}`
+    case 'like': return `${filter.field.name} like ${filter.caseInsensitive} ${filter.negated}`
+    case 'in': return `${filter.field.name} in ${filter.values.map((v) => v.kind).join(' ')}`
+    case 'search': return `search ${filter.fields.map((f) => f.name).join(' ')}`
+    case 'similar':
+    case 'regex':
+    case 'has-key': return `${filter.field.name} ${filter.kind}`
+    case 'json-path': {
+      const { test } = filter
+      const detail = test.kind === 'compare' ? `${test.op} ${test.type}` : test.kind === 'like' || test.kind === 'null' ? String(test.negated) : ''
+      return `${filter.field.name} ${JSON.stringify(filter.path)} ${test.kind} ${detail}`
+    }
+  }
+}
