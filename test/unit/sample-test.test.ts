@@ -142,3 +142,13 @@ test('what JS cannot reproduce is not tested: patterns, text order, fixed-width 
     assert.equal(sampleTest(checked(text), Date.now()), undefined, text)
   }
 })
+
+test('a single comparison counts by binary search in the column sorted once per sample', () => {
+  const column: SampleValue[] = [5, null, 1, 9, 3, 7, null, 3]
+  const counts = (text: string, size: number) => sampleTest(checked(text), Date.now())!.count([column], size)
+  assert.deepEqual(['count > 3', 'count >= 3', 'count < 3', 'count <= 3', 'count = 3', 'count != 3'].map((text) => counts(text, column.length)), [3, 5, 1, 3, 2, 4])
+  // Samples never change once taken: the sorted copy, not the column, is what a later count reads.
+  column[0] = 100
+  assert.equal(counts('count > 50', column.length), 0, 'counted from the copy sorted at the first count')
+  assert.equal(counts('count > 50', 4), 1, 'another size is sorted afresh')
+})

@@ -80,8 +80,63 @@ function compare (op: SqlComparator, a: SampleValue, b: SampleValue): boolean {
   }
 }
 
+/** A sampled column's values that are not NULL, sorted, for the first `size` rows; kept per column. */
+const sortedColumns = new WeakMap<readonly SampleValue[], { readonly size: number, readonly sorted: Float64Array }>()
+
+function sortedNumbers (column: readonly SampleValue[], size: number): Float64Array {
+  const known = sortedColumns.get(column)
+  if (known?.size === size) return known.sorted
+  const numbers: number[] = []
+  for (let row = 0; row < size; row++) if (column[row] !== null && column[row] !== undefined) numbers.push(column[row] as number)
+  const sorted = Float64Array.from(numbers).sort()
+  sortedColumns.set(column, { size, sorted })
+  return sorted
+}
+
+/** The first index of `sorted` whose value is above `value` (`orEqual`: at least `value`). */
+function firstAbove (sorted: Float64Array, value: number, orEqual: boolean): number {
+  let low = 0
+  let high = sorted.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (orEqual ? sorted[middle]! < value : sorted[middle]! <= value) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+/**
+ * A single comparison of a number, instant or date, the usual filter whose value is new on every
+ * request (`id > N`): counted by binary search in the column sorted once per sample, not row by
+ * row (4 µs an estimate of a sample of 1,000).
+ */
+function comparisonTest (field: FieldModel, kind: SampleKind, op: SqlComparator, literal: number): SampleTest {
+  return {
+    fields: [field],
+    kinds: [kind],
+    count: (values, size) => {
+      const sorted = sortedNumbers(values[0]!, size)
+      const below = firstAbove(sorted, literal, true)
+      const upTo = firstAbove(sorted, literal, false)
+      switch (op) {
+        case '<': return below
+        case '<=': return upTo
+        case '>': return sorted.length - upTo
+        case '>=': return sorted.length - below
+        case '=': return upTo - below
+        case '<>': return sorted.length - (upTo - below)
+      }
+    },
+  }
+}
+
 /** The filter as a test of sampled rows, with now() at `nowMs`; undefined when a condition cannot be tested in JS. */
 export function sampleTest (filter: CheckedFilter, nowMs: number): SampleTest | undefined {
+  if (filter.kind === 'compare') {
+    const kind = sampleKind(filter.field)
+    const literal = kind !== undefined && ORDERED.has(kind) ? comparable(kind, filter.value, nowMs) : undefined
+    if (typeof literal === 'number') return comparisonTest(filter.field, kind!, filter.op, literal)
+  }
   const fields: FieldModel[] = []
   // Columns are numbered once all fields are known (sorted by name), so a test reads its column late.
   const slots = new Map<FieldModel, { column: number }>()
