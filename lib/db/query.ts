@@ -59,7 +59,7 @@ export async function query<R extends pg.QueryResultRow = pg.QueryResultRow> (db
   const statement: NamedQuery<R> = new pg.Query<R>(text, values)
   statement.name = (db as Named)[kStatementNames]?.nameFor(text)
   return await new Promise((resolve, reject) => {
-    (db as unknown as { query: RunQuery<R> }).query(statement, (err, result) => { if (err instanceof Error) reject(err); else resolve(result) })
+    (db as unknown as { query: RunQuery<R> }).query(statement, (err, result) => { if (err === undefined || err === null) resolve(result); else reject(err) })
   })
 }
 
