@@ -19,14 +19,17 @@ export type Verdict =
  */
 export function shapeKey (plan: ListPlan): string {
   const paths = (plan.filter === undefined ? [] : conditionsOf(plan.filter)).flatMap((c) => c.kind === 'json-path' ? [JSON.stringify(c.path)] : [])
-  return `${plan.kind}\0${plan.model.name}\0${compile(compileFiltered(plan)).text}\0${paths.join(',')}\0${plan.order.map((t) => `${t.field.name} ${t.direction}`).join(',')}\0${plan.count}`
+  return `${plan.kind}\0${plan.model.name}\0${compile(compileFiltered(plan)).text}\0${paths.join(',')}\0${orderText(plan)}\0${plan.count}`
+}
+
+function orderText (plan: ListPlan): string {
+  return plan.order.map((t) => `${t.field.name} ${t.direction}`).join(',')
 }
 
 /** What decides a list's shape, values left out: cheaper to build than the shape's SQL. */
 export function listStructure (plan: ListPlan): string {
-  const order = plan.order.map((t) => `${t.field.name} ${t.direction}`).join(',')
   const filter = plan.filter === undefined ? '' : filterStructure(plan.filter)
-  return `${plan.kind}\0${plan.count}\0${plan.model.name}\0${plan.scope.showDeleted}\0${plan.narrowedTo}\0${order}\0${filter}`
+  return `${plan.kind}\0${plan.count}\0${plan.model.name}\0${plan.scope.showDeleted}\0${plan.narrowedTo}\0${orderText(plan)}\0${filter}`
 }
 
 /** A text as an SQL string literal, for suggestions an administrator runs (never for queries). */
