@@ -1,12 +1,17 @@
 // Keys derived from AUTH_SECRET, one per purpose (the cookie signer never shares a key with the
 // encryption of the signing keys), and AES-256-GCM for what must stay opaque (signing keys at
 // rest, page tokens). A leaf: it knows nothing of auth or queries.
-import { hkdfSync, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { hkdfSync, createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
 
 export type KeyPurpose = 'cookie' | 'key-encryption' | 'page-token' | 'etag'
 
-export function deriveKey (secret: string, purpose: KeyPurpose): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, 'tablegate', purpose, 32))
+/**
+ * A key object, not a Buffer: Node 24 tells a Buffer key from a KeyObject and a CryptoKey by
+ * letting two native checks throw, which made an AES-GCM encryption cost 14 µs instead of 3.5 µs
+ * and an HMAC 14 µs instead of 2.3 µs (Node 20 and 22: the same either way).
+ */
+export function deriveKey (secret: string, purpose: KeyPurpose): KeyObject {
+  return createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'tablegate', purpose, 32)))
 }
 
 const IV_BYTES = 12
@@ -36,7 +41,7 @@ export function pooledIvs (): IvSource {
 }
 
 /** AES-256-GCM with a fresh random IV; the text form is `v1.<iv>.<tag>.<ciphertext>` in base64url. */
-export function encrypt (key: Buffer, plaintext: string, nextIv: IvSource = randomIv): string {
+export function encrypt (key: KeyObject, plaintext: string, nextIv: IvSource = randomIv): string {
   const iv = nextIv()
   const cipher = createCipheriv('aes-256-gcm', key, iv)
   const body = cipher.update(plaintext, 'utf8').toString('base64url')
@@ -45,7 +50,7 @@ export function encrypt (key: Buffer, plaintext: string, nextIv: IvSource = rand
   return `v1.${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${body}`
 }
 
-export function decrypt (key: Buffer, text: string): string {
+export function decrypt (key: KeyObject, text: string): string {
   const [version, iv, tag, body] = text.split('.')
   if (version !== 'v1' || iv === undefined || tag === undefined || body === undefined) throw new Error('unknown encrypted key format')
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))

@@ -11,5 +11,5 @@ export function sessionCookieName (publicUrl: string): string {
 
 /** The secret @fastify/cookie signs the session cookie with. */
 export function cookieSecret (authSecret: string): string {
-  return deriveKey(authSecret, 'cookie').toString('base64url')
+  return deriveKey(authSecret, 'cookie').export().toString('base64url')
 }

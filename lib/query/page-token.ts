@@ -6,6 +6,7 @@
 //
 // Plaintext versions: v1 `{ s, a }` (forward only, issued before backward pages existed, still
 // accepted) and v2 `{ v: 2, s, a, d }` with `d` the direction, `f` or `b`.
+import type { KeyObject } from 'node:crypto'
 import { invalidParameter } from './params.js'
 import { decrypt, encrypt, pooledIvs } from '../crypto.js'
 import { BoundedCache } from '../cache.js'
@@ -31,7 +32,7 @@ function notIssued (): never {
   return invalidParameter('page_token', 'page_token is not a token this server issued.')
 }
 
-export function pageTokens (key: Buffer): PageTokens {
+export function pageTokens (key: KeyObject): PageTokens {
   // The same page, served again, ends at the same row: its token is reused rather than encrypted
   // anew (7 µs). Only an identical plaintext ever meets its own IV again, which reveals nothing
   // the identical token does not. Tokens that decrypted are kept the same way: a token that

@@ -6,7 +6,7 @@
 // - a version column hidden from the caller: an HMAC of the same under a key derived from
 //   AUTH_SECRET, so the version cannot be guessed from it (such updates lock and compare);
 // - no version column: a hash of resource, key and every field the caller may read.
-import { createHmac, hash } from 'node:crypto'
+import { createHmac, hash, type KeyObject } from 'node:crypto'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 
 export type Row = Record<string, unknown>
@@ -74,7 +74,7 @@ export interface Etags {
   versionOf (model: ResourceModel, key: readonly string[], etag: string): string | undefined
 }
 
-export function etags (secret: Buffer): Etags {
+export function etags (secret: KeyObject): Etags {
   // Each resource's hash state after its name, worked out once per model.
   const starts = new Map<string, Lanes>()
   const lanesOf = (model: ResourceModel): Lanes => {

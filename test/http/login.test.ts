@@ -10,6 +10,7 @@ import { AUTH_PROBLEM_KEYS, assertAuthProblem, assertAuthUser, assertInvalidReco
 import { freshDatabase } from '../helpers/db.js'
 import { decrypt, deriveKey } from '../../lib/crypto.js'
 import { sign as signCookie } from '@fastify/cookie'
+import { cookieSecret } from '../../lib/auth/session-cookie.js'
 
 const DEFAULT_URL = 'http://localhost:5173'
 function assertNoSecrets (response: LightMyRequestResponse): void {
@@ -195,7 +196,7 @@ test('GET /api/auth/token needs a valid session cookie: none, tampered or unknow
   const tamperedSignature = withValue(value.slice(0, dot + 1) + flip(value[dot + 1]!) + value.slice(dot + 2))
   const unsigned = withValue(value.slice(0, dot))
   // Correctly signed, but no such session.
-  const unknown = `${name}=${encodeURIComponent(signCookie('no-such-session-token', deriveKey(TEST_SECRET, 'cookie').toString('base64url')))}`
+  const unknown = `${name}=${encodeURIComponent(signCookie('no-such-session-token', cookieSecret(TEST_SECRET)))}`
 
   const cases: Array<[string, Record<string, string>]> = [
     ['no cookie', {}],

@@ -24,3 +24,12 @@ test('what is encrypted with pooled IVs decrypts, and each encryption of the sam
   assert.equal(new Set(texts).size, texts.length)
   for (const text of texts.slice(-3)) assert.equal(decrypt(key, text), 'the same plaintext')
 })
+
+test('derived keys are secret key objects of 32 bytes, one per purpose, so ciphers and HMACs take them without probing a Buffer', () => {
+  const secret = 'a-secret-that-is-long-enough-0123456789'
+  const pageToken = deriveKey(secret, 'page-token')
+  assert.equal(pageToken.type, 'secret')
+  assert.equal(pageToken.symmetricKeySize, 32)
+  assert.ok(pageToken.equals(deriveKey(secret, 'page-token')))
+  assert.ok(!pageToken.equals(deriveKey(secret, 'etag')))
+})
