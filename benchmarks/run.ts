@@ -378,6 +378,11 @@ function callerSide (side: Side, tokens: readonly string[]): Side {
 }
 try {
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; node ${process.version}; ${ROWS} rows; ${CONNECTIONS} connections; ${SECONDS} s per run; ${REPEAT} run(s), median; ${pinned ? 'servers on core 0, PostgreSQL and the load generator on core 1' : 'not pinned'}`)
+  // Figures of a Node line tablegate does not support (package.json engines) describe no deployment.
+  const supported = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }).engines.node
+  if (!(supported.match(/\^\d+/g) ?? []).some((line) => process.versions.node.split('.')[0] === line.slice(1))) {
+    console.log(`warning: node ${process.version} is outside the supported lines (${supported}); run the benchmark on one of them`)
+  }
   console.log('kid: tablegate\'s own login tokens; no kid: another issuer\'s tokens without kid, on a second tablegate process (its patches use ETags the first process gave); many callers: another issuer\'s tokens with and without kid, each kind on a fresh process of its own, after one request per caller')
   const header = `${'scenario'.padEnd(30)}${'floor r/s'.padStart(10)}${'kid r/s'.padStart(9)}${'ratio'.padStart(7)}${'no-kid r/s'.padStart(11)}${'ratio'.padStart(7)}${'p99 floor/kid/no-kid'.padStart(22)}${'CPU µs floor/kid/no-kid'.padStart(25)}${'pg µs floor/kid/no-kid'.padStart(24)}${'err'.padStart(5)}`
   console.log(header)
