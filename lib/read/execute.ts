@@ -114,8 +114,8 @@ type PagePlan = Pick<ListPlan, 'model' | 'readable' | 'permissions' | 'scope' | 
 
 /**
  * A page's records. Rows that hold exactly the selected fields become the records themselves:
- * each is given its `etag` and `permissions` (a new property, after the row's own, read first by
- * both) and JSON.stringify writes them with the page. Other rows (a plugin's presentation, helper
+ * each is given its `etag` and `permissions`, both worked out from the row before either is
+ * added, and JSON.stringify writes them with the page. Other rows (a plugin's presentation, helper
  * columns, fields fetched for record checks) are written one by one by the selection's writer.
  */
 export async function pageItems (plan: PagePlan, page: readonly Row[], services: Pick<ReadServices, 'etags'>): Promise<PageItems> {

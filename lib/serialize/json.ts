@@ -1,6 +1,7 @@
-// Records and list pages as JSON text, written straight from the rows as read: no record objects
-// in between and no generic serializer walking them. The writer of a field selection is made
-// once; a value is escaped only where its type can need it.
+// Records and list pages as JSON text, from the rows as read with no record objects in between.
+// A record is written by its field selection's writer, made once, which escapes a value only where
+// its type can need it. A page of rows that hold nothing but the selected fields is the one place
+// where rows become records in place and JSON.stringify writes them (PageItems).
 import type { FieldModel, FieldType } from '../model/types.js'
 import type { Row } from './record.js'
 import type { Selection } from '../model/selection.js'
@@ -101,9 +102,11 @@ export type PageItems = { readonly texts: readonly string[] } | { readonly rows:
 
 /**
  * Whether rows read with this selection are already its records, but for etag and permissions:
- * their properties are exactly the selected fields, in order (no helper columns such as
- * `__order_0`). Every value the writer writes is written as JSON.stringify writes it, so the
- * two agree (test/unit/record-json.test.ts holds them to it).
+ * their properties are exactly the selected fields, in order (no helper column such as
+ * `__order_0`, no field fetched for a check but hidden from the caller). It is what keeps
+ * JSON.stringify, which writes every property, to the fields the caller may read. Every value the
+ * writer writes is written as JSON.stringify writes it, so the two agree
+ * (test/unit/record-json.test.ts holds them to it).
  */
 export function rowsAreRecords (select: Selection, row: Row): boolean {
   const names = Object.keys(row)
