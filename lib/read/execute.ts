@@ -24,7 +24,7 @@ import type { StageTimes } from '../timing.js'
 import { rowPermissions } from './permissions.js'
 import type { Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
-import { listJson, recordJson, recordWriter, rowsAreRecords, seekJson, type PageItems } from '../serialize/json.js'
+import { listJson, recordBuilder, recordJson, seekJson } from '../serialize/json.js'
 import type { RowSamples } from './samples.js'
 
 /**
@@ -109,44 +109,28 @@ export async function readOne (db: Queryable, plan: GetPlan, services: ReadServi
   return { etag, json }
 }
 
-/** What writing a page's records takes of its plan. */
-type PagePlan = Pick<ListPlan, 'model' | 'readable' | 'permissions' | 'scope' | 'select'>
-
-/**
- * A page's records. Rows that hold exactly the selected fields become the records themselves:
- * each is given its `etag` and `permissions`, both worked out from the row before either is
- * added, and JSON.stringify writes them with the page. Other rows (a plugin's presentation, helper
- * columns, fields fetched for record checks) are written one by one by the selection's writer.
- */
-export async function pageItems (plan: PagePlan, page: readonly Row[], services: Pick<ReadServices, 'etags'>): Promise<PageItems> {
+/** A page's records, as objects for JSON.stringify. */
+async function pageRecords (plan: ListPlan, page: readonly Row[], services: ReadServices): Promise<Row[]> {
   // Worked out once per page, so the loop does only per-row work; permissions decided by rows
-  // come back as text, so a page of them costs no await per row.
+  // come back as one of four texts, each parsed once, so a page of them costs no await per row.
+  const build = recordBuilder(plan.select)
   const etag = services.etags.of(plan.model, plan.readable)
   const permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)
   const present = plan.scope.present
-  if (present === undefined && page.length > 0 && rowsAreRecords(plan.select, page[0]!)) {
-    // The permissions of a page take one of four texts: each is parsed once.
-    const parsed = new Map<string, unknown>()
-    for (const row of page) {
-      const permissions = permissionsOf?.(row)
-      const text = permissions instanceof Promise ? await permissions : permissions
-      row.etag = etag(row)
-      if (text !== undefined) {
-        let object = parsed.get(text)
-        if (object === undefined) parsed.set(text, object = JSON.parse(text))
-        row.permissions = object
-      }
-    }
-    return { rows: page }
-  }
-  const write = recordWriter(plan.select)
-  const texts: string[] = []
+  const parsed = new Map<string, unknown>()
+  const records: Row[] = []
   for (const found of page) {
     const row = present === undefined ? found : present(found)
     const permissions = permissionsOf?.(row)
-    texts.push(write(row, etag(row), permissions instanceof Promise ? await permissions : permissions))
+    const text = permissions instanceof Promise ? await permissions : permissions
+    let object: unknown
+    if (text !== undefined) {
+      object = parsed.get(text)
+      if (object === undefined) parsed.set(text, object = JSON.parse(text))
+    }
+    records.push(build(row, etag(row), object))
   }
-  return { texts }
+  return records
 }
 
 /** `times`: the request's Server-Timing stages, when it is timed. */
@@ -170,7 +154,7 @@ export async function readList (db: Pool, plan: ListPlan, services: ReadServices
   // A backward page was read in the reversed order, nearest row first.
   const backward = plan.cursor?.direction === 'backward'
   if (backward) page.reverse()
-  const items = await pageItems(plan, page, services)
+  const records = await pageRecords(plan, page, services)
   times?.lap('serialize')
   // Tokens read on from the page's own rows: forward from its last, backward from its first. Rows
   // follow a backward page (the one its token came from), and precede a page that a forward token
@@ -181,7 +165,7 @@ export async function readList (db: Pool, plan: ListPlan, services: ReadServices
     row === undefined ? '' : services.pageTokens.encode(plan.tokenBinding, { direction, values: orderValues(plan, row) })
   const nextPageToken = rowsAfter ? tokenFrom(page.at(-1), 'forward') : ''
   times?.lap('serialize')
-  if (plan.kind === 'seek') return { json: seekJson(items, nextPageToken, rowsBefore ? tokenFrom(page[0], 'backward') : ''), warnings }
+  if (plan.kind === 'seek') return { json: seekJson(records, nextPageToken, rowsBefore ? tokenFrom(page[0], 'backward') : ''), warnings }
   const size = page.length
   // A page with more after it proves one more row than it holds, whatever a 30 s old estimate says.
   let estimated = size
@@ -202,7 +186,7 @@ export async function readList (db: Pool, plan: ListPlan, services: ReadServices
     estimated = total
   }
   times?.lap('db')
-  const json = listJson(items, nextPageToken, estimated, total)
+  const json = listJson(records, nextPageToken, estimated, total)
   times?.lap('serialize')
   return { json, warnings }
 }
