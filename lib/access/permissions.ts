@@ -18,7 +18,7 @@ export function permissionPlans (operations: Readonly<Record<'read' | 'update' |
     readable,
     context,
   }
-  return { list: { ...base, writable: undefined, texts: [] }, get: { ...base, writable, texts: [] } }
+  return { list: { ...base, writable: undefined, forms: [] }, get: { ...base, writable, forms: [] } }
 }
 
 /**

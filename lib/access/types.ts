@@ -24,8 +24,8 @@ export interface PermissionPlan {
   readonly writable: readonly FieldModel[] | undefined
   readonly readable: readonly FieldModel[]
   readonly context: Omit<RuleContext, 'operation'>
-  /** The JSON of its four forms (update and delete each allowed or not), written on first use. */
-  readonly texts: Array<string | undefined>
+  /** Its four forms (update and delete each allowed or not), as objects and as JSON, made on first use. */
+  readonly forms: Array<{ readonly object: Record<string, unknown>, readonly json: string } | undefined>
 }
 
 export interface AccessPlan {

@@ -104,7 +104,7 @@ export async function readOne (db: Queryable, plan: GetPlan, services: ReadServi
   const row = plan.scope.present === undefined ? found : plan.scope.present(found)
   const etag = services.etags.of(plan.model, plan.readable)(row)
   const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions)(row)
-  const json = recordJson(plan.select, row, etag, permissions)
+  const json = recordJson(plan.select, row, etag, permissions?.json)
   times?.lap('serialize')
   return { etag, json }
 }
@@ -112,23 +112,16 @@ export async function readOne (db: Queryable, plan: GetPlan, services: ReadServi
 /** A page's records, as objects for JSON.stringify. */
 async function pageRecords (plan: ListPlan, page: readonly Row[], services: ReadServices): Promise<Row[]> {
   // Worked out once per page, so the loop does only per-row work; permissions decided by rows
-  // come back as one of four texts, each parsed once, so a page of them costs no await per row.
+  // come back as one of the plan's four forms, so a page of them costs no await per row.
   const build = recordBuilder(plan.select)
   const etag = services.etags.of(plan.model, plan.readable)
   const permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)
   const present = plan.scope.present
-  const parsed = new Map<string, unknown>()
   const records: Row[] = []
   for (const found of page) {
     const row = present === undefined ? found : present(found)
     const permissions = permissionsOf?.(row)
-    const text = permissions instanceof Promise ? await permissions : permissions
-    let object: unknown
-    if (text !== undefined) {
-      object = parsed.get(text)
-      if (object === undefined) parsed.set(text, object = JSON.parse(text))
-    }
-    records.push(build(row, etag(row), object))
+    records.push(build(row, etag(row), (permissions instanceof Promise ? await permissions : permissions)?.object))
   }
   return records
 }

@@ -30,18 +30,25 @@ function permissionsObject (plan: PermissionPlan, update: boolean, remove: boole
   return permissions
 }
 
+/** A record's `permissions`: the object (pages build their records as objects) and its JSON (single records). */
+export type PermissionsForm = NonNullable<PermissionPlan['forms'][number]>
+
 // A plan's `permissions` have four forms (update and delete each allowed or not), and plans are
-// kept per caller: each form is written as JSON once, into the plan.
-function permissionsJson (plan: PermissionPlan, update: boolean, remove: boolean): string {
+// kept per caller: each form is made, and written as JSON, once, into the plan.
+function permissionsForm (plan: PermissionPlan, update: boolean, remove: boolean): PermissionsForm {
   const form = (update ? 2 : 0) + (remove ? 1 : 0)
-  return plan.texts[form] ??= JSON.stringify(permissionsObject(plan, update, remove))
+  return plan.forms[form] ??= formOf(permissionsObject(plan, update, remove))
 }
 
-/** The JSON of a row's permissions; a promise only where a record check (a function) runs. */
-export type RowPermissions = (row: Row) => string | Promise<string>
+function formOf (object: Row): PermissionsForm {
+  return { object, json: JSON.stringify(object) }
+}
+
+/** A row's permissions; a promise only where a record check (a function) runs. */
+export type RowPermissions = (row: Row) => PermissionsForm | Promise<PermissionsForm>
 
 /**
- * How a page's rows get their `permissions`, worked out once per page: the same text for every
+ * How a page's rows get their `permissions`, worked out once per page: the same form for every
  * row when no row condition decides them, the query's columns when one does, and the record
  * checks, awaited, when the rule has them (then the query fetched whole stored records).
  */
@@ -50,12 +57,12 @@ export function rowPermissions (model: ResourceModel, plan: PermissionPlan): Row
     return async (row) => {
       const stored = storedRecord(model, row)
       const update = await decide(model, plan.update, row.__can_update, stored, plan, 'update')
-      return permissionsJson(plan, update, await decide(model, plan.delete, row.__can_delete, stored, plan, 'delete'))
+      return permissionsForm(plan, update, await decide(model, plan.delete, row.__can_delete, stored, plan, 'delete'))
     }
   }
   if (!decidedByRows(model, plan.update) && !decidedByRows(model, plan.delete)) {
-    const same = permissionsJson(plan, plan.update.allowed, plan.delete.allowed)
+    const same = permissionsForm(plan, plan.update.allowed, plan.delete.allowed)
     return () => same
   }
-  return (row) => permissionsJson(plan, byRows(model, plan.update, row.__can_update), byRows(model, plan.delete, row.__can_delete))
+  return (row) => permissionsForm(plan, byRows(model, plan.update, row.__can_update), byRows(model, plan.delete, row.__can_delete))
 }

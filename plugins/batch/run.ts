@@ -59,7 +59,7 @@ function located (err: unknown, op: BatchOperation): unknown {
 /** A written record as the caller sees it, `permissions` as on a get (read back with the row). */
 async function recordResult (plan: WritePlan, row: Row, etag: string, permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)): Promise<string> {
   const permissions = permissionsOf === undefined ? undefined : await permissionsOf(row)
-  return `{"record":${recordJson(plan.select, row, etag, permissions)},"etag":${JSON.stringify(etag)}}`
+  return `{"record":${recordJson(plan.select, row, etag, permissions?.json)},"etag":${JSON.stringify(etag)}}`
 }
 
 function writeContext (op: BatchOperation, context: BatchContext): WriteContext {
