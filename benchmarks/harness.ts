@@ -33,6 +33,21 @@ export function rssMb (pid: number): number {
 
 export interface BenchServer { readonly child: ChildProcess, readonly port: number }
 
+/** A tablegate bench server's V8 heap in MB: its young generation (which V8 sizes by itself) and the rest. */
+export async function heapMb (server: BenchServer): Promise<{ young: number, rest: number }> {
+  const stdout = server.child.stdout!
+  return await new Promise((resolve) => {
+    const read = (chunk: Buffer): void => {
+      const match = /heap (\d+) (\d+)/.exec(chunk.toString())
+      if (match === null) return
+      stdout.off('data', read)
+      resolve({ young: Number(match[1]) / 1048576, rest: Number(match[2]) / 1048576 })
+    }
+    stdout.on('data', read)
+    server.child.kill('SIGUSR2')
+  })
+}
+
 /**
  * Runs benchmarks/servers/`file` in its own process, on core 0 when pinning unless `unpinned`;
  * resolves once it prints `ready <port>`.

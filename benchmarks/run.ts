@@ -12,7 +12,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { seedCards, seedOrders } from './bench-orders.js'
-import { AUTH_SECRET, benchCaller, cpuTicks, pinLoadGenerator, pinned, pinnedPostmaster, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, cpuTicks, heapMb, pinLoadGenerator, pinned, pinnedPostmaster, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 
@@ -369,8 +369,11 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
 const rows: string[] = []
 let peakRss = 0
-/** The resident memory of the process that served the 10,000 callers, right after them. */
-let callersRss: number | undefined
+/**
+ * The resident memory of the process that served the 10,000 callers, right after them, and its V8
+ * heap: the young generation, which V8 sizes from the machine's memory, apart from the rest.
+ */
+let callersMemory: { rss: number, heap: { young: number, rest: number } } | undefined
 /** The caller headers of a tablegate side: the bench user's token, or one of the 10,000 callers' in turn. */
 function callerSide (side: Side, tokens: readonly string[]): Side {
   let next = 0
@@ -403,7 +406,12 @@ try {
       await measure(sides.noKid.server, sides.noKid.side, sides.noKid.auth, warmUp)
       const n = await measure(sides.noKid.server, sides.noKid.side, sides.noKid.auth, SECONDS)
       peakRss = Math.max(peakRss, rssMb(sides.noKid.server.child.pid!))
-      if (scenario.callers === true) callersRss = Math.max(callersRss ?? 0, rssMb(sides.kid.server.child.pid!), rssMb(sides.noKid.server.child.pid!))
+      if (scenario.callers === true) {
+        for (const { server } of [sides.kid, sides.noKid]) {
+          const rss = rssMb(server.child.pid!)
+          if (rss > (callersMemory?.rss ?? 0)) callersMemory = { rss, heap: await heapMb(server) }
+        }
+      }
       runs.push({ floor: f, kid: k, noKid: n })
     }
     const pick = (side: 'floor' | 'kid' | 'noKid', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
@@ -416,7 +424,10 @@ try {
     console.log(line)
   }
   console.log(`tablegate resident memory under load (largest of its two processes): ${peakRss.toFixed(0)} MB` +
-    (callersRss === undefined ? '' : `; the process of the ${CALLERS.toLocaleString('en')} callers, after them: ${callersRss.toFixed(0)} MB`))
+    (callersMemory === undefined
+      ? ''
+      : `; the process of the ${CALLERS.toLocaleString('en')} callers, after them: ${callersMemory.rss.toFixed(0)} MB ` +
+        `(V8 heap: young generation ${callersMemory.heap.young.toFixed(0)} MB, the rest ${callersMemory.heap.rest.toFixed(0)} MB)`))
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()
