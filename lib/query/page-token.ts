@@ -37,9 +37,10 @@ export function pageTokens (key: KeyObject): PageTokens {
   // anew (7 µs). Only an identical plaintext ever meets its own IV again, which reveals nothing
   // the identical token does not. Tokens that decrypted are kept the same way: a token that
   // fails is never kept, and a changed token is another key.
-  // Each holds the last 5,000 tokens and at most 10,000 (lib/cache.ts).
-  const issued = new BoundedCache<string>(5_000)
-  const opened = new BoundedCache<string>(5_000)
+  // Each holds the last 5,000 tokens and at most 10,000 (lib/cache.ts), from their second use:
+  // a page new on every request, or a token a walk presents once, is not kept.
+  const issued = new BoundedCache<string>(5_000, { admitOnReuse: true })
+  const opened = new BoundedCache<string>(5_000, { admitOnReuse: true })
   const ivs = pooledIvs()
   return {
     encode: (binding, cursor) => {

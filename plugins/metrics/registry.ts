@@ -69,7 +69,7 @@ export function appMetrics (runtime: Runtime, signInPath: string): AppMetrics {
     order_by: runtime.services.checks.orders,
   }
   countedAtScrape(registry, 'tablegate_cache_hits_total', 'Lookups a cache answered.', ['cache'], () => Object.entries(caches).map(([cache, stats]) => [{ cache }, stats.hits]))
-  countedAtScrape(registry, 'tablegate_cache_misses_total', 'Lookups a cache could not answer (then worked out and kept).', ['cache'], () => Object.entries(caches).map(([cache, stats]) => [{ cache }, stats.misses]))
+  countedAtScrape(registry, 'tablegate_cache_misses_total', 'Lookups a cache could not answer (then worked out, and kept; the filters cache keeps a filter from its second miss).', ['cache'], () => Object.entries(caches).map(([cache, stats]) => [{ cache }, stats.misses]))
   // The histogram's child per label set, found by one string: prom-client would hash the labels
   // object on every observation. Route templates, methods and statuses are few.
   const children = new Map<string, ReturnType<typeof duration.labels>>()

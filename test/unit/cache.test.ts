@@ -58,3 +58,29 @@ test('set replaces a value in place; delete removes it from either generation', 
   cache.delete('c')
   assert.deepEqual([cache.get('a'), cache.get('c'), cache.size], [undefined, undefined, 1])
 })
+
+test('admitOnReuse keeps a key from its second miss, so keys used once leave (almost) nothing behind', () => {
+  const cache = new BoundedCache<number>(100, { admitOnReuse: true })
+  let made = 0
+  for (let i = 0; i < 1_000; i++) cache.getOrCreate(`id > ${i}`, () => ++made)
+  // The doorkeeper's bitmap lets an unseen key pass for seen now and then.
+  const passed = cache.size
+  assert.ok(passed <= 5, `${passed} of 1,000 keys used once were kept`)
+  assert.equal(cache.getOrCreate('first page', () => ++made), 1_001)
+  assert.equal(cache.size, passed)
+  assert.equal(cache.getOrCreate('first page', () => ++made), 1_002)
+  assert.equal(cache.size, passed + 1)
+  assert.equal(cache.getOrCreate('first page', () => ++made), 1_002)
+  assert.deepEqual([cache.hits, cache.misses], [1, 1_002])
+})
+
+test('a doorkeeper forgets after 8,192 new keys, and lets few unseen keys pass for seen', () => {
+  const cache = new BoundedCache<number>(100_000, { admitOnReuse: true })
+  cache.getOrCreate('seen once', () => 0)
+  for (let i = 0; i < 8_000; i++) cache.getOrCreate(`filler ${i}`, () => i)
+  const passed = cache.size
+  assert.ok(passed < 8_000 * 0.05, `${passed} of 8,000 unseen keys were kept`)
+  for (let i = 8_000; i < 9_000; i++) cache.getOrCreate(`filler ${i}`, () => i)
+  cache.getOrCreate('seen once', () => 0)
+  assert.equal(cache.get('seen once'), undefined)
+})
