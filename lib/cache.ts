@@ -4,6 +4,8 @@
 // would hold gigabytes; a longer key is computed each time and never kept. Where most keys are
 // used once, a cache keeps a key only when it is used again (CacheOptions.admitOnReuse).
 
+import { fnv1a } from './hash.js'
+
 export const MAX_KEY_LENGTH = 4096
 
 const DOORKEEPER_BITS = 1 << 16
@@ -38,9 +40,8 @@ class Doorkeeper {
 
   /** Whether `key` was seen; it is marked seen either way. */
   seen (key: string): boolean {
-    // FNV-1a over the UTF-16 code units; its two halves pick the two bits.
-    let hash = 0x811c9dc5
-    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193)
+    // The hash's two halves pick the two bits.
+    const hash = fnv1a(key)
     const low = hash & 0xffff
     const high = hash >>> 16
     const bits = this.#bits

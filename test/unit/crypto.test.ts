@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { decrypt, deriveKey, encrypt, pooledIvs } from '../../lib/crypto.js'
+import { pageTokens } from '../../lib/query/page-token.js'
 
 test('pooled IVs are 12 bytes, never repeat across refills, and are not overwritten by a refill', () => {
   const next = pooledIvs()
@@ -32,4 +33,15 @@ test('derived keys are secret key objects of 32 bytes, one per purpose, so ciphe
   assert.equal(pageToken.symmetricKeySize, 32)
   assert.ok(pageToken.equals(deriveKey(secret, 'page-token')))
   assert.ok(!pageToken.equals(deriveKey(secret, 'etag')))
+})
+
+test('a page served again gets its kept token from the second time on; a page served once is not kept', () => {
+  const tokens = pageTokens(deriveKey('a-secret-that-is-long-enough-0123456789', 'page-token'))
+  const cursor = { direction: 'forward' as const, values: ['50'] }
+  const first = tokens.encode('["items","",[["id","ASC"]],false]', cursor)
+  const second = tokens.encode('["items","",[["id","ASC"]],false]', cursor)
+  const third = tokens.encode('["items","",[["id","ASC"]],false]', cursor)
+  assert.notEqual(first, second, 'the first encryption is not kept')
+  assert.equal(third, second)
+  for (const token of [first, second]) assert.deepEqual(tokens.decode('["items","",[["id","ASC"]],false]', token), cursor)
 })
