@@ -33,7 +33,7 @@ export function rssMb (pid: number): number {
 
 export interface BenchServer { readonly child: ChildProcess, readonly port: number }
 
-/** A tablegate bench server's V8 heap in MB: its young generation (which V8 sizes by itself) and the rest. */
+/** A bench server's V8 heap in MB: its young generation (which V8 sizes by itself) and the rest. */
 export async function heapMb (server: BenchServer): Promise<{ young: number, rest: number }> {
   const stdout = server.child.stdout!
   return await new Promise((resolve) => {

@@ -74,6 +74,8 @@ const issuer = await benchIssuer()
 const otherIssuerEnv = { ...env, BENCH_VERIFIER_JWK: JSON.stringify(issuer.jwk) }
 const otherIssuer = await startServer('tablegate.js', otherIssuerEnv)
 const callerServers = { kid: await startServer('tablegate.js', otherIssuerEnv), noKid: await startServer('tablegate.js', otherIssuerEnv) }
+/** A callers' process before any caller: the heap its callers grow. */
+const callersAtStart = await memoryOf(callerServers.kid)
 const noKidAuth = { authorization: `Bearer ${await issuer.sign(benchUser.id, { kid: false })}` }
 const CALLERS = 10_000
 const callerTokens = { kid: [] as string[], noKid: [] as string[] }
@@ -369,11 +371,19 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
 const rows: string[] = []
 let peakRss = 0
+interface Memory { rss: number, heap: { young: number, rest: number } }
 /**
  * The resident memory of the process that served the 10,000 callers, right after them, and its V8
- * heap: the young generation, which V8 sizes from the machine's memory, apart from the rest.
+ * heap: the young generation, which V8 sizes from the machine's memory and the load, apart from the
+ * rest. Beside it the floor's at the same moment: what V8 makes of a server that keeps nothing.
  */
-let callersMemory: { rss: number, heap: { young: number, rest: number } } | undefined
+let callersMemory: { callers: Memory, floor: Memory } | undefined
+async function memoryOf (server: BenchServer): Promise<Memory> {
+  return { rss: rssMb(server.child.pid!), heap: await heapMb(server) }
+}
+function memoryText ({ rss, heap }: Memory): string {
+  return `${rss.toFixed(0)} MB (V8 heap: young generation ${heap.young.toFixed(0)} MB, the rest ${heap.rest.toFixed(0)} MB)`
+}
 /** The caller headers of a tablegate side: the bench user's token, or one of the 10,000 callers' in turn. */
 function callerSide (side: Side, tokens: readonly string[]): Side {
   let next = 0
@@ -408,8 +418,8 @@ try {
       peakRss = Math.max(peakRss, rssMb(sides.noKid.server.child.pid!))
       if (scenario.callers === true) {
         for (const { server } of [sides.kid, sides.noKid]) {
-          const rss = rssMb(server.child.pid!)
-          if (rss > (callersMemory?.rss ?? 0)) callersMemory = { rss, heap: await heapMb(server) }
+          const memory = await memoryOf(server)
+          if (memory.rss > (callersMemory?.callers.rss ?? 0)) callersMemory = { callers: memory, floor: await memoryOf(floor) }
         }
       }
       runs.push({ floor: f, kid: k, noKid: n })
@@ -426,8 +436,8 @@ try {
   console.log(`tablegate resident memory under load (largest of its two processes): ${peakRss.toFixed(0)} MB` +
     (callersMemory === undefined
       ? ''
-      : `; the process of the ${CALLERS.toLocaleString('en')} callers, after them: ${callersMemory.rss.toFixed(0)} MB ` +
-        `(V8 heap: young generation ${callersMemory.heap.young.toFixed(0)} MB, the rest ${callersMemory.heap.rest.toFixed(0)} MB)`))
+      : `; the process of the ${CALLERS.toLocaleString('en')} callers, after them: ${memoryText(callersMemory.callers)}, the rest of its heap ` +
+        `${callersAtStart.heap.rest.toFixed(0)} MB before them; the floor then: ${memoryText(callersMemory.floor)}`))
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()

@@ -1,7 +1,9 @@
 // The floor: the least a hand-written Fastify + pg server does for the same scenarios, with no
 // authentication, no access control and pg's default row parsing (timestamps become Date).
+// SIGUSR2: prints its V8 heap (./heap-signal.ts), as tablegate's bench server does.
 import Fastify from 'fastify'
 import pg from 'pg'
+import { answerHeapSignal } from './heap-signal.js'
 
 const pool = new pg.Pool({ connectionString: process.env.BENCH_DATABASE_URL, max: 20 })
 pool.on('error', () => {})
@@ -42,4 +44,5 @@ app.patch<{ Params: { id: string }, Body: { status: string } }>('/orders/:id', a
 await app.listen({ port: 0, host: '127.0.0.1' })
 const address = app.server.address()
 process.stdout.write(`ready ${typeof address === 'object' && address !== null ? address.port : 0}\n`)
+answerHeapSignal()
 process.on('SIGTERM', () => { void app.close().then(async () => { await pool.end() }).then(() => process.exit(0)) })

@@ -5,14 +5,14 @@
 // metrics), `timing` (metrics and Server-Timing); otherwise as shipped (metrics on).
 // BENCH_VERIFIER_JWK: tokens come from another issuer, verified with this public key (no login here).
 // BENCH_WORKERS: that many processes on one port (node:cluster, as `tablegate serve --workers` runs them).
-// SIGUSR2: prints `heap <young> <rest>`, the V8 heap's young generation and the rest of it, in bytes.
+// SIGUSR2: prints its V8 heap (./heap-signal.ts).
 import cluster from 'node:cluster'
-import { getHeapSpaceStatistics } from 'node:v8'
 import { createServer } from '../../lib/server.js'
 import { auditLog } from '../../lib/index.js'
 import shopRules from '../../examples/shop/rules.js'
 import { ORDER_FIELDS } from '../bench-orders.js'
 import { BENCH_AUDIENCE, BENCH_ISSUER } from '../issuer.js'
+import { answerHeapSignal } from './heap-signal.js'
 
 const workers = Number(process.env.BENCH_WORKERS ?? '1')
 if (workers > 1 && cluster.isPrimary) {
@@ -61,10 +61,5 @@ async function serveOne (): Promise<void> {
   const address = app.server.address()
   if (cluster.isPrimary) process.stdout.write(`ready ${typeof address === 'object' && address !== null ? address.port : 0}\n`)
   process.on('SIGTERM', () => { void app.close().then(() => process.exit(0)) })
-  process.on('SIGUSR2', () => {
-    const spaces = getHeapSpaceStatistics()
-    const young = spaces.filter((s) => s.space_name.startsWith('new_')).reduce((sum, s) => sum + s.space_size, 0)
-    const rest = spaces.filter((s) => !s.space_name.startsWith('new_')).reduce((sum, s) => sum + s.space_size, 0)
-    process.stdout.write(`heap ${young} ${rest}\n`)
-  })
+  answerHeapSignal()
 }
