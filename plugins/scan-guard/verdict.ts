@@ -26,10 +26,15 @@ function orderText (plan: ListPlan): string {
   return plan.order.map((t) => `${t.field.name} ${t.direction}`).join(',')
 }
 
-/** What decides a list's shape, values left out: cheaper to build than the shape's SQL. */
+/**
+ * What decides a list's shape, values left out: cheaper to build than the shape's SQL. The caller's
+ * row filter counts by its structure, not by whose it is: callers narrowed alike (each to their own
+ * rows) share one entry, where keying by caller held one for each.
+ */
 export function listStructure (plan: ListPlan): string {
   const filter = plan.filter === undefined ? '' : filterStructure(plan.filter)
-  return `${plan.kind}\0${plan.count}\0${plan.model.name}\0${plan.scope.showDeleted}\0${plan.narrowedTo}\0${orderText(plan)}\0${filter}`
+  const rows = plan.scope.rows === undefined ? '' : filterStructure(plan.scope.rows)
+  return `${plan.kind}\0${plan.count}\0${plan.model.name}\0${plan.scope.showDeleted}\0${rows}\0${orderText(plan)}\0${filter}`
 }
 
 /** A text as an SQL string literal, for suggestions an administrator runs (never for queries). */

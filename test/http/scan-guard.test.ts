@@ -27,6 +27,12 @@ const resources: Config['resources'] = {
   big: { fields: { id: { type: 'bigint', readOnly: true }, status: { type: 'string' }, code: { type: 'integer' }, title: { type: 'string', searchable: true } } },
   unanalyzed: { fields: { id: { type: 'integer', readOnly: true }, label: { type: 'string' } } },
   docs: { fields: { id: { type: 'integer', readOnly: true }, meta: { type: 'json' } } },
+  // Each caller sees the rows of their own status; an admin sees all.
+  narrowed: {
+    table: 'big',
+    fields: { id: { type: 'bigint', readOnly: true }, status: { type: 'string' }, code: { type: 'integer' } },
+    access: { read: (ctx) => ctx.user.roles.includes('admin') ? true : { filter: { status: ctx.user.id } } },
+  },
 }
 
 async function appWith (scanGuard: Config['scanGuard']) {
@@ -191,4 +197,20 @@ test('a list\'s structure, its values left out, tells shapes apart exactly as th
     }
   }
   assert.equal(listStructure(plans[0]!), listStructure(plans[2]!), 'id > 1 and id > 2 share a structure')
+})
+
+test('callers narrowed alike share a list\'s structure; a caller narrowed otherwise does not', () => {
+  const runtime = runtimeOf(app)
+  const planOf = (id: string, roles: string[], filter: string) => {
+    const access = runtime.access.plan({ user: { id, roles } }, JSON.stringify([id, roles]), 'narrowed')!
+    return planList({ filter }, { access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY })
+  }
+  const plans = ['code = 1', 'id > 1'].flatMap((filter) => [planOf('open', ['user'], filter), planOf('draft', ['user'], filter), planOf('x', ['admin'], filter)])
+  for (const a of plans) {
+    for (const b of plans) {
+      assert.equal(listStructure(a) === listStructure(b), shapeKey(a) === shapeKey(b), `${a.filterText} / ${b.filterText}`)
+    }
+  }
+  assert.equal(listStructure(plans[0]!), listStructure(plans[1]!), 'two callers, each narrowed to their own rows, share a structure')
+  assert.notEqual(listStructure(plans[0]!), listStructure(plans[2]!), 'a caller who sees every row has another')
 })
