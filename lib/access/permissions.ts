@@ -2,13 +2,13 @@
 // exactly the read filter is allowed on every row the caller can see at all: the database need
 // not decide it row by row.
 import { sameFilter } from '../query/filter/equal.js'
-import type { OperationAccess, PermissionPlan, RuleContext } from './types.js'
+import { ALLOWED, type OperationAccess, type PermissionPlan, type RuleContext } from './types.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 
 /** The operation as seen from rows the caller can already read. */
 function withinRead (operation: OperationAccess, read: OperationAccess): OperationAccess {
   if (!operation.allowed || !read.allowed || !sameFilter(operation.rows, read.rows)) return operation
-  return { allowed: true, rows: undefined, check: operation.check }
+  return operation.check === undefined ? ALLOWED : { allowed: true, rows: undefined, check: operation.check }
 }
 
 export function permissionPlans (operations: Readonly<Record<'read' | 'update' | 'delete', OperationAccess>>, readable: readonly FieldModel[], writable: readonly FieldModel[], context: Omit<RuleContext, 'operation'>): { list: PermissionPlan, get: PermissionPlan } {
@@ -18,7 +18,7 @@ export function permissionPlans (operations: Readonly<Record<'read' | 'update' |
     readable,
     context,
   }
-  return { list: { ...base, writable: undefined, forms: [] }, get: { ...base, writable, forms: [] } }
+  return { list: { ...base, writable: undefined, forms: undefined }, get: { ...base, writable, forms: [] } }
 }
 
 /**

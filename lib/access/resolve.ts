@@ -9,7 +9,8 @@ import { queryModel } from '../query/query-model.js'
 import { capabilitiesOf, grantFor } from './capabilities.js'
 import { AccessRuleError, RuleFilters } from './row-filter.js'
 import { permissionPlans } from './permissions.js'
-import { OPERATIONS, type AccessPlan, type FieldRule, type Operation, type OperationAccess, type Rule, type RuleContext, type RuleOutcome } from './types.js'
+import { sameFilter } from '../query/filter/equal.js'
+import { ALLOWED, DENIED, OPERATIONS, type AccessPlan, type FieldRule, type Operation, type OperationAccess, type Rule, type RuleContext, type RuleOutcome } from './types.js'
 
 export interface AccessSettings {
   /** Capability bundles per role, when roles are configured as bundles. */
@@ -25,9 +26,6 @@ export interface AccessSettings {
 export function callerKey (caller: Principal): string {
   return JSON.stringify([caller.user.id, caller.user.roles, caller.tenant ?? null])
 }
-
-const DENIED: OperationAccess = { allowed: false }
-const ALLOWED: OperationAccess = { allowed: true, rows: undefined, check: undefined }
 
 function hasRole (ctx: RuleContext, roles: readonly string[]): boolean {
   return roles.some((r) => ctx.user.roles.includes(r))
@@ -48,6 +46,22 @@ function fromRule (model: ResourceModel, rule: Rule, ctx: RuleContext, filters: 
   if (Array.isArray(rule)) return hasRole(ctx, rule) ? ALLOWED : DENIED
   if (typeof rule === 'function') return fromOutcome(model, rule(ctx), filters)
   return fromOutcome(model, rule as RuleOutcome, filters)
+}
+
+/**
+ * The access of an operation before `operation` that equals its own. Plans are kept per caller and
+ * resource, and a rule that narrows read, update and delete alike (an owner filter) would
+ * otherwise hold its filter once for each: about 430 bytes a caller.
+ */
+function earlierEqual (operations: Readonly<Record<Operation, OperationAccess>>, operation: Operation): OperationAccess | undefined {
+  const access = operations[operation]
+  if (!access.allowed || access.rows === undefined) return undefined
+  for (const earlier of OPERATIONS) {
+    if (earlier === operation) return undefined
+    const other = operations[earlier]
+    if (other.allowed && other.check === access.check && sameFilter(other.rows, access.rows)) return other
+  }
+  return undefined
 }
 
 function fieldAllowed (rule: FieldRule | undefined, ctx: RuleContext): boolean {
@@ -104,6 +118,8 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
       operations[operation] = ALLOWED
     }
   }
+
+  for (const operation of OPERATIONS) operations[operation] = earlierEqual(operations, operation) ?? operations[operation]
 
   const readCtx: RuleContext = { ...base, operation: 'read' }
   const writeCtx: RuleContext = { ...base, operation: 'update' }

@@ -13,6 +13,10 @@ export type OperationAccess =
   | { readonly allowed: false }
   | { readonly allowed: true, readonly rows: CheckedFilter | undefined, readonly check: RecordCheck | undefined }
 
+export const DENIED: OperationAccess = { allowed: false }
+/** Allowed on every row, with no record check. */
+export const ALLOWED: OperationAccess = { allowed: true, rows: undefined, check: undefined }
+
 /**
  * `permissions` of a caller's records: decided in the page's own query, record checks after it.
  * An operation narrowed by exactly the read filter is allowed on every row the caller can see.
@@ -24,8 +28,11 @@ export interface PermissionPlan {
   readonly writable: readonly FieldModel[] | undefined
   readonly readable: readonly FieldModel[]
   readonly context: Omit<RuleContext, 'operation'>
-  /** Its four forms (update and delete each allowed or not), as objects and as JSON, made on first use. */
-  readonly forms: Array<{ readonly object: Record<string, unknown>, readonly json: string } | undefined>
+  /**
+   * A get's four forms (update and delete each allowed or not), as objects and as JSON, made on
+   * first use. Undefined for list items: theirs are the same for every caller (lib/read/permissions.ts).
+   */
+  readonly forms: Array<{ readonly object: Record<string, unknown>, readonly json: string } | undefined> | undefined
 }
 
 export interface AccessPlan {

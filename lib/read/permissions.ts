@@ -31,17 +31,23 @@ function permissionsObject (plan: PermissionPlan, update: boolean, remove: boole
 }
 
 /** A record's `permissions`: the object (pages build their records as objects) and its JSON (single records). */
-export type PermissionsForm = NonNullable<PermissionPlan['forms'][number]>
-
-// A plan's `permissions` have four forms (update and delete each allowed or not), and plans are
-// kept per caller: each form is made, and written as JSON, once, into the plan.
-function permissionsForm (plan: PermissionPlan, update: boolean, remove: boolean): PermissionsForm {
-  const form = (update ? 2 : 0) + (remove ? 1 : 0)
-  return plan.forms[form] ??= formOf(permissionsObject(plan, update, remove))
-}
+export type PermissionsForm = NonNullable<NonNullable<PermissionPlan['forms']>[number]>
 
 function formOf (object: Row): PermissionsForm {
   return { object, json: JSON.stringify(object) }
+}
+
+// `permissions` have four forms (update and delete each allowed or not). A list item's are
+// `{ update, delete }` alone, the same for every caller. A get's name the caller's fields, and
+// plans are kept per caller: each form is made, and written as JSON, once, into the plan.
+// Frozen: every caller's pages hold them.
+const LIST_FORMS: readonly PermissionsForm[] = [[false, false], [false, true], [true, false], [true, true]]
+  .map(([update, remove]) => Object.freeze(formOf(Object.freeze({ update, delete: remove }))))
+
+function permissionsForm (plan: PermissionPlan, update: boolean, remove: boolean): PermissionsForm {
+  const form = (update ? 2 : 0) + (remove ? 1 : 0)
+  if (plan.forms === undefined) return LIST_FORMS[form]!
+  return plan.forms[form] ??= formOf(permissionsObject(plan, update, remove))
 }
 
 /** A row's permissions; a promise only where a record check (a function) runs. */
