@@ -12,13 +12,13 @@ function withinRead (operation: OperationAccess, read: OperationAccess): Operati
 }
 
 export function permissionPlans (operations: Readonly<Record<'read' | 'update' | 'delete', OperationAccess>>, readable: readonly FieldModel[], writable: readonly FieldModel[], context: Omit<RuleContext, 'operation'>): { list: PermissionPlan, get: PermissionPlan } {
-  const base = {
-    update: withinRead(operations.update, operations.read),
-    delete: withinRead(operations.delete, operations.read),
-    readable,
-    context,
+  const update = withinRead(operations.update, operations.read)
+  const remove = withinRead(operations.delete, operations.read)
+  // Written out, not spread from one base: a spread's object kept its last two properties apart.
+  return {
+    list: { update, delete: remove, readable, context, writable: undefined, forms: undefined },
+    get: { update, delete: remove, readable, context, writable, forms: [] },
   }
-  return { list: { ...base, writable: undefined, forms: undefined }, get: { ...base, writable, forms: [] } }
 }
 
 /**
