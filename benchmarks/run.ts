@@ -74,8 +74,8 @@ const issuer = await benchIssuer()
 const otherIssuerEnv = { ...env, BENCH_VERIFIER_JWK: JSON.stringify(issuer.jwk) }
 const otherIssuer = await startServer('tablegate.js', otherIssuerEnv)
 const callerServers = { kid: await startServer('tablegate.js', otherIssuerEnv), noKid: await startServer('tablegate.js', otherIssuerEnv) }
-/** A callers' process before any caller: the heap its callers grow. */
-const callersAtStart = await memoryOf(callerServers.kid)
+/** Each callers' process before any caller: the heap its callers grow. */
+const callersAtStart = new Map([[callerServers.kid, await memoryOf(callerServers.kid)], [callerServers.noKid, await memoryOf(callerServers.noKid)]])
 const noKidAuth = { authorization: `Bearer ${await issuer.sign(benchUser.id, { kid: false })}` }
 const CALLERS = 10_000
 const callerTokens = { kid: [] as string[], noKid: [] as string[] }
@@ -377,7 +377,7 @@ interface Memory { rss: number, heap: { young: number, rest: number } }
  * heap: the young generation, which V8 sizes from the machine's memory and the load, apart from the
  * rest. Beside it the floor's at the same moment: what V8 makes of a server that keeps nothing.
  */
-let callersMemory: { callers: Memory, floor: Memory } | undefined
+let callersMemory: { callers: Memory, before: Memory, floor: Memory } | undefined
 async function memoryOf (server: BenchServer): Promise<Memory> {
   return { rss: rssMb(server.child.pid!), heap: await heapMb(server) }
 }
@@ -419,7 +419,7 @@ try {
       if (scenario.callers === true) {
         for (const { server } of [sides.kid, sides.noKid]) {
           const memory = await memoryOf(server)
-          if (memory.rss > (callersMemory?.callers.rss ?? 0)) callersMemory = { callers: memory, floor: await memoryOf(floor) }
+          if (memory.rss > (callersMemory?.callers.rss ?? 0)) callersMemory = { callers: memory, before: callersAtStart.get(server)!, floor: await memoryOf(floor) }
         }
       }
       runs.push({ floor: f, kid: k, noKid: n })
@@ -437,7 +437,7 @@ try {
     (callersMemory === undefined
       ? ''
       : `; the process of the ${CALLERS.toLocaleString('en')} callers, after them: ${memoryText(callersMemory.callers)}, the rest of its heap ` +
-        `${callersAtStart.heap.rest.toFixed(0)} MB before them; the floor then: ${memoryText(callersMemory.floor)}`))
+        `${callersMemory.before.heap.rest.toFixed(0)} MB before them; the floor then: ${memoryText(callersMemory.floor)}`))
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()
