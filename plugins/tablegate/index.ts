@@ -11,7 +11,7 @@ import { kRuntime } from '../../lib/runtime.js'
 import { problem, NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { problemHandling } from './problems.js'
 import { StageTimes } from '../../lib/timing.js'
-import { hasDuplicateKeys } from '../../lib/http/json-body.js'
+import { forbiddenMember, hasDuplicateKeys, isJson, unreadableJsonBody } from '../../lib/http/json-body.js'
 import auth from '../auth/index.js'
 import access from '../access/index.js'
 import resources from '../resources/index.js'
@@ -49,13 +49,20 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   let closing = false
   app.addHook('preClose', async () => { closing = true })
   problemHandling(app, runtime.config.onUnhandledError)
-  // Fastify's own JSON parser (prototype poisoning refused), then names given twice refused.
+  // Bodies are JSON only (Fastify's text/plain parser would hand a string to every write), read as
+  // UTF-8 (lib/http/json-body.ts), parsed by Fastify's own parser (prototype poisoning refused),
+  // then names given twice refused.
   const parseJson = app.getDefaultJsonParser('error', 'error')
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.removeContentTypeParser(['application/json', 'text/plain'])
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const unreadable = unreadableJsonBody(request.headers, body as Buffer)
+    if (unreadable !== undefined) {
+      done(unreadable, undefined)
+      return
+    }
     const text = body.toString()
     parseJson(request, text, (err, value) => {
-      if (err !== null) done(err, undefined)
+      if (err !== null) done(isJson(text) ? forbiddenMember() : err, undefined)
       else if (hasDuplicateKeys(text)) done(problem('malformed-json', 'The body names a member twice: send each field once.'), undefined)
       else done(null, value)
     })

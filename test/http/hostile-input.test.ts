@@ -21,7 +21,7 @@ const port = (app.server.address() as { port: number }).port
 interface Answer { status: number, type: string | undefined, body: any }
 
 /** One request as written, byte for byte: no client library normalises the path. */
-async function send (method: string, path: string, options: { headers?: Record<string, string>, body?: string } = {}): Promise<Answer> {
+async function send (method: string, path: string, options: { headers?: Record<string, string>, body?: string | Buffer } = {}): Promise<Answer> {
   return await new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers: { authorization, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers } }, (res) => {
       const chunks: Buffer[] = []
@@ -89,9 +89,43 @@ test('NUL characters and lone surrogates in text cannot be stored as sent: 400 i
   }
 })
 
-test('prototype keys in a body are refused as malformed JSON', async () => {
-  isProblem(await send('POST', '/api/v1/items', { body: '{"title":"p","__proto__":{"x":1}}' }), 400, 'malformed-json')
-  isProblem(await send('POST', '/api/v1/items', { body: '{"title":"c","constructor":{"prototype":{"x":1}}}' }), 400, 'malformed-json')
+test('prototype keys in a body are refused as malformed JSON, saying which names', async () => {
+  for (const body of ['{"title":"p","__proto__":{"x":1}}', '{"title":"c","constructor":{"prototype":{"x":1}}}']) {
+    const answer = await send('POST', '/api/v1/items', { body })
+    isProblem(answer, 400, 'malformed-json')
+    assert.match(answer.body.detail, /names "__proto__" or "constructor\.prototype"/)
+  }
+})
+
+test('a body whose bytes are not UTF-8 is refused, never stored with replacement characters', async () => {
+  const latin1 = Buffer.concat([Buffer.from('{"title":"caf'), Buffer.from([0xe9]), Buffer.from('"}')])
+  const answer = await send('POST', '/api/v1/items', { body: latin1 })
+  isProblem(answer, 400, 'malformed-json')
+  assert.equal(answer.body.detail, 'The request body is not valid UTF-8.')
+  const listed = await send('GET', `/api/v1/items?filter=${encodeURIComponent('title = "caf\uFFFD"')}`)
+  assert.deepEqual(listed.body.items, [])
+})
+
+test('JSON in a charset other than UTF-8, or in a content coding, is 415; charset=utf-8 is read', async () => {
+  for (const contentType of ['application/json; charset=iso-8859-1', 'application/json; charset="utf-16"']) {
+    const answer = await send('POST', '/api/v1/items', { headers: { 'content-type': contentType }, body: '{"title":"x"}' })
+    isProblem(answer, 415, 'unsupported-media-type')
+    assert.equal(answer.body.detail, 'JSON bodies are UTF-8: send charset=utf-8, or no charset.')
+  }
+  const gzipped = await send('POST', '/api/v1/items', { headers: { 'content-encoding': 'gzip' }, body: '{"title":"x"}' })
+  isProblem(gzipped, 415, 'unsupported-media-type')
+  assert.equal(gzipped.body.detail, 'The body has a Content-Encoding this server does not decode: send it uncompressed.')
+  for (const contentType of ['application/json; charset=UTF-8', 'application/json;charset="utf8"']) {
+    const answer = await send('POST', '/api/v1/items', { headers: { 'content-type': contentType }, body: '{"title":"utf-8 é"}' })
+    assert.equal(answer.status, 201, JSON.stringify(answer.body))
+    assert.equal(answer.body.title, 'utf-8 é')
+  }
+})
+
+test('a text/plain body is 415 like any body that is not JSON, on every route that takes one', async () => {
+  for (const path of ['/api/v1/items', '/api/v1/items:search', '/api/v1:batchWrite']) {
+    isProblem(await send('POST', path, { headers: { 'content-type': 'text/plain' }, body: '{"title":"x"}' }), 415, 'unsupported-media-type')
+  }
 })
 
 test('numbers too large for their field are 400 invalid-record, never stored rounded', async () => {
