@@ -18,6 +18,8 @@ export interface Revocation {
 
 export interface Revocations {
   lookup (userId: string): Revocation | undefined
+  /** Reads what changed since the last read now, not at the next poll. */
+  refresh? (): Promise<void>
 }
 
 /** Ends the user's tokens issued until now (a ban, a deletion). */

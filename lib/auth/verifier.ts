@@ -48,6 +48,11 @@ export interface Verifier {
   verify (token: string): Promise<Principal>
   /** Verifies an `Authorization` header value; a missing or non-Bearer header is a 401 too. */
   authenticate (authorization: string | undefined): Promise<Principal>
+  /**
+   * Reads the bans, deletions and role changes made since the last poll now: for decisions that
+   * must not wait for it (the admin routes), and so that this process applies its own changes at once.
+   */
+  refreshRevocations (): Promise<void>
   readonly keySet: KeySet
   /** The verified-token cache's lookups, for metrics. */
   readonly verifiedTokens: CacheStats
@@ -154,6 +159,7 @@ export function createVerifier (options: VerifierOptions): Verifier {
     keySet,
     verifiedTokens: verified,
     verify,
+    refreshRevocations: async () => { await revocations?.refresh?.() },
     authenticate: async (authorization) => {
       const match = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i.exec(authorization ?? '')
       if (match === null) {

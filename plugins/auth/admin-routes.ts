@@ -47,36 +47,39 @@ const NOT_ALLOWED = {
   revoke: 'YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS',
 } as const
 
-async function storeChange<T> (work: () => Promise<T>): Promise<T> {
-  try {
-    return await work()
-  } catch (err) {
-    if (err instanceof UserStoreError) throw userStoreProblem(err)
-    throw err
-  }
-}
-
 export async function adminRoutes (app: FastifyInstance, options: AdminRouteOptions): Promise<void> {
   const { users, verifier, cookies } = options
 
-  const admin = async (request: FastifyRequest, action: keyof typeof NOT_ALLOWED): Promise<CallerUser> => {
+  // The caller is judged before the body is parsed: a caller who may not act learns nothing of
+  // what a body must hold (which fields, which limits) from the refusal.
+  const adminOnly = (action: keyof typeof NOT_ALLOWED) => async (request: FastifyRequest): Promise<void> => {
     const caller = await adminRouteCaller(request, verifier, cookies)
     if (!caller.roles.includes(ADMIN_ROLE)) {
       throw authProblem('access-denied', NOT_ALLOWED[action], `Only an admin may do this (${NOT_ALLOWED[action].toLowerCase().replace(/_/g, ' ')}).`)
     }
-    return caller
   }
+  const callerOf = (request: FastifyRequest): CallerUser => request.ctx.user!
   const by = (request: FastifyRequest) => ({ by: request.ctx })
+  // A change is applied by this process's verifier at once, not at its next poll.
+  const storeChange = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work()
+    } catch (err) {
+      if (err instanceof UserStoreError) throw userStoreProblem(err)
+      throw err
+    } finally {
+      // The poll reads it later if this read fails: the change itself has been made.
+      await verifier.refreshRevocations().catch(() => {})
+    }
+  }
 
-  app.post('/create-user', { config: { public: true }, schema: { body: CreateUserBody } }, async (request) => {
-    await admin(request, 'create')
+  app.post('/create-user', { config: { public: true }, onRequest: adminOnly('create'), schema: { body: CreateUserBody } }, async (request) => {
     const body = request.body as typeof CreateUserBody.static
     const user = await storeChange(async () => await users.create({ email: body.email, password: body.password, name: body.name, role: body.role }, by(request)))
     return { user: authUser(user) }
   })
 
-  app.get('/list-users', { config: { public: true } }, async (request) => {
-    await admin(request, 'list')
+  app.get('/list-users', { config: { public: true }, onRequest: adminOnly('list') }, async (request) => {
     try {
       const page = await listUserPage(users.pool, users.tables, request.query as Record<string, string | string[] | undefined>)
       return { users: page.users.map(authUser), total: page.total, limit: page.limit, offset: page.offset }
@@ -86,40 +89,35 @@ export async function adminRoutes (app: FastifyInstance, options: AdminRouteOpti
     }
   })
 
-  app.post('/set-role', { config: { public: true }, schema: { body: SetRoleBody } }, async (request) => {
-    await admin(request, 'setRole')
+  app.post('/set-role', { config: { public: true }, onRequest: adminOnly('setRole'), schema: { body: SetRoleBody } }, async (request) => {
     const body = request.body as typeof SetRoleBody.static
     return { user: authUser(await storeChange(async () => await users.setRole({ id: body.userId }, body.role, by(request)))) }
   })
 
-  app.post('/ban-user', { config: { public: true }, schema: { body: BanUserBody } }, async (request) => {
-    const caller = await admin(request, 'ban')
+  app.post('/ban-user', { config: { public: true }, onRequest: adminOnly('ban'), schema: { body: BanUserBody } }, async (request) => {
     const body = request.body as typeof BanUserBody.static
     if (body.banExpiresIn !== undefined) {
       throw authProblem('invalid-record', 'VALIDATION_ERROR', 'Bans do not expire here: leave out banExpiresIn and unban the user when the time comes.', {
         errors: [{ field: 'banExpiresIn', code: 'not-supported', message: 'bans last until the user is unbanned' }],
       })
     }
-    if (body.userId === caller.id) throw authProblem('invalid-record', 'YOU_CANNOT_BAN_YOURSELF', 'You cannot ban yourself.')
+    if (body.userId === callerOf(request).id) throw authProblem('invalid-record', 'YOU_CANNOT_BAN_YOURSELF', 'You cannot ban yourself.')
     return { user: authUser(await storeChange(async () => await users.setBanned({ id: body.userId }, true, { ...by(request), reason: body.banReason ?? 'No reason' }))) }
   })
 
-  app.post('/unban-user', { config: { public: true }, schema: { body: UserIdBody } }, async (request) => {
-    await admin(request, 'ban')
+  app.post('/unban-user', { config: { public: true }, onRequest: adminOnly('ban'), schema: { body: UserIdBody } }, async (request) => {
     const body = request.body as typeof UserIdBody.static
     return { user: authUser(await storeChange(async () => await users.setBanned({ id: body.userId }, false, by(request)))) }
   })
 
-  app.post('/remove-user', { config: { public: true }, schema: { body: UserIdBody } }, async (request) => {
-    const caller = await admin(request, 'delete')
+  app.post('/remove-user', { config: { public: true }, onRequest: adminOnly('delete'), schema: { body: UserIdBody } }, async (request) => {
     const body = request.body as typeof UserIdBody.static
-    if (body.userId === caller.id) throw authProblem('invalid-record', 'YOU_CANNOT_REMOVE_YOURSELF', 'You cannot remove yourself.')
+    if (body.userId === callerOf(request).id) throw authProblem('invalid-record', 'YOU_CANNOT_REMOVE_YOURSELF', 'You cannot remove yourself.')
     await storeChange(async () => { await users.delete({ id: body.userId }, by(request)) })
     return { success: true }
   })
 
-  app.post('/revoke-user-sessions', { config: { public: true }, schema: { body: UserIdBody } }, async (request) => {
-    await admin(request, 'revoke')
+  app.post('/revoke-user-sessions', { config: { public: true }, onRequest: adminOnly('revoke'), schema: { body: UserIdBody } }, async (request) => {
     const body = request.body as typeof UserIdBody.static
     await storeChange(async () => await users.revokeSessions({ id: body.userId }, by(request)))
     return { success: true }

@@ -43,11 +43,14 @@ export function sessionCookies (users: UserStore, publicUrl: string): SessionCoo
 
 /**
  * The caller of an admin route, from an admin's bearer token or session cookie; it also becomes
- * `request.ctx.user`, so the write hooks of the change see who made it.
+ * `request.ctx.user`, so the write hooks of the change see who made it. Both are read as the user
+ * store has them now: a token against revocations read at this moment (an admin banned, demoted
+ * or removed a second ago cannot undo it), a cookie with its session and user row.
  */
 export async function adminRouteCaller (request: FastifyRequest, verifier: Verifier, cookies: SessionCookies): Promise<CallerUser> {
   let caller: CallerUser
   if (request.headers.authorization !== undefined) {
+    await verifier.refreshRevocations()
     caller = (await verifier.authenticate(request.headers.authorization)).user
   } else {
     const found = await cookies.session(request)

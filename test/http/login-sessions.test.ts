@@ -141,6 +141,12 @@ test('admin routes: 401 UNAUTHORIZED without a credential, 403 with better-auth\
     assertProblem(await send({ authorization: 'Bearer not-a-token' }), 401, 'unauthenticated')
     assertAuthProblem(await send(await bearer(app, 'editor@example.com')), 403, 'access-denied', code)
     assertAuthProblem(await send({ cookie: editorCookie, origin: ORIGIN }), 403, 'access-denied', code)
+    if (method === 'POST') {
+      // The caller is judged before the body: its rules (fields, limits) are for admins to learn.
+      const emptyBody = async (headers: Record<string, string>): Promise<LightMyRequestResponse> => await app.inject({ method, url, headers, payload: {} })
+      assertAuthProblem(await emptyBody({}), 401, 'unauthenticated', 'UNAUTHORIZED')
+      assertAuthProblem(await emptyBody(await bearer(app, 'editor@example.com')), 403, 'access-denied', code)
+    }
   }
   const editor = (await usersOf(app).findByEmail('editor@example.com'))!
   assert.equal(editor.role, 'editor,user')
