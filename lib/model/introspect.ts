@@ -110,7 +110,8 @@ async function introspectModel (db: Queryable, model: ResourceModel): Promise<Re
     // A default is written as it is, so one the column would refuse fails the start, not every create.
     const broken = field.hasDefault && field.default !== null ? columnLimitBroken(limit, field.default) : undefined
     if (broken !== undefined) throw new ConfigError(`${path}.fields.${fieldName}.default: ${broken} to fit column '${field.column}'`)
-    return [fieldName, Object.freeze({ ...field, type, ...schema, notNull, columnType: column?.type, columnLimit: limit, enumLabels: column?.labels ?? undefined } satisfies FieldModel)]
+    // A NOT NULL column refuses null whatever the config says: the body check says so by name.
+    return [fieldName, Object.freeze({ ...field, type, ...schema, nullable: field.nullable && !notNull, notNull, columnType: column?.type, columnLimit: limit, enumLabels: column?.labels ?? undefined } satisfies FieldModel)]
   }))
   const key = model.key.map((k) => fields.get(k.name)!)
   const fieldList = Object.freeze([...fields.values()])

@@ -16,7 +16,7 @@ await runSql(databaseUrl, `
     name varchar(5), code char(2), tag short_code,
     price numeric(5,2), hundreds numeric(3,-2), rate numeric(4,4),
     small smallint, count integer, ratio smallint, amount integer,
-    mood mood, data jsonb
+    mood mood, data jsonb, label text NOT NULL DEFAULT 'none'
   );
 `)
 const app = await buildApp({
@@ -37,6 +37,7 @@ const app = await buildApp({
         amount: { type: 'decimal' },
         mood: { type: 'string' },
         data: { type: 'json' },
+        label: { type: 'string' },
       },
     },
   },
@@ -119,6 +120,21 @@ test('a batch names the operation and the field', async () => {
   assert.equal(answer.body.op, 'create')
   assert.equal(answer.body.resource, 'things')
   assert.equal(await rowCount(), 1)
+})
+
+test('null for a NOT NULL column is a field error in create, update and batch; /api/meta says it is not nullable', async () => {
+  const refusal = [{ field: 'label', code: 'required', message: 'label cannot be null.' }]
+  const created = await admin('POST', '/api/v1/things', { payload: { id: 20, label: null } })
+  assert.equal(created.status, 400)
+  assert.deepEqual(created.body.errors, refusal)
+  const record = await admin('GET', '/api/v1/things/32767')
+  const updated = await admin('PATCH', '/api/v1/things/32767', { payload: { label: null }, headers: { 'if-match': record.body.etag } })
+  assert.deepEqual([updated.status, updated.body.errors], [400, refusal])
+  const batched = await admin('POST', '/api/v1:batchWrite', { payload: { ops: [{ op: 'create', resource: 'things', data: { id: 21, label: null } }] } })
+  assert.deepEqual([batched.status, batched.body.errors, batched.body.operation], [400, refusal, 0])
+  const meta = await admin('GET', '/api/meta')
+  assert.equal(meta.body.resources.things.fields.label.nullable, false)
+  assert.equal(meta.body.resources.things.fields.name.nullable, true)
 })
 
 test('a key its column cannot hold is an invalid key, not a database error', async () => {

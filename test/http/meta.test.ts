@@ -34,9 +34,11 @@ test('a clerk gets its restricted model: hidden fields absent, readOnly unless w
   assert.equal(orders.softDelete, true)
   assert.equal(orders.version, true)
   assert.deepEqual(Object.keys(orders.fields), ['id', 'title', 'status', 'total', 'placed_at', 'owner_id', 'version', 'deleted_at'])
-  assert.deepEqual(orders.fields.id, { type: 'bigint', readOnly: true, required: false, nullable: true, filterable: true, sortable: true, searchable: false, default: { db: true } })
+  // NOT NULL columns are not nullable, whatever the config's default (id, status); total is.
+  assert.deepEqual(orders.fields.id, { type: 'bigint', readOnly: true, required: false, nullable: false, filterable: true, sortable: true, searchable: false, default: { db: true } })
   assert.deepEqual(orders.fields.title, { type: 'string', readOnly: false, required: true, nullable: false, filterable: true, sortable: true, searchable: true, maxLength: 200 })
-  assert.deepEqual(orders.fields.status, { type: 'string', readOnly: false, required: false, nullable: true, filterable: true, sortable: true, searchable: false, enum: ['draft', 'open', 'locked'], default: { value: 'draft' } })
+  assert.deepEqual(orders.fields.status, { type: 'string', readOnly: false, required: false, nullable: false, filterable: true, sortable: true, searchable: false, enum: ['draft', 'open', 'locked'], default: { value: 'draft' } })
+  assert.equal(orders.fields.total.nullable, true)
   assert.equal(orders.fields.deleted_at.readOnly, true)
   assert.equal(orders.fields.version.type, 'integer')
   assert.equal(orders.fields.version.readOnly, true)
