@@ -77,6 +77,7 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
     }
     const signedIn = await signInWithEmail(users, body.email, body.password, { ipAddress: request.ip, userAgent: request.headers['user-agent'] })
     cookies.set(reply, signedIn.sessionToken, body.rememberMe !== false)
+    reply.header('cache-control', 'no-store')
     if (callbackURL !== undefined) reply.header('location', callbackURL)
     // The session token stays in the HttpOnly cookie only: no script can read it from the body.
     return { redirect: callbackURL !== undefined, token: null, url: callbackURL ?? null, user: authUser(signedIn.user) }
@@ -99,7 +100,9 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
     return { success: true }
   })
 
-  app.get('/token', { config: { public: true } }, async (request) => {
+  app.get('/token', { config: { public: true } }, async (request, reply) => {
+    // A bearer token is a credential: no cache on the way may keep it (RFC 6749, 5.1).
+    reply.header('cache-control', 'no-store')
     const user = (await cookies.session(request))?.user
     if (user === undefined) throw authProblem('unauthenticated', 'UNAUTHORIZED', 'Sign in first: no valid session cookie was sent.')
     const { token } = await issueAccessToken(await users.keys.current(), user, config.publicUrl)

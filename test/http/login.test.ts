@@ -75,6 +75,7 @@ test('sign-in success: better-auth body without secrets and an HttpOnly Lax sess
   const response = await login(app, 'admin@example.com')
   assert.equal(response.statusCode, 200, response.body)
   assert.match(String(response.headers['content-type']), /^application\/json/)
+  assert.equal(response.headers['cache-control'], 'no-store')
   const body = json(response)
   assert.deepEqual(sorted(body), ['redirect', 'token', 'url', 'user'])
   assert.equal(body.redirect, false)
@@ -228,6 +229,7 @@ test('GET /api/auth/token gives an EdDSA JWT for 15 minutes that verifies agains
   const response = await getToken(app, cookie)
   assert.equal(response.statusCode, 200, response.body)
   assert.match(String(response.headers['content-type']), /^application\/json/)
+  assert.equal(response.headers['cache-control'], 'no-store')
   const body = json(response)
   assert.deepEqual(sorted(body), ['token'])
   const token: string = body.token
