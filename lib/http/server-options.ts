@@ -44,13 +44,33 @@ function clientErrorHandler (this: FastifyInstance, err: Error & { code?: string
   socket.destroy(err)
 }
 
+const MALFORMED_URL = 'The URL is not valid percent-encoded UTF-8.'
+
 /** Fastify's router refused the URL (bad percent-encoding, a segment over the limit). */
 function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const p = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
     ? problem('uri-too-long', `A path segment is longer than ${MAX_PATH_SEGMENT} characters.`)
-    : problem('malformed-request', 'The URL is not valid percent-encoded UTF-8.')
-  // The URL cannot be trusted as text: the instance is the path up to the query, percent-encoded.
-  void reply.code(p.status).type(PROBLEM_CONTENT_TYPE).send(toProblemBody(p, encodeURI(request.raw.url?.split('?')[0] ?? '/')))
+    : problem('malformed-request', MALFORMED_URL)
+  // The URL does not decode: the instance is the path up to the query as it was sent, with only
+  // bytes outside printable ASCII escaped (its own escapes are kept, not escaped again).
+  const path = (request.raw.url?.split('?')[0] ?? '/').replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c))
+  void reply.code(p.status).type(PROBLEM_CONTENT_TYPE).send(toProblemBody(p, path))
+}
+
+/**
+ * A query string whose escapes do not decode (`%ZZ`, a cut UTF-8 sequence) is refused as a path
+ * would be: Fastify's parser would keep such a value as literal text, and a filter would then
+ * mean something its sender did not write.
+ */
+export function malformedQuery (url: string): Problem | undefined {
+  const start = url.indexOf('?')
+  if (start === -1 || !url.includes('%', start)) return undefined
+  try {
+    decodeURIComponent(url.slice(start + 1))
+    return undefined
+  } catch {
+    return problem('malformed-request', MALFORMED_URL)
+  }
 }
 
 /** The options createServer gives Fastify; pass them to your own `Fastify()` to get the same. */

@@ -49,8 +49,19 @@ test('headers over the limit are a 431 problem, not Node\'s bare answer', async 
   isProblem(await send('GET', '/api/v1/items', { headers: { 'x-pad': 'a'.repeat(200 * 1024) } }), 431, 'headers-too-large')
 })
 
-test('a path that is not valid percent-encoded UTF-8 is a 400 problem', async () => {
-  isProblem(await send('GET', '/api/v1/items/%C3%28'), 400, 'malformed-request')
+test('a path that is not valid percent-encoded UTF-8 is a 400 problem naming the path as sent', async () => {
+  const answer = await send('GET', '/api/v1/items/%C3%28')
+  isProblem(answer, 400, 'malformed-request')
+  assert.equal(answer.body.instance, '/api/v1/items/%C3%28')
+})
+
+test('a query value that is not valid percent-encoded UTF-8 is the same 400, never read as literal text', async () => {
+  for (const query of ['filter=id%3D1%E2%82', 'filter=title%3D%ZZ', 'fields=%E2%82', 'page_size=1&x=%']) {
+    const answer = await send('GET', `/api/v1/items?${query}`)
+    isProblem(answer, 400, 'malformed-request')
+    assert.equal(answer.body.detail, 'The URL is not valid percent-encoded UTF-8.')
+  }
+  assert.equal((await send('GET', `/api/v1/items?filter=${encodeURIComponent('title = "100%"')}`)).status, 200)
 })
 
 test('a path segment over 4,096 characters is a 414 problem', async () => {
