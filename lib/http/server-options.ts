@@ -3,7 +3,7 @@
 // valid percent-encoded UTF-8, an over-long path segment) are problem+json like every other error.
 // createServer uses them; an app that makes its own Fastify instance passes them to Fastify().
 import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Server } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
 import type { Socket } from 'node:net'
 import { PROBLEM_CONTENT_TYPE, problem, toProblemBody, type Problem, type ProblemSlug } from '../problems.js'
 
@@ -73,12 +73,22 @@ export function malformedQuery (url: string): Problem | undefined {
   }
 }
 
+/**
+ * An HTTP/1.1 request without Host (RFC 9112, 3.2): refused here as a problem, where Node's own
+ * check (`requireHostHeader`, turned off below) answers an empty 400 that is not one.
+ */
+export function missingHost (request: IncomingMessage): Problem | undefined {
+  return request.headers.host === undefined && request.httpVersion === '1.1'
+    ? problem('malformed-request', 'An HTTP/1.1 request must carry a Host header.')
+    : undefined
+}
+
 /** The options createServer gives Fastify; pass them to your own `Fastify()` to get the same. */
 export function serverOptions (): FastifyHttpOptions<Server> {
   return {
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
-    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
     clientErrorHandler,
     frameworkErrors,
     // Fastify's own 503 while closing is application/json, not a problem: a request already on an

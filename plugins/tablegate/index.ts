@@ -12,7 +12,7 @@ import { problem, NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { problemHandling } from './problems.js'
 import { StageTimes } from '../../lib/timing.js'
 import { forbiddenMember, hasDuplicateKeys, isJson, unreadableJsonBody } from '../../lib/http/json-body.js'
-import { malformedQuery } from '../../lib/http/server-options.js'
+import { malformedQuery, missingHost } from '../../lib/http/server-options.js'
 import auth from '../auth/index.js'
 import access from '../access/index.js'
 import resources from '../resources/index.js'
@@ -43,7 +43,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   // Hooks that never wait are written with callbacks: each async hook costs every request a promise.
   app.addHook('onRequest', (request, _reply, done) => {
     request.ctx = { user: null, tenant: undefined, access: noAccess, timing: serverTiming ? new StageTimes() : undefined }
-    done(malformedQuery(request.url))
+    done(malformedQuery(request.url) ?? missingHost(request.raw))
   })
   // Once the app is closing, answers close their connections: a keep-alive connection left open
   // would hold the server's close until the client drops it. Requests in flight finish first.

@@ -3,6 +3,7 @@
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { request } from 'node:http'
+import { connect } from 'node:net'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer } from '../helpers/app.js'
 
@@ -62,6 +63,19 @@ test('a query value that is not valid percent-encoded UTF-8 is the same 400, nev
     assert.equal(answer.body.detail, 'The URL is not valid percent-encoded UTF-8.')
   }
   assert.equal((await send('GET', `/api/v1/items?filter=${encodeURIComponent('title = "100%"')}`)).status, 200)
+})
+
+test('an HTTP/1.1 request without Host is a 400 problem, not Node\'s empty answer', async () => {
+  const raw = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => { socket.end('GET /api/v1/items HTTP/1.1\r\nConnection: close\r\n\r\n') })
+    const chunks: Buffer[] = []
+    socket.on('data', (c: Buffer) => chunks.push(c))
+    socket.on('end', () => { resolve(Buffer.concat(chunks).toString('utf8')) })
+    socket.on('error', reject)
+  })
+  assert.match(raw, /^HTTP\/1\.1 400 /)
+  assert.match(raw, /content-type: application\/problem\+json/i)
+  assert.match(raw, /"type":"urn:service:problem:malformed-request"/)
 })
 
 test('a path segment over 4,096 characters is a 414 problem', async () => {
