@@ -13,6 +13,7 @@ import { problemHandling } from './problems.js'
 import { StageTimes } from '../../lib/timing.js'
 import { forbiddenMember, hasDuplicateKeys, isJson, unreadableJsonBody } from '../../lib/http/json-body.js'
 import { malformedQuery, missingHost } from '../../lib/http/server-options.js'
+import { corsPolicy, varyOnOrigin } from '../../lib/http/cors.js'
 import auth from '../auth/index.js'
 import access from '../access/index.js'
 import resources from '../resources/index.js'
@@ -41,8 +42,19 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   // made here and sent with X-Meta-Version, so timing adds no hook of its own.
   const { serverTiming } = runtime.config
   // Hooks that never wait are written with callbacks: each async hook costs every request a promise.
-  app.addHook('onRequest', (request, _reply, done) => {
+  const cors = corsPolicy(runtime.config.trustedOrigins)
+  app.addHook('onRequest', (request, reply, done) => {
     request.ctx = { user: null, tenant: undefined, access: noAccess, timing: serverTiming ? new StageTimes() : undefined }
+    const origin = request.headers.origin
+    const crossOrigin = origin === undefined ? undefined : cors(origin, request.method, request.headers['access-control-request-method'] as string | undefined)
+    if (crossOrigin !== undefined) {
+      reply.headers(crossOrigin.headers)
+      // A preflight carries no credentials: it is answered here, before authentication.
+      if (crossOrigin.preflight) {
+        void reply.code(204).send()
+        return
+      }
+    }
     done(malformedQuery(request.url) ?? missingHost(request.raw))
   })
   // Once the app is closing, answers close their connections: a keep-alive connection left open
@@ -70,6 +82,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   })
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-meta-version', runtime.metaVersion(request.ctx?.user?.roles ?? NO_ROLES))
+    if (request.headers.origin !== undefined) reply.header('vary', varyOnOrigin(reply.getHeader('vary') as string | undefined))
     const times = request.ctx?.timing
     if (times !== undefined) reply.header('server-timing', times.header())
     if (closing) reply.header('connection', 'close')

@@ -3,26 +3,16 @@
 // kept in .out-artifacts/ (ignored by git) to look at.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import puppeteer from 'puppeteer-core'
+import { freePort } from '../../lib/db/embedded.js'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, PASSWORD } from '../helpers/app.js'
 import { METADATA_CONFIG, METADATA_SCHEMA } from '../fixtures/metadata.js'
+import { launchBrowser } from '../helpers/browser.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const artifacts = fileURLToPath(new URL('../../../.out-artifacts/', import.meta.url))
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 test('signing in through /api/auth/sign-in leads to a rendered reference of the caller\'s own resources', async (t) => {
   const port = await freePort()
@@ -34,16 +24,7 @@ test('signing in through /api/auth/sign-in leads to a rendered reference of the 
   await createUser(app, 'clerk@example.com', 'clerk')
   await app.listen({ port, host: '127.0.0.1' })
 
-  const profile = mkdtempSync(join(tmpdir(), 'tablegate-chromium-'))
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`],
-  })
-  t.after(async () => {
-    await browser.close()
-    rmSync(profile, { recursive: true, force: true })
-  })
+  const browser = await launchBrowser(t)
   const page = await browser.newPage()
   await page.setViewport({ width: 1280, height: 900 })
   const denied = await page.goto(`${origin}/api/docs/`)
