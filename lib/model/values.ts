@@ -49,7 +49,7 @@ function shallowJson (value: unknown): boolean {
 
 /** What a valid value is, in fixed words: refusals say what is expected, never what was sent. */
 export const VALUE_EXPECTED: Readonly<Record<FieldType, string>> = {
-  string: 'text without NUL characters or unpaired surrogates',
+  string: 'a string without NUL characters or unpaired surrogates',
   integer: `a whole number from ${INT4_MIN} to ${INT4_MAX}`,
   bigint: 'a whole number from -9223372036854775808 to 9223372036854775807 (as a string beyond 9007199254740991)',
   number: 'a finite number the column can hold',

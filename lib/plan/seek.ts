@@ -9,12 +9,16 @@ export interface SeekInput extends PageInput {
   readonly position?: unknown
 }
 
-/** A 0-based row position: a whole number, given once. */
+/**
+ * A 0-based row position: a whole number, given once. One past every row is an empty page, so a
+ * position beyond 2^53 (more rows than any table holds) is read as 2^53 - 1.
+ */
 function parsePosition (value: unknown): number {
-  if (typeof value !== 'string' || !/^[0-9]{1,15}$/.test(value)) {
+  if (Array.isArray(value)) return invalidParameter('position', 'position must be given once.')
+  if (typeof value !== 'string' || !/^[0-9]+$/.test(value)) {
     return invalidParameter('position', 'position must be a whole number from 0: the 0-based row the page starts at.')
   }
-  return Number(value)
+  return Math.min(Number(value), Number.MAX_SAFE_INTEGER)
 }
 
 export function planSeek (input: SeekInput, context: ListContext): ListPlan {

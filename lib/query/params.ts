@@ -16,7 +16,9 @@ export function invalidParameter (parameter: string, message: string): never {
 export function checkKnownParameters (query: Readonly<Record<string, unknown>>, known: readonly string[]): void {
   for (const name of Object.keys(query)) {
     if (known.includes(name)) continue
-    invalidParameter(name, `Unknown parameter '${name}'${didYouMean(name, known)}. Known: ${known.join(', ')}.`)
+    invalidParameter(name, known.length === 0
+      ? `Unknown parameter '${name}': this route takes no query parameters.`
+      : `Unknown parameter '${name}'${didYouMean(name, known)}. Known: ${known.join(', ')}.`)
   }
 }
 
@@ -24,7 +26,7 @@ export function checkKnownParameters (query: Readonly<Record<string, unknown>>, 
 export function textParameter (parameter: string, value: unknown): string {
   if (value === undefined) return ''
   if (typeof value === 'string') return value
-  return invalidParameter(parameter, `${parameter} must be text.`)
+  return invalidParameter(parameter, Array.isArray(value) ? `${parameter} must be given once.` : `${parameter} must be text.`)
 }
 
 /** `count`: only `exact`, which asks for `total_size`. */
@@ -38,7 +40,7 @@ function single (parameter: string, value: unknown): string | undefined {
   if (value === undefined) return undefined
   if (typeof value === 'string') return value
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  return invalidParameter(parameter, `${parameter} must be given once.`)
+  return invalidParameter(parameter, Array.isArray(value) ? `${parameter} must be given once.` : `${parameter} must be a single value, not ${value === null ? 'null' : 'an object'}.`)
 }
 
 /** page_size: default 50; above 500 is coerced to 500 (AIP-158); zero, negative or not a number is 400. */
@@ -74,7 +76,8 @@ export function parseFieldMask (readable: readonly FieldModel[], value: unknown)
   const byName = new Map(readable.map((f) => [f.name, f]))
   const wanted = new Set<string>()
   for (const raw of names) {
-    const name = typeof raw === 'string' ? raw.trim() : ''
+    if (typeof raw !== 'string') invalidParameter('fields', 'fields must be a list of field names (strings).')
+    const name = raw.trim()
     if (name === '' || name === 'etag') continue
     if (!byName.has(name)) {
       invalidParameter('fields', `fields: '${name}' is not a field${didYouMean(name, byName.keys())}.`)

@@ -33,6 +33,7 @@ test('each refused value is a field error naming its field and the rule', async 
     [{ title: 'far too long' }, 'title', 'title must be at most 5 characters long.'],
     [{ title: 'x' }, 'title', 'title must be at least 2 characters long.'],
     [{ status: 'later' }, 'status', 'status must be one of "open", "done".'],
+    [{ title: 123 }, 'title', 'title must be a string without NUL characters or unpaired surrogates.'],
   ]
   for (const [payload, field, message] of cases) {
     const answer = await admin('POST', '/api/v1/tasks', { payload })
@@ -46,4 +47,10 @@ test('a missing record says so in a sentence', async () => {
   const answer = await admin('GET', '/api/v1/tasks/999')
   assert.equal(answer.status, 404)
   assert.equal(answer.body.detail, 'No tasks record has this key.')
+})
+
+test('a route that takes no query parameters says so when given one', async () => {
+  const answer = await admin('GET', '/api/meta?x=1')
+  assert.equal(answer.status, 400)
+  assert.deepEqual(answer.body.errors, [{ parameter: 'x', message: "Unknown parameter 'x': this route takes no query parameters." }])
 })

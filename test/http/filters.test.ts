@@ -517,6 +517,20 @@ test('GET parameters: fields, page_size, a repeated filter, unknown parameters',
   assert.equal((await call('GET', '/api/v1/orders?page_size=100000')).status, 200)
   const twice = await call('GET', `/api/v1/orders?filter=${q('id = 1')}&filter=${q('id = 2')}`)
   assertProblem(twice, 'invalid-parameter')
-  assert.deepEqual(twice.body.errors, [{ parameter: 'filter', message: 'filter must be text.' }])
+  assert.deepEqual(twice.body.errors, [{ parameter: 'filter', message: 'filter must be given once.' }])
+  for (const parameter of ['order_by', 'page_token', 'page_size', 'show_deleted']) {
+    const repeated = await call('GET', `/api/v1/orders?${parameter}=a&${parameter}=b`)
+    assert.deepEqual(repeated.body.errors, [{ parameter, message: `${parameter} must be given once.` }])
+  }
   assertProblem(await call('GET', '/api/v1/orders?filtr=x'), 'invalid-parameter')
+})
+
+test(':search body values of the wrong kind are named as such: fields of non-strings, a null page_size', async () => {
+  for (const fields of [[1], [null], [{}], [['id']], [1, 'id']]) {
+    const answer = await call('POST', '/api/v1/orders:search', { payload: { fields } })
+    assertProblem(answer, 'invalid-parameter')
+    assert.deepEqual(answer.body.errors, [{ parameter: 'fields', message: 'fields must be a list of field names (strings).' }])
+  }
+  const nullSize = await call('POST', '/api/v1/orders:search', { payload: { page_size: null } })
+  assert.deepEqual(nullSize.body.errors, [{ parameter: 'page_size', message: 'page_size must be a single value, not null.' }])
 })
