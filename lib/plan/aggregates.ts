@@ -70,9 +70,13 @@ export const COUNTABLE: readonly FieldType[] = ['string', 'integer', 'bigint', '
 export const TEMPORAL: readonly FieldType[] = ['timestamp', 'date']
 export const NUMERIC: readonly FieldType[] = ['integer', 'bigint', 'number', 'decimal']
 
-/** The shortest each granularity's bucket can be, in ms: enough to bound a series' bucket count. */
-const SHORTEST_MS: Readonly<Record<Granularity, number>> = {
-  hour: 3_600_000, day: 82_800_000, week: 601_200_000, month: 28 * 86_400_000, quarter: 89 * 86_400_000, year: 365 * 86_400_000,
+/**
+ * The longest each granularity's bucket can be, in ms (a day with a DST hour added, a 31-day month):
+ * a span longer than MAX_SERIES_BUCKETS + 1 of them certainly makes too many buckets, refused before
+ * any query. Closer calls are settled exactly by the query itself (lib/read/aggregates.ts).
+ */
+const LONGEST_MS: Readonly<Record<Granularity, number>> = {
+  hour: 3_600_000, day: 90_000_000, week: 608_400_000, month: 31 * 86_400_000 + 3_600_000, quarter: 92 * 86_400_000 + 3_600_000, year: 366 * 86_400_000 + 3_600_000,
 }
 const RANGE_MS: Readonly<Record<Exclude<SeriesRange, 'all'>, number>> = {
   '7d': 7 * 86_400_000, '30d': 30 * 86_400_000, '90d': 90 * 86_400_000, '1y': 366 * 86_400_000,
@@ -162,7 +166,8 @@ function parseTimeZone (value: unknown): string {
   return zone
 }
 
-const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/
+// Fractions of a second as filters take them (up to 100 digits; PostgreSQL rounds to microseconds).
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,100})?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/
 
 /** An ISO 8601 date or date-time; checked here so PostgreSQL never sees a malformed one. */
 function parseInstant (parameter: 'from' | 'to', text: string): SeriesInstant & { readonly ms: number } {
@@ -186,10 +191,10 @@ export function granularityFor (spanMs: number): Granularity {
   return 'year'
 }
 
-/** Refuses a window that would make more than MAX_SERIES_BUCKETS buckets. */
+/** Refuses a window that certainly makes more than MAX_SERIES_BUCKETS buckets. */
 export function checkBucketCount (spanMs: number, granularity: Granularity): void {
-  if (spanMs / SHORTEST_MS[granularity] + 2 > MAX_SERIES_BUCKETS) {
-    invalidParameter('granularity', `This series would have more than ${MAX_SERIES_BUCKETS} buckets of a ${granularity}: choose a coarser granularity or a shorter range.`)
+  if (spanMs / LONGEST_MS[granularity] > MAX_SERIES_BUCKETS + 1) {
+    invalidParameter('granularity', `This series would have more than ${MAX_SERIES_BUCKETS} buckets of ${granularity === 'hour' ? 'an' : 'a'} ${granularity}: choose a coarser granularity or a shorter range.`)
   }
 }
 

@@ -248,7 +248,15 @@ test('parameter errors are 400 invalid-parameter naming the parameter; filter er
   assertParameterError(await asAlice('GET', '/api/v1/sales:series?field=placed_at&from=yesterday&to=2026-03-01'), 'from')
   assertParameterError(await asAlice('GET', '/api/v1/sales:series?field=placed_at&from=2026-03-01&to=2026-02-01'), 'to', /later than from/)
   assertParameterError(await asAlice('GET', '/api/v1/sales:series?field=placed_at&granularity=minute'), 'granularity', /hour, day, week, month, quarter, year/)
-  assertParameterError(await asAlice('GET', '/api/v1/sales:series?field=placed_at&from=1900-01-01&to=2026-01-01&granularity=hour'), 'granularity', /more than 10000 buckets/)
+  assertParameterError(await asAlice('GET', '/api/v1/sales:series?field=placed_at&from=1900-01-01&to=2026-01-01&granularity=hour'), 'granularity', /more than 10000 buckets of an hour/)
+  // The limit is exact: 10,000 buckets are served, 10,001 are not, at any granularity.
+  const series = async (from: string, to: string, granularity: string) => await asAlice('GET', `/api/v1/sales:series?field=placed_at&from=${q(from)}&to=${q(to)}&granularity=${granularity}`)
+  assert.equal((await series('2026-01-01T00:00:00Z', '2027-02-21T16:00:00Z', 'hour')).body.buckets.length, 10_000)
+  assertParameterError(await series('2026-01-01T00:00:00Z', '2027-02-21T17:00:00Z', 'hour'), 'granularity', /more than 10000 buckets of an hour/)
+  assert.equal((await series('1200-01-01', '2033-05-01', 'month')).body.buckets.length, 10_000)
+  assertParameterError(await series('1200-01-01', '2033-06-01', 'month'), 'granularity', /more than 10000 buckets of a month/)
+  // Fractions of a second as filters take them.
+  assert.equal((await series('2026-01-01T00:00:00.1234567Z', '2026-01-02T00:00:00Z', 'hour')).status, 200)
   assertParameterError(await asAlice('GET', '/api/v1/sales:series?field=due_on&range=7d&granularity=hour'), 'granularity', /date field/)
   for (const zone of ['Mars/Olympus', '+02:00', 'UTC+3', '']) {
     assertParameterError(await asAlice('GET', `/api/v1/sales:series?field=placed_at&time_zone=${q(zone)}`), 'time_zone', /IANA/)
