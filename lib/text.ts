@@ -46,3 +46,17 @@ export function didYouMean (word: string, candidates: Iterable<string>): string 
   const suggestion = nearest(word, candidates)
   return suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`
 }
+
+/**
+ * Where the first `count` characters (code points) of `text` end, as a UTF-16 offset; the text's
+ * length when it has no more. Limits count characters, as a caller does, not UTF-16 units.
+ */
+export function endOfCodePoints (text: string, count: number): number {
+  let offset = 0
+  for (let seen = 0; seen < count && offset < text.length; seen++) {
+    const unit = text.charCodeAt(offset)
+    const pair = unit >= 0xd800 && unit <= 0xdbff && offset + 1 < text.length && (text.charCodeAt(offset + 1) & 0xfc00) === 0xdc00
+    offset += pair ? 2 : 1
+  }
+  return offset
+}

@@ -1,6 +1,7 @@
 // Filter and order_by text → checked values against the caller's query model, or the 400 problem
 // with every issue and its span. Checks are kept per app, caller model and text (QueryChecks), so
 // a repeated filter is parsed once. Lists, aggregates and seek share these.
+import { endOfCodePoints } from '../text.js'
 import { problem } from '../problems.js'
 import type { BoundedCache } from '../cache.js'
 import type { ResourceModel } from '../model/types.js'
@@ -29,12 +30,14 @@ export function queryProblem (slug: 'invalid-filter' | 'invalid-order-by', param
  * string and 200,000 in a body; longer is `too-long`, with the hint of where longer ones go.
  */
 export function planFilter (text: string, query: QueryModel, checks: QueryChecks, maxLength: number): CheckedFilter | undefined {
-  if (text.length > maxLength) {
+  // Characters, not UTF-16 units: only a text longer in units than the limit can be over it.
+  const end = text.length > maxLength ? endOfCodePoints(text, maxLength) : text.length
+  if (end < text.length) {
     queryProblem('invalid-filter', 'filter', [{
       code: 'too-long',
       message: `The filter is longer than ${maxLength} characters.`,
       hint: maxLength === MAX_FILTER_QUERY ? `POST /${query.resource}:search takes filters up to ${MAX_FILTER_BODY} characters.` : undefined,
-      span: { start: maxLength, end: text.length },
+      span: { start: end, end: text.length },
     }])
   }
   // The caller's model is part of the key: callers who see other fields get other checks.

@@ -95,6 +95,19 @@ test('a 10,000-character filter that needs percent-encoding reaches the filter; 
   assert.equal(tooLong.body.errors[0].code, 'too-long')
 })
 
+test('the filter limit counts characters, not UTF-16 units: 10,000 emoji pass, 10,001 do not', async () => {
+  const filter = (emoji: number): string => `title = "${'😀'.repeat(emoji)}"`
+  assert.equal([...filter(9990)].length, 10_000)
+  const answer = await send('GET', `/api/v1/items?filter=${encodeURIComponent(filter(9990))}`)
+  assert.equal(answer.status, 200, JSON.stringify(answer.body))
+  const tooLong = await send('GET', `/api/v1/items?filter=${encodeURIComponent(filter(9991))}`)
+  isProblem(tooLong, 400, 'invalid-filter')
+  assert.equal(tooLong.body.errors[0].code, 'too-long')
+  // Spans are UTF-16 offsets, as everywhere: the 10,001st character (the closing quote) starts
+  // after 9 units of text and 9,991 emoji of two units each.
+  assert.deepEqual(tooLong.body.errors[0].span, { start: 19_991, end: 19_992 })
+})
+
 test('a json value nested 6,000 levels deep is a 400 invalid-record', async () => {
   const deep = '['.repeat(6000) + ']'.repeat(6000)
   const answer = await send('POST', '/api/v1/items', { body: `{"title":"deep","data":${deep}}` })

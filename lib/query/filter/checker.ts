@@ -299,7 +299,7 @@ export function checkFilter (node: FilterNode | undefined, model: QueryModel): C
   if (checker.issues.length > 0 || filter === undefined) return { ok: false, issues: checker.issues }
   const conditions = conditionsOf(filter)
   if (conditions.reduce((n, c) => n + valuesOf(c), 0) > MAX_VALUES) {
-    return { ok: false, issues: [{ code: 'too-complex', message: `The filter needs more than ${MAX_VALUES} values.`, hint: 'List values with in(field, ...), or split the request.', span: node.span }] }
+    return { ok: false, issues: [{ code: 'too-complex', message: `The filter needs more than ${MAX_VALUES} values.`, hint: 'Split the request into several, each with fewer values.', span: node.span }] }
   }
   if (conditions.filter((c) => c.kind === 'search').length > MAX_SEARCH_TERMS) {
     return { ok: false, issues: [{ code: 'too-complex', message: `The filter has more than ${MAX_SEARCH_TERMS} search terms.`, hint: 'Search for a phrase in quotes: "green tea".', span: node.span }] }
