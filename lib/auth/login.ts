@@ -1,6 +1,6 @@
 // Email and password sign-in, and the mapping of user-store refusals to problems. Problems of the
 // login routes also carry better-auth's `code` and `message`, which its client reads.
-import { problem, type Problem } from '../problems.js'
+import { problem, withExtras, type Problem, type ProblemSlug } from '../problems.js'
 import { sql } from '../sql/sql.js'
 import { rows } from '../db/query.js'
 import { decoyVerify, verifyPassword } from './passwords.js'
@@ -9,6 +9,20 @@ import { normalizeEmail, UserStoreError, type UserRow, type UserStore } from './
 
 export function authProblem (slug: Parameters<typeof problem>[0], code: string, detail: string, extras: Record<string, unknown> = {}, headers?: Record<string, string>): Problem {
   return problem(slug, detail, { code, message: detail, ...extras }, headers)
+}
+
+// better-auth's codes for refusals no login route words itself (the body's schema, the parser,
+// the verifier); any other slug becomes its upper-case form (`payload-too-large` → PAYLOAD_TOO_LARGE).
+const AUTH_CODES: Partial<Record<ProblemSlug, string>> = {
+  'unauthenticated': 'UNAUTHORIZED',
+  'invalid-record': 'VALIDATION_ERROR',
+  'invalid-parameter': 'VALIDATION_ERROR',
+}
+
+/** The problem with better-auth's `code` and `message`, which every answer of the login routes carries. */
+export function withAuthCode (p: Problem): Problem {
+  if (p.extras.code !== undefined) return p
+  return withExtras(p, { code: AUTH_CODES[p.slug] ?? p.slug.toUpperCase().replace(/-/g, '_'), message: p.detail })
 }
 
 const INVALID_CREDENTIALS = 'Invalid email or password.'

@@ -3,7 +3,8 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { UserStore } from '../../lib/auth/users.js'
-import { authProblem, signInWithEmail } from '../../lib/auth/login.js'
+import { authProblem, signInWithEmail, withAuthCode } from '../../lib/auth/login.js'
+import { mapError } from '../../lib/http/error-mapping.js'
 import { authSession, authUser } from '../../lib/auth/shapes.js'
 import { endSession } from '../../lib/auth/sessions.js'
 import { issueAccessToken } from '../../lib/auth/tokens.js'
@@ -55,6 +56,12 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
 
   // Any other path here is a 404 for everyone: no token is needed to learn that nothing is there.
   app.setNotFoundHandler({}, async () => { throw authProblem('not-found', 'NOT_FOUND', NO_ROUTE_DETAIL) })
+  // Refusals made here by the body's schema, the parser or the verifier get better-auth's code and
+  // message too; the app's handler answers them, and takes an unexpected error as it was thrown.
+  app.setErrorHandler(async (error) => {
+    const mapped = mapError(error)
+    throw mapped.unexpected ? error : withAuthCode(mapped.problem)
+  })
 
   app.post('/sign-in/email', {
     config: {

@@ -132,6 +132,23 @@ test('sign-in with a body that is not { email, password } is 400 invalid-record,
   assertProblem(notJson, 400, 'malformed-json')
 })
 
+test('every refusal of a login route carries better-auth\'s code and message, the schema\'s, the parser\'s and the verifier\'s included', async () => {
+  const app = shared
+  const cases: Array<[Promise<LightMyRequestResponse>, number, string]> = [
+    [app.inject({ method: 'POST', url: '/api/auth/sign-in/email', headers: freshClient(), payload: {} }), 400, 'VALIDATION_ERROR'],
+    [app.inject({ method: 'POST', url: '/api/auth/sign-in/email', headers: { ...freshClient(), 'content-type': 'application/json' }, payload: '{"email":' }), 400, 'MALFORMED_JSON'],
+    [app.inject({ method: 'POST', url: '/api/auth/sign-in/email', headers: { ...freshClient(), 'content-type': 'text/plain' }, payload: 'x' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    [app.inject({ method: 'GET', url: '/api/auth/admin/list-users', headers: { authorization: 'Bearer not-a-token' } }), 401, 'UNAUTHORIZED'],
+  ]
+  for (const [sent, status, code] of cases) {
+    const response = await sent
+    assert.equal(response.statusCode, status, response.body)
+    const body = json(response)
+    assert.equal(body.code, code, response.body)
+    assert.equal(body.message, body.detail)
+  }
+})
+
 test('with an https public URL the cookie is __Secure-better-auth.session_token and Secure', async () => {
   const publicUrl = 'https://api.example.com'
   const app = await buildApp({ publicUrl })
