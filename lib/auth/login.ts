@@ -57,6 +57,7 @@ export async function signInWithEmail (store: UserStore, email: unknown, passwor
 // better-auth 1.7's codes (core BASE_ERROR_CODES and the admin plugin's), where it has one.
 const STORE_CODES: Record<UserStoreError['code'], string> = {
   'invalid-email': 'INVALID_EMAIL',
+  'invalid-name': 'VALIDATION_ERROR',
   'weak-password': 'PASSWORD_TOO_SHORT',
   'invalid-role': 'YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE',
   'role-required': 'ROLE_REQUIRED',

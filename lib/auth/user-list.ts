@@ -48,6 +48,12 @@ function single (query: Readonly<Record<string, QueryValue>>, name: string): str
   const value = query[name]
   if (value === undefined || value === '') return undefined
   if (typeof value !== 'string') throw new UserListError(name, `${name} must be given once`)
+  return withoutNul(name, value)
+}
+
+/** PostgreSQL text holds no NUL: a value with one could match nothing, and is refused by name. */
+function withoutNul (name: string, value: string): string {
+  if (value.includes('\u0000')) throw new UserListError(name, `${name} must not contain NUL characters`)
   return value
 }
 
@@ -70,7 +76,7 @@ function typed (name: string, type: FieldType, value: string): unknown {
     return value === 'true'
   }
   if (type === 'timestamp' && Number.isNaN(Date.parse(value))) throw new UserListError(name, `${name} must be an ISO 8601 timestamp for this field`)
-  return value
+  return withoutNul(name, value)
 }
 
 function likePattern (operator: string, value: string): string {

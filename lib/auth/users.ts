@@ -31,7 +31,7 @@ export interface UserSummary {
   createdAt: string
 }
 
-export type UserStoreErrorCode = 'invalid-email' | 'weak-password' | 'invalid-role' | 'role-required' | 'email-taken' | 'unknown-user' | 'last-admin' | 'banned' | 'invalid-ttl'
+export type UserStoreErrorCode = 'invalid-email' | 'invalid-name' | 'weak-password' | 'invalid-role' | 'role-required' | 'email-taken' | 'unknown-user' | 'last-admin' | 'banned' | 'invalid-ttl'
 
 /** The resource name of user-store changes in write hooks. */
 export const USERS_RESOURCE = 'auth.users'
@@ -97,10 +97,15 @@ export interface UserStoreOptions {
   readonly events?: UserEvents | undefined
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+// No control characters (NUL would reach PostgreSQL, which refuses it in text).
+const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u
 
+/**
+ * The email as stored and looked up: trimmed, lower case, and in Unicode NFC, so `ü` typed as one
+ * character or as `u` and a combining diaeresis is one address, not two that look the same.
+ */
 export function normalizeEmail (email: unknown): string {
-  const normalized = typeof email === 'string' ? email.trim().toLowerCase() : ''
+  const normalized = typeof email === 'string' ? email.trim().normalize('NFC').toLowerCase() : ''
   if (normalized.length > 254 || !EMAIL.test(normalized)) throw new UserStoreError('invalid-email', 'email must be a valid email address', 'email')
   return normalized
 }
@@ -176,6 +181,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
 
     create: async (input, change = {}) => {
       const email = normalizeEmail(input.email)
+      if (input.name !== undefined && /\p{Cc}/u.test(input.name)) throw new UserStoreError('invalid-name', 'name must not contain control characters', 'name')
       const weak = passwordProblem(input.password)
       if (weak !== undefined) throw new UserStoreError('weak-password', weak, 'password')
       const hash = await hashPassword(input.password)

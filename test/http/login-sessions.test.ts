@@ -309,6 +309,9 @@ test('list-users: a bad option is 400 invalid-parameter naming it (VALIDATION_ER
     ['?filterField=banned&filterValue=true&filterOperator=contains', 'filterOperator'],
     ['?filterField=createdAt&filterValue=yesterday&filterOperator=gt', 'filterValue'],
     ['?limit=1&limit=2', 'limit'],
+    ['?searchValue=%00', 'searchValue'],
+    ['?filterField=email&filterValue=a%00b', 'filterValue'],
+    ['?filterField=email&filterValue=a,b%00&filterOperator=in', 'filterValue'],
   ]
   for (const [query, parameter] of cases) {
     const response = await app.inject({ method: 'GET', url: `/api/auth/admin/list-users${query}`, headers: adminToken })

@@ -407,6 +407,14 @@ test('create-user: role outside the list, short password, bad email and duplicat
 
   const email = await createUserRoute(app, auth, { email: 'not-an-email', password: PASSWORD })
   assert.equal(assertInvalidRecord(email, 'email', 'invalid-email').code, 'INVALID_EMAIL')
+  // NUL reaches no database message: a field error, like any other.
+  assert.equal(assertInvalidRecord(await createUserRoute(app, auth, { email: 'nul\u0000@example.com', password: PASSWORD }), 'email', 'invalid-email').code, 'INVALID_EMAIL')
+  assert.equal(assertInvalidRecord(await createUserRoute(app, auth, { email: 'named@example.com', name: 'a\u0000b', password: PASSWORD }), 'name', 'invalid-name').code, 'VALIDATION_ERROR')
+
+  // An address is one address however its characters are composed (NFC): the second is taken.
+  const composed = await createUserRoute(app, auth, { email: 'j\u00fcrgen@example.com', password: PASSWORD })
+  assert.equal(composed.statusCode, 200, composed.body)
+  assert.equal(assertInvalidRecord(await createUserRoute(app, auth, { email: 'ju\u0308rgen@example.com', password: PASSWORD }), 'email', 'email-taken').code, 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL')
 
   const missing = await createUserRoute(app, auth, { email: 'missing-password@example.com' })
   const missingBody = assertProblem(missing, 400, 'invalid-record')
