@@ -1,9 +1,10 @@
 // `tablegate serve`: the API on a port until SIGINT/SIGTERM, then a graceful close: no new
 // requests, those in flight finish (bounded), then the pools and the embedded database close.
 import cluster from 'node:cluster'
-import type { AddressInfo } from 'node:net'
+import { isIP, type AddressInfo } from 'node:net'
 import { createServer } from '../server.js'
 import { loadResolvedConfig } from './host.js'
+import { resolveConfig, type ResolvedConfig } from '../config/resolve.js'
 import { announceServer } from './running-server.js'
 import { chooseLogFormat, listeningUrl, serveLogger, type LogFormat } from './logging.js'
 import { superviseWorkers } from './workers.js'
@@ -18,8 +19,19 @@ export interface ServeOptions {
   readonly workers?: number | undefined
 }
 
+/**
+ * The config as served: the address it is served at is a trusted origin, so the sign-in page and
+ * the docs opened at the printed URL may post from there, whatever the public URL says.
+ */
+function asServed (config: ResolvedConfig, host: string, port: number): ResolvedConfig {
+  if (port === 0) return config
+  const origin = `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}`
+  if (config.trustedOrigins.includes(origin)) return config
+  return resolveConfig({ ...config.config, trustedOrigins: [...(config.config.trustedOrigins ?? []), origin] })
+}
+
 export async function serve (opts: ServeOptions, io: CliIo): Promise<void> {
-  const resolved = await loadResolvedConfig(opts.config)
+  const resolved = asServed(await loadResolvedConfig(opts.config), opts.host, opts.port)
   if ((opts.workers ?? 1) > 1 && cluster.isPrimary) return await superviseWorkers(resolved, opts.workers ?? 1, io)
   // In a worker the supervisor handles signals and announcing; only the first worker says hello.
   const worker = cluster.isWorker ? cluster.worker : undefined
@@ -55,9 +67,11 @@ export async function serve (opts: ServeOptions, io: CliIo): Promise<void> {
   await app.listen({ port: opts.port, host: opts.host })
   if (worker === undefined) void closed.then(announceServer(resolved.dataDir, resolved.publicUrl))
   const url = listeningUrl(opts.host, app.server.address() as AddressInfo)
-  say(`tablegate is serving ${url} (API ${url}${resolved.basePath}, login ${url}${resolved.apiRoot}/auth)`)
+  // With a verifier of another issuer's tokens there is no login here, and no token issued here.
+  const login = app.tablegate.users === undefined ? '' : `, login ${url}${resolved.apiRoot}/auth`
+  say(`tablegate is serving ${url} (API ${url}${resolved.basePath}${login})`)
   // Tokens name the public URL, which a proxy or a tunnel may rightly make another; say which it is.
-  if (new URL(resolved.publicUrl).origin !== url) say(`tokens are issued for the public URL ${resolved.publicUrl} (publicUrl in the config, or AUTH_URL)`)
+  if (login !== '' && new URL(resolved.publicUrl).origin !== url) say(`tokens are issued for the public URL ${resolved.publicUrl} (publicUrl in the config, or AUTH_URL)`)
   if (app.tablegate.users !== undefined && !(await app.tablegate.users.hasUsers())) {
     say('No user yet. Create the first admin in another terminal:')
     say('  npx tablegate user create --email you@example.com --generate-password')

@@ -90,6 +90,16 @@ test('the startup line names the address and port actually listened on, and the 
   assert.match(await outputWith(served, tokensLine), tokensLine)
 })
 
+test('the sign-in page opened at the printed address may sign in: that origin is trusted, not only the public URL\'s', async () => {
+  const signIn = async (origin: string): Promise<Response> => await fetch(`${base}/api/auth/sign-in/email`, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.com', password: 'correct-horse-battery' }),
+  })
+  assert.equal((await signIn(base)).status, 200)
+  assert.equal((await signIn('http://127.0.0.1:1')).status, 403)
+})
+
 test('--port 0: the line names the port the system picked, and it answers there', async () => {
   const picked = await serve('--port', '0', '--host', '127.0.0.1')
   const match = /^tablegate is serving http:\/\/127\.0\.0\.1:(\d+) /.exec(picked.startup)
