@@ -144,6 +144,8 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     checkKnownParameters(request.query as Query, [])
     const outcome = await write(request, access, { operation: 'delete', key: keyOf(request), ifMatch: parseIfMatch(request.headers['if-match']) })
     if (parsePrefer(request.headers.prefer) !== 'representation') return reply.code(204).send()
+    // The record in the body carries the ETag header its `etag` equals, as every record does.
+    reply.header('etag', outcome.etag)
     return sendJson(reply, 200, recordOf(request, access, outcome))
   })
 

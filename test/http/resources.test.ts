@@ -145,6 +145,7 @@ test('delete with Prefer: return=representation returns the record', async () =>
   assert.equal(deleted.status, 200)
   assert.equal(deleted.body.title, 'Show me')
   assert.notEqual(deleted.body.deleted_at, null)
+  assert.equal(deleted.headers.etag, deleted.body.etag)
 })
 
 test('hard delete removes the row; undelete and show_deleted are 400 there', async () => {
