@@ -88,6 +88,8 @@ export function serverOptions (): FastifyHttpOptions<Server> {
   return {
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
+    // A body is checked as sent: `{"email": 1}` is a number where text belongs, not the text "1".
+    ajv: { customOptions: { coerceTypes: false } },
     http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
     clientErrorHandler,
     frameworkErrors,

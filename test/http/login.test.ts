@@ -127,6 +127,9 @@ test('sign-in with a body that is not { email, password } is 400 invalid-record,
 
   const wrongType = await app.inject({ method: 'POST', url: '/api/auth/sign-in/email', headers: freshClient(), payload: { email: 'admin@example.com', password: { value: PASSWORD } } })
   assertProblem(wrongType, 400, 'invalid-record')
+  // Values are not coerced: a number where text belongs is refused like an object.
+  const numberEmail = await app.inject({ method: 'POST', url: '/api/auth/sign-in/email', headers: freshClient(), payload: { email: 1, password: PASSWORD } })
+  assert.equal(assertProblem(numberEmail, 400, 'invalid-record').errors[0].field, 'email')
 
   const notJson = await app.inject({ method: 'POST', url: '/api/auth/sign-in/email', headers: { ...freshClient(), 'content-type': 'application/json' }, payload: '{"email":' })
   assertProblem(notJson, 400, 'malformed-json')
