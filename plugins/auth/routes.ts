@@ -46,9 +46,8 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
     if (request.method !== 'POST') return
     const origin = request.headers.origin ?? (request.headers.referer === undefined ? undefined : originOf(request.headers.referer))
     if (origin === undefined && request.headers.cookie === undefined) return
-    if (origin === undefined || origin === 'null') {
-      throw authProblem('access-denied', 'MISSING_OR_NULL_ORIGIN', 'A request that carries a cookie must say its Origin.')
-    }
+    if (origin === undefined) throw authProblem('access-denied', 'MISSING_OR_NULL_ORIGIN', 'A request that carries a cookie must say its Origin.')
+    if (origin === 'null') throw authProblem('access-denied', 'MISSING_OR_NULL_ORIGIN', 'A request from an opaque origin (Origin: null) is not trusted to sign in or change anything.')
     if (!isTrustedOrigin(origin, config.trustedOrigins)) {
       throw authProblem('access-denied', 'INVALID_ORIGIN', 'This origin is not trusted to send authenticated requests.')
     }

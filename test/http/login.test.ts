@@ -489,8 +489,10 @@ test('cookie-authenticated POSTs need a trusted Origin: foreign is 403 INVALID_O
   const app = shared
   const cookie = await cookieOf(app, 'admin@example.com')
 
-  for (const origin of [undefined, 'null']) {
-    assertAuthProblem(await createWithCookie(app, cookie, origin, 'origin-refused@example.com'), 403, 'access-denied', 'MISSING_OR_NULL_ORIGIN')
+  for (const [origin, says] of [[undefined, /must say its Origin/], ['null', /opaque origin/]] as const) {
+    const refused = await createWithCookie(app, cookie, origin, 'origin-refused@example.com')
+    assertAuthProblem(refused, 403, 'access-denied', 'MISSING_OR_NULL_ORIGIN')
+    assert.match(json(refused).detail, says)
   }
   const refused: string[] = [
     'https://evil.example.com',
