@@ -45,6 +45,10 @@ export const PARAMETERS = {
     name: 'If-Match', in: 'header', schema: { type: 'string' },
     description: 'When sent, the record\'s ETag as last read (* matches any version); stale: 412.',
   },
+  ifNoneMatch: {
+    name: 'If-None-Match', in: 'header', schema: { type: 'string' },
+    description: 'The record\'s ETag as last read (or *): when it still matches, 304 with no body.',
+  },
   preferWrite: {
     name: 'Prefer', in: 'header', schema: { type: 'string', enum: ['return=representation', 'return=minimal'] },
     description: 'return=minimal answers without a body.',
@@ -55,7 +59,7 @@ export const PARAMETERS = {
   },
 } satisfies Record<string, JsonSchema>
 
-export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 412 | 428 | 429 | 504
+export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 428 | 429 | 504
 
 export const PROBLEM_RESPONSES: Record<ProblemStatus, { readonly name: string, readonly description: string }> = {
   400: { name: 'BadRequest', description: 'Invalid parameter, filter, key or record (problem details say which).' },
@@ -64,6 +68,8 @@ export const PROBLEM_RESPONSES: Record<ProblemStatus, { readonly name: string, r
   404: { name: 'NotFound', description: 'No such record, or none the caller may see.' },
   409: { name: 'Conflict', description: 'The write conflicts with stored data.' },
   412: { name: 'PreconditionFailed', description: 'If-Match does not match the current ETag.' },
+  413: { name: 'PayloadTooLarge', description: 'The body is larger than the server accepts (1 MiB).' },
+  415: { name: 'UnsupportedMediaType', description: 'The body is not application/json in UTF-8, or has a Content-Encoding.' },
   428: { name: 'PreconditionRequired', description: 'If-Match is required.' },
   429: { name: 'TooManyRequests', description: 'Too many at once: try again after Retry-After seconds.' },
   504: { name: 'StatementTimeout', description: 'The statement timeout was exceeded.' },

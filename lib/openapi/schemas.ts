@@ -32,6 +32,11 @@ export function recordValueSchema (field: FieldModel, writable: boolean): JsonSc
   if ((field.type === 'bigint' || field.type === 'decimal') && Array.isArray(schema.anyOf)) {
     // The body accepts a number too; a record always carries the exact text.
     schema = (schema.anyOf as JsonSchema[]).find((s) => s.type === 'string') ?? { type: 'string', pattern: VALUE_PATTERNS.integer }
+    // A body's decimal text is bounded; the column writes it back in full (`1e1000` is 1,001 digits).
+    if (field.type === 'decimal') {
+      const { maxLength: _bodyLimit, ...written } = schema
+      schema = written
+    }
   }
   const format = FORMATS[field.type]
   if (format !== undefined && schema.type === 'string') schema = { type: 'string', format }

@@ -80,7 +80,7 @@ export function describeBatch (api: ApiContext): PathItems {
               required: ['results'],
             }),
           },
-          ...api.problems(400, 401, 403, 404, 409, 412, 428, 504),
+          ...api.problems(400, 401, 403, 404, 409, 412, 413, 415, 428, 504),
         },
       },
     },

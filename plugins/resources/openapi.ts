@@ -40,7 +40,7 @@ function describeResource (api: ApiContext, resource: ResourceApi): PathItems {
         },
         additionalProperties: false,
       }),
-      responses: { 200: { description: 'A page of records.', ...api.json(refs.list) }, ...api.problems(400, 401, 403, 504) },
+      responses: { 200: { description: 'A page of records.', ...api.json(refs.list) }, ...api.problems(400, 401, 403, 413, 415, 504) },
     })
     seek.get = operation(resource, 'seek', `The page of ${name} at a row position`, {
       parameters: [
@@ -62,8 +62,8 @@ function describeResource (api: ApiContext, resource: ResourceApi): PathItems {
       },
     })
     item.get = operation(resource, 'get', `Get one of ${name}`, {
-      parameters: [api.parameter('fields'), ...showDeleted],
-      responses: { ...record('The record.'), ...api.problems(400, 401, 403, 404, 504) },
+      parameters: [api.parameter('fields'), ...showDeleted, api.parameter('ifNoneMatch')],
+      responses: { ...record('The record.'), 304: { description: 'Not modified: If-None-Match matched.', headers: withEtag }, ...api.problems(400, 401, 403, 404, 504) },
     })
   }
   if (allowed('create') && access.writable.length > 0) {
@@ -71,8 +71,8 @@ function describeResource (api: ApiContext, resource: ResourceApi): PathItems {
       parameters: [api.parameter('preferWrite')],
       requestBody: { required: true, ...api.json(refs.create) },
       responses: {
-        201: { description: 'Created.', headers: { ...withEtag, Location: { schema: { type: 'string' } } }, ...api.json(refs.record) },
-        ...api.problems(400, 401, 403, 409, 504),
+        201: { description: 'Created: the record, or no body with Prefer: return=minimal.', headers: { ...withEtag, Location: { schema: { type: 'string' } } }, ...api.json(refs.record) },
+        ...api.problems(400, 401, 403, 409, 413, 415, 504),
       },
     })
   }
@@ -80,19 +80,19 @@ function describeResource (api: ApiContext, resource: ResourceApi): PathItems {
     item.patch = operation(resource, 'update', `Update one of ${name}`, {
       parameters: [api.parameter('ifMatchRequired'), api.parameter('preferWrite')],
       requestBody: { required: true, ...api.json(refs.update) },
-      responses: { ...record('Updated.'), 204: { description: 'Updated (Prefer: return=minimal).', headers: withEtag }, ...api.problems(400, 401, 403, 404, 409, 412, 428, 504) },
+      responses: { ...record('Updated.'), 204: { description: 'Updated (Prefer: return=minimal).', headers: withEtag }, ...api.problems(400, 401, 403, 404, 409, 412, 413, 415, 428, 504) },
     })
   }
   if (allowed('delete')) {
     item.delete = operation(resource, 'delete', softDelete ? `Delete one of ${name} (soft: :undelete restores it)` : `Delete one of ${name}`, {
       parameters: [api.parameter('ifMatch'), api.parameter('preferDelete')],
-      responses: { 204: { description: 'Deleted.' }, ...record('The deleted record (Prefer: return=representation).'), ...api.problems(401, 403, 404, 409, 412, 504) },
+      responses: { 204: { description: 'Deleted.' }, ...record('The deleted record (Prefer: return=representation).'), ...api.problems(400, 401, 403, 404, 409, 412, 504) },
     })
   }
   if (softDelete && allowed('undelete')) {
     undelete.post = operation(resource, 'undelete', `Restore a deleted one of ${name}`, {
       parameters: [api.parameter('key'), api.parameter('ifMatch')],
-      responses: { ...record('The restored record.'), ...api.problems(401, 403, 404, 409, 412, 504) },
+      responses: { ...record('The restored record.'), ...api.problems(400, 401, 403, 404, 409, 412, 504) },
     })
   }
   const withKey = (methods: Record<string, JsonSchema>): Record<string, unknown> => ({ parameters: [api.parameter('key')], ...methods })

@@ -50,7 +50,8 @@ test('only the resources, fields and operations the caller\'s roles allow', () =
   assert.equal(JSON.stringify(documents.clerk).includes('cost'), false)
   // The manager reads cost but may not write it: in records (read-only), not in bodies.
   const schemas = documents.manager.components.schemas
-  assert.deepEqual(schemas.orders.properties.cost, { anyOf: [{ type: 'string', pattern: VALUE_PATTERNS.decimal, maxLength: 100, readOnly: true }, { type: 'null' }] })
+  // A body's decimal is at most 100 characters; a record carries it as the column writes it, in full.
+  assert.deepEqual(schemas.orders.properties.cost, { anyOf: [{ type: 'string', pattern: VALUE_PATTERNS.decimal, readOnly: true }, { type: 'null' }] })
   assert.equal(schemas['orders.create'].properties.cost, undefined)
   assert.equal(schemas['orders.update'].properties.cost, undefined)
   // The clerk's batch operations name only what it may do: no delete at all, tags never written.
@@ -97,6 +98,15 @@ test('errors are problem+json, the bearer scheme guards everything, AIP paramete
   assert.deepEqual(patch.parameters.map((p: { $ref: string }) => document.components.parameters[p.$ref.split('/').at(-1)!]).map((p: any) => [p.name, p.in, p.required ?? false]), [['If-Match', 'header', true], ['Prefer', 'header', false]])
   assert.equal(document.paths['/api/v1/tags'].get.parameters.length, 6, 'no show_deleted on a hard-delete resource')
   assert.equal(document.components.responses.Unauthenticated.headers['WWW-Authenticate'].schema.const, 'Bearer')
+  // Every status the server answers with is described: 304 on a conditional get, 400 for a
+  // malformed key on delete and undelete, 413 and 415 wherever a body is taken.
+  const record = document.paths['/api/v1/orders/{key}']
+  assert.ok(record.get.responses['304'])
+  assert.ok(record.get.parameters.some((p: { $ref: string }) => document.components.parameters[p.$ref.split('/').at(-1)!].name === 'If-None-Match'))
+  for (const op of [record.delete, document.paths['/api/v1/orders/{key}:undelete'].post]) assert.ok(op.responses['400'])
+  for (const op of [document.paths['/api/v1/orders'].post, record.patch, document.paths['/api/v1/orders:search'].post, document.paths['/api/v1:batchWrite'].post]) {
+    assert.ok(op.responses['413'] && op.responses['415'], op.operationId)
+  }
 })
 
 test('records returned by list, get, create and update validate against each caller\'s schemas', async () => {
