@@ -93,19 +93,28 @@ export function compileSeriesSpan (plan: SeriesPlan): Sql {
  */
 export function compileHistogram (plan: HistogramPlan): Sql {
   const column = qualifiedColumnOf(plan.model, plan.field)
-  const numeric = sql`${column}::numeric`
-  const value = plan.field.type === 'integer' || plan.field.type === 'number' ? sql`${column}::float8` : numeric
+  const { type } = plan.field
+  const float = type === 'integer' || type === 'number'
+  const value = float ? sql`${column}::float8` : sql`${column}::numeric`
+  // float8 and numeric columns may hold NaN and ±Infinity, which have no place on an axis: they
+  // are counted apart with the nulls.
+  const placed = type === 'number' || type === 'decimal'
+    ? sql`${column} IS NOT NULL AND ${column} NOT IN ('NaN', 'Infinity', '-Infinity')`
+    : sql`${column} IS NOT NULL`
   const n = sql`${plan.buckets}::int`
   const bucketOf = sql`CASE WHEN "bounds"."hi" = "bounds"."lo" THEN 1 ELSE least(width_bucket(${value}, "bounds"."lo", "bounds"."hi", ${n}), ${n}) END`
-  const bounds = sql`SELECT min(${value}) AS "lo", max(${value}) AS "hi", count(*) FILTER (WHERE ${column} IS NULL) AS "nulls" FROM ${plan.model.table}${where(plan)}`
-  const counted = sql`SELECT ${bucketOf} AS "bucket", count(*) AS "count" FROM ${plan.model.table} CROSS JOIN "bounds"${where(plan, sql`${column} IS NOT NULL`)} GROUP BY 1`
-  const width = sql`("bounds"."hi" - "bounds"."lo")`
+  const bounds = sql`SELECT min(${value}) FILTER (WHERE ${placed}) AS "lo", max(${value}) FILTER (WHERE ${placed}) AS "hi", count(*) FILTER (WHERE NOT (${placed})) AS "nulls" FROM ${plan.model.table}${where(plan)}`
+  const counted = sql`SELECT ${bucketOf} AS "bucket", count(*) AS "count" FROM ${plan.model.table} CROSS JOIN "bounds"${where(plan, placed)} GROUP BY 1`
+  // The k-th edge of n, lo + (hi - lo) * k / n. In float8 the width of -1.7e308..1.7e308 would
+  // overflow, so half of it is scaled by 2k / n (width_bucket guards itself the same way).
   // numeric division carries 16 or more digits: 40.0000000000000000 reads better as 40.
-  const edge = (expression: Sql): Sql => value === numeric ? sql`trim_scale(${expression})` : expression
+  const edge = (k: Sql): Sql => float
+    ? sql`"bounds"."lo" + ("bounds"."hi" / 2 - "bounds"."lo" / 2) * (2.0 * ${k} / ${n})`
+    : sql`trim_scale("bounds"."lo" + ("bounds"."hi" - "bounds"."lo") * ${k} / ${n})`
   return sql.join([
     sql`WITH "bounds" AS (${bounds}), "counted" AS (${counted}) `,
     sql`SELECT "bounds"."lo" AS "min", "bounds"."hi" AS "max", "bounds"."nulls"::int8 AS "nulls", "b"."bucket" AS "bucket", `,
-    sql`${edge(sql`"bounds"."lo" + ${width} * ("b"."bucket" - 1) / ${n}`)} AS "start", ${edge(sql`CASE WHEN "b"."bucket" = ${n} THEN "bounds"."hi" ELSE "bounds"."lo" + ${width} * "b"."bucket" / ${n} END`)} AS "end", `,
+    sql`${edge(sql`("b"."bucket" - 1)`)} AS "start", CASE WHEN "b"."bucket" = ${n} THEN ${float ? sql`"bounds"."hi"` : sql`trim_scale("bounds"."hi")`} ELSE ${edge(sql`"b"."bucket"`)} END AS "end", `,
     sql`coalesce("counted"."count", 0)::int8 AS "count" `,
     sql`FROM "bounds" LEFT JOIN LATERAL generate_series(1, CASE WHEN "bounds"."hi" IS NULL THEN 0 WHEN "bounds"."hi" = "bounds"."lo" THEN 1 ELSE ${n} END) AS "b" ("bucket") ON true `,
     sql`LEFT JOIN "counted" ON "counted"."bucket" = "b"."bucket" ORDER BY "b"."bucket"`,
