@@ -27,16 +27,17 @@ export function queryProblem (slug: 'invalid-filter' | 'invalid-order-by', param
 
 /**
  * A filter's text, checked: undefined for no filter. `maxLength` is 10,000 characters in a query
- * string and 200,000 in a body; longer is `too-long`, with the hint of where longer ones go.
+ * string and 200,000 in a body; longer is `too-long`, with the hint of where longer ones go when a
+ * `searchPath` takes them.
  */
-export function planFilter (text: string, query: QueryModel, checks: QueryChecks, maxLength: number): CheckedFilter | undefined {
+export function planFilter (text: string, query: QueryModel, checks: QueryChecks, maxLength: number, searchPath?: string): CheckedFilter | undefined {
   // Characters, not UTF-16 units: only a text longer in units than the limit can be over it.
   const end = text.length > maxLength ? endOfCodePoints(text, maxLength) : text.length
   if (end < text.length) {
     queryProblem('invalid-filter', 'filter', [{
       code: 'too-long',
       message: `The filter is longer than ${maxLength} characters.`,
-      hint: maxLength === MAX_FILTER_QUERY ? `POST /${query.resource}:search takes filters up to ${MAX_FILTER_BODY} characters.` : undefined,
+      hint: searchPath === undefined ? undefined : `POST ${searchPath} takes filters up to ${MAX_FILTER_BODY} characters.`,
       span: { start: end, end: text.length },
     }])
   }

@@ -30,6 +30,8 @@ export interface ListContext {
   readonly rowPermissions: boolean
   /** 10,000 characters in a query string, 200,000 in a :search body. */
   readonly maxFilterLength: number
+  /** Where a filter too long for the query string fits: the list's `:search` path, if it has one. */
+  readonly searchPath?: string | undefined
 }
 
 export function planList (input: ListInput, context: ListContext): ListPlan {
@@ -41,7 +43,7 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
   const { access, services } = context
   const { model, query } = access
   const filterText = textParameter('filter', input.filter)
-  const filter = planFilter(filterText, query, services.checks, context.maxFilterLength)
+  const filter = planFilter(filterText, query, services.checks, context.maxFilterLength, context.searchPath)
   const order = planOrder(textParameter('order_by', input.order_by), model, query, services.checks)
   const showDeleted = parseShowDeleted(model, input.show_deleted)
   const tokenBinding = pageTokenBinding(model.name, filterText, order, showDeleted)

@@ -76,7 +76,8 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   const list = async (request: FastifyRequest, reply: FastifyReply, access: AccessPlan, plan: (context: ListContext) => ListPlan, maxFilterLength: number) => {
     requireTenant(model, request.ctx.tenant)
     request.ctx.timing?.mark()
-    const planned = plan({ access, services, rowPermissions, maxFilterLength })
+    const searchPath = maxFilterLength === MAX_FILTER_QUERY ? `${collectionPath}:search` : undefined
+    const planned = plan({ access, services, rowPermissions, maxFilterLength, searchPath })
     request.ctx.timing?.lap('plan')
     const { json, warnings } = await readList(db.read, planned, services, listGuards, request.ctx.timing)
     if (warnings.length > 0) reply.header('x-service-warning', warnings.join(' '))

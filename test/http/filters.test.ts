@@ -450,8 +450,11 @@ test('a filter over 10,000 characters in a query string is 400 too-long; 10,000 
   const url = `/api/v1/orders?filter=${q(filterOf(10_001))}`
   const response = await getProblem(url)
   assert.deepEqual(response.body, filterProblem(url, [{
-    code: 'too-long', message: 'The filter is longer than 10000 characters.', hint: 'POST /orders:search takes filters up to 200000 characters.', span: { start: 10_000, end: 10_001 },
+    code: 'too-long', message: 'The filter is longer than 10000 characters.', hint: 'POST /api/v1/orders:search takes filters up to 200000 characters.', span: { start: 10_000, end: 10_001 },
   }]))
+  // Routes without a :search form say no more than the limit.
+  const facets = await getProblem(`/api/v1/orders:facets?field=status&filter=${q(filterOf(10_001))}`)
+  assert.deepEqual(facets.body.errors, [{ code: 'too-long', message: 'The filter is longer than 10000 characters.', span: { start: 10_000, end: 10_001 } }])
   // The limit counts the filter, not the URL: an encoded filter of 10,000 characters passes.
   assert.equal((await call('GET', `/api/v1/orders?filter=${q(`title = "${'é '.repeat(4995)}"`)}`)).status, 200)
 })
