@@ -111,8 +111,11 @@ export async function cancelStatement (client: pg.PoolClient): Promise<void> {
 
 export type ControlStatement = 'BEGIN' | 'BEGIN READ ONLY' | 'COMMIT' | 'ROLLBACK' | `${'SAVEPOINT' | 'RELEASE SAVEPOINT' | 'ROLLBACK TO SAVEPOINT'} tg_${string}`
 
-/** A statement without parameters that is not built (BEGIN, COMMIT, savepoints), published like the others. */
-export async function control (db: Queryable, text: ControlStatement): Promise<void> {
+/**
+ * A statement without parameters that is not built (BEGIN, COMMIT, savepoints), published like
+ * the others. Returns PostgreSQL's command tag: a COMMIT of a failed transaction answers ROLLBACK.
+ */
+export async function control (db: Queryable, text: ControlStatement): Promise<string | undefined> {
   if (queryChannel.hasSubscribers) queryChannel.publish({ text })
-  await db.query(text)
+  return (await db.query(text) as { command?: string }).command
 }

@@ -14,6 +14,14 @@ export interface TxOptions {
 
 export type Tx = PoolClient
 
+/** A COMMIT that PostgreSQL answered with ROLLBACK: a statement of the transaction had failed. */
+export class TransactionRolledBackError extends Error {
+  constructor () {
+    super('The transaction was rolled back at COMMIT: one of its statements failed and its error was caught.')
+    this.name = 'TransactionRolledBackError'
+  }
+}
+
 /** A transaction that outlives one call (an export streams from it): end it with commit or rollback, once. */
 export interface OpenTransaction {
   readonly tx: Tx
@@ -46,8 +54,9 @@ export async function beginTransaction (pool: Pool, options: TxOptions = {}): Pr
       if (statement === 'COMMIT') throw lost
       return
     }
+    let command: string | undefined
     try {
-      await control(client, statement)
+      command = await control(client, statement)
     } catch (err) {
       if (statement === 'ROLLBACK') return release(true)
       // A COMMIT refused (a deferred constraint) leaves a healthy connection once rolled back.
@@ -56,6 +65,9 @@ export async function beginTransaction (pool: Pool, options: TxOptions = {}): Pr
       throw err
     }
     release(false)
+    // A statement failed and its error was caught (a hook that swallowed it): PostgreSQL rolled
+    // the whole transaction back, and its work must not be answered as done.
+    if (statement === 'COMMIT' && command === 'ROLLBACK') throw new TransactionRolledBackError()
   }
   try {
     await control(client, options.readOnly === true ? 'BEGIN READ ONLY' : 'BEGIN')

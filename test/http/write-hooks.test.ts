@@ -20,6 +20,15 @@ app.tablegate.addWriteHook(async function failOnDemand () {
   failNext = undefined
   throw err
 })
+// A hook that runs a failing statement and swallows its error: PostgreSQL still aborts the write.
+let swallowNext = false
+app.tablegate.addWriteHook(async function swallowOnDemand (_event, tx) {
+  if (!swallowNext) return
+  swallowNext = false
+  try {
+    await tx.query('SELECT no_such_column FROM orders')
+  } catch {}
+})
 await app.ready()
 await createUser(app, 'admin@example.com')
 const auth = await bearer(app, 'admin@example.com')
@@ -45,6 +54,21 @@ test('hooks see resource, operation, key, before, after and the caller, for ever
   const { etag: _etag, ...stored } = updated
   assert.deepEqual(events[1]!.after, stored)
   assert.equal(events[0]!.ctx.user?.id, (await app.tablegate.users!.findByEmail('admin@example.com'))!.id)
+})
+
+test('a write whose hook swallowed a failed statement is a 500, never a success that stored nothing', async () => {
+  const ordersBefore = await count('SELECT count(*) AS n FROM orders')
+  swallowNext = true
+  const created = await app.inject({ method: 'POST', url: '/api/v1/orders', headers: auth, payload: { title: 'Rolled back at commit' } })
+  assert.equal(created.statusCode, 500, created.body)
+  assert.equal(json(created).type, 'urn:service:problem:internal-error')
+  assert.equal(await count('SELECT count(*) AS n FROM orders'), ordersBefore)
+  // A PATCH too: answered 200 before, though its row stayed as it was.
+  const stored = json(await app.inject({ method: 'POST', url: '/api/v1/orders', headers: auth, payload: { title: 'Kept' } }))
+  swallowNext = true
+  const updated = await app.inject({ method: 'PATCH', url: `/api/v1/orders/${stored.id}`, headers: { ...auth, 'if-match': stored.etag }, payload: { title: 'Lost' } })
+  assert.equal(updated.statusCode, 500, updated.body)
+  assert.equal(await count(`SELECT count(*) AS n FROM orders WHERE id = ${Number(stored.id)} AND title = 'Kept'`), 1)
 })
 
 test('a hook that throws leaves no trace of the write, nor of the audit row', async () => {
