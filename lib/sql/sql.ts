@@ -52,8 +52,10 @@ sql.int = (value: number): Sql => {
   return fragment([String(value)], [])
 }
 
-export const empty: Sql = fragment([''], [])
-sql.empty = empty
+// Made here, not assigned from a named constant: `sql.empty = empty` made TypeScript's declaration
+// output `export { empty }` inside `namespace sql`, which hid ident, keyword and int from consumers.
+sql.empty = fragment([''], [])
+export const empty: Sql = sql.empty
 
 /**
  * A value-free fragment compiled once into a single string, for pieces that repeat on every request

@@ -6,7 +6,7 @@
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -133,4 +133,38 @@ export default defineConfig({
   await ended
   assert.doesNotMatch(output, /shutdown failed|exiting now/)
   assert.throws(() => readFileSync(join(link, 'postmaster.pid')), { code: 'ENOENT' }, 'the server stopped the database it started')
+})
+
+test('a plugin written against the installed types compiles with tsc, the library\'s own declarations checked too', async () => {
+  assert.ok(existsSync(join(project, 'node_modules', 'tablegate')), 'installed')
+  writeFileSync(join(project, 'stock.ts'), `import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { problem, query, sql, type Queryable, type WriteEvent } from 'tablegate'
+
+export function keepsStock (event: WriteEvent): void {
+  if (event.before === undefined && event.after === undefined) throw problem('conflict', 'Nothing to count.')
+}
+
+async function stock (app: FastifyInstance): Promise<void> {
+  app.tablegate.addWriteHook(async (event: WriteEvent, tx: Queryable) => {
+    keepsStock(event)
+    await query(tx, sql\`UPDATE \${sql.ident('public', 'stock')} SET n = n - 1 WHERE id = \${event.key} ORDER BY id \${sql.keyword('ASC')} LIMIT \${sql.int(1)}\${sql.empty}\`)
+  }, { resources: ['notes'], operations: ['create'] })
+}
+
+export default fp(stock, { name: 'stock', fastify: '5.x', dependencies: ['tablegate'] })
+`)
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: {
+      target: 'es2023', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true,
+      // The package's own .d.ts files are checked as well: a consumer may not skip them.
+      skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')],
+    },
+    files: ['stock.ts'],
+  }))
+  try {
+    await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], inProject)
+  } catch (err) {
+    assert.fail(`tsc refused a plugin against the installed types: ${(err as { stdout: string }).stdout}`)
+  }
 })
