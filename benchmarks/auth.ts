@@ -38,7 +38,7 @@ const database = await benchDatabase()
 const databaseUrl = database.url
 const app = await createServer({ databaseUrl, authSecret: 'bench-secret-0123456789abcdef', signInPerMinute: 1_000_000 })
 try {
-  const users = app.tablegate.users!
+  const users = runtimeOf(app).users!
   await users.create({ email: 'bench@example.com', password: PASSWORD })
   const { token } = await users.issueToken('bench@example.com')
   const jwk = (await users.keys.publicJwks())[0] as JWK

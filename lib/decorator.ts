@@ -1,10 +1,11 @@
 // `app.tablegate`: what a plugin author gets of tablegate. Narrow on purpose: read-only settings
-// (no secrets, no connection strings), the models, the app's database for the plugin's own
-// statements, the user store, the page-token codec, and the two extension points. Pools for the
-// auth store, AUTH_SECRET and the hook runner stay inside.
+// (no secrets, no connection strings), the models, the app's database and the login store's for
+// the plugin's own statements, the host-side user operations, the page-token codec, and the two
+// extension points. The user store's tables and signing keys, AUTH_SECRET and the hook runner
+// stay inside.
 import type { ResolvedConfig } from './config/resolve.js'
 import type { Queryable } from './db/query.js'
-import type { UserStore } from './auth/users.js'
+import { userOperations, type UserOperations } from './auth/users.js'
 import type { ResourceModel } from './model/types.js'
 import type { PageTokens } from './query/page-token.js'
 import type { ListGuard } from './read/execute.js'
@@ -20,8 +21,14 @@ export interface TablegateDecorator {
   readonly models: ReadonlyMap<string, ResourceModel>
   /** The application database (writes' pool), for a plugin's own statements. */
   readonly db: Queryable
+  /**
+   * The login store's database (the application's, unless `adminDatabaseUrl` is set), for a
+   * plugin's own tables beside the users (the audit log keeps user changes there); undefined when
+   * tokens come from an auth server elsewhere.
+   */
+  readonly authDb: Queryable | undefined
   /** Host-side user operations; undefined when tokens come from an auth server elsewhere. */
-  readonly users: UserStore | undefined
+  readonly users: UserOperations | undefined
   /** Page tokens of this app, for plugins that page through results of their own. */
   readonly pageTokens: PageTokens
   /** `X-Meta-Version` for a role set. */
@@ -41,7 +48,8 @@ export function decoratorOf (runtime: Runtime): TablegateDecorator {
     config: Object.freeze(settings),
     models: runtime.models,
     db: runtime.db.app,
-    users: runtime.users,
+    authDb: runtime.users?.pool,
+    users: runtime.users === undefined ? undefined : userOperations(runtime.users),
     pageTokens: runtime.services.pageTokens,
     metaVersion: runtime.metaVersion,
     addWriteHook: (hook: WriteHook, options?: WriteHookOptions) => { runtime.hooks.add(hook, options) },

@@ -86,6 +86,15 @@ export interface UserStore {
   roleChoices (): string[]
 }
 
+/** The host-side user operations (SPEC), all a plugin gets of the store: no pool, tables or keys. */
+export type UserOperations = Pick<UserStore, 'migrate' | 'create' | 'hasUsers' | 'list' | 'findByEmail' | 'setRole' | 'setBanned' | 'delete' | 'revokeSessions' | 'issueToken' | 'roleChoices'>
+
+/** The operations of a store, as an object of their own: the store's pool, tables and signing keys are not reachable from it. */
+export function userOperations (store: UserStore): UserOperations {
+  const { migrate, create, hasUsers, list, findByEmail, setRole, setBanned, delete: remove, revokeSessions, issueToken, roleChoices } = store
+  return Object.freeze({ migrate, create, hasUsers, list, findByEmail, setRole, setBanned, delete: remove, revokeSessions, issueToken, roleChoices })
+}
+
 export interface UserStoreOptions {
   readonly pool: Pool
   readonly schema: string | undefined

@@ -6,7 +6,7 @@ import { discoverConfigFile, loadConfigFile } from '../config/load.js'
 import { resolveConfig, type ResolvedConfig } from '../config/resolve.js'
 import { ConfigError } from '../config/validate.js'
 import { connectDatabases, type Databases } from '../db/connect.js'
-import type { UserStore } from '../auth/users.js'
+import type { UserOperations } from '../auth/users.js'
 import { checkModels, migrateDatabase } from '../bootstrap.js'
 import { createServer, type ServerOptions } from '../server.js'
 import { runningServerUrl } from './running-server.js'
@@ -49,7 +49,7 @@ function cliLogger (): NonNullable<ServerOptions['loggerInstance']> {
   return logger as unknown as NonNullable<ServerOptions['loggerInstance']>
 }
 
-export async function withUsers<T> (configFile: string | undefined, work: (users: UserStore) => Promise<T>): Promise<T> {
+export async function withUsers<T> (configFile: string | undefined, work: (users: UserOperations) => Promise<T>): Promise<T> {
   const config = await loadJoiningConfig(configFile)
   if (config.verifier !== undefined) throw new ConfigError('this config verifies tokens of another auth server: manage users there')
   // The public URL as resolved (a running server's, when the config and AUTH_URL give none).

@@ -23,8 +23,8 @@ async function auditLog (app: FastifyInstance, options: AuditLogOptions): Promis
   const table = tableOf(options)
   // The application database's table is made with the other migrations; the auth store's here,
   // like every other migration only where the config lets startup change the schema.
-  const users = app.tablegate.users?.pool
-  if (app.tablegate.config.migrateOnStart && users !== undefined) await createAuditTable(users, table)
+  const authDb = app.tablegate.authDb
+  if (app.tablegate.config.migrateOnStart && authDb !== undefined) await createAuditTable(authDb, table)
   app.tablegate.addWriteHook(async function auditLogRow (event: WriteEvent, tx: Queryable) {
     await query(tx, sql`INSERT INTO ${table} (resource, operation, record_key, user_id, tenant, before, after)
       VALUES (${event.resource}, ${event.operation}, ${event.key}, ${event.ctx.user?.id ?? HOST_ACTOR}, ${event.ctx.tenant ?? null},

@@ -5,6 +5,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { createServer } from '../../lib/server.js'
 import type { Config } from '../../lib/config/schema.js'
 import { freshDatabase } from './db.js'
+import { runtimeOf } from '../../lib/runtime.js'
+import type { UserStore } from '../../lib/auth/users.js'
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789'
 export const PASSWORD = 'correct-horse-battery'
@@ -17,8 +19,9 @@ export async function buildApp (config: Config = {}): Promise<FastifyInstance> {
   return app
 }
 
-export function usersOf (app: FastifyInstance): NonNullable<FastifyInstance['tablegate']['users']> {
-  const users = app.tablegate.users
+/** The app's whole user store (its pool and keys too, which plugins do not get). */
+export function usersOf (app: FastifyInstance): UserStore {
+  const users = runtimeOf(app).users
   if (users === undefined) throw new Error('this app has no built-in auth server')
   return users
 }

@@ -22,6 +22,17 @@ async function count (app: FastifyInstance, table: string, userId: string): Prom
   return result.rows[0]!.n
 }
 
+test('a plugin gets the host-side operations and the login store\'s database, never the store\'s pool, tables or signing keys', async () => {
+  const app = await buildApp()
+  const users = app.tablegate.users as unknown as Record<string, unknown>
+  assert.deepEqual(Object.keys(users).sort(), ['create', 'delete', 'findByEmail', 'hasUsers', 'issueToken', 'list', 'migrate', 'revokeSessions', 'roleChoices', 'setBanned', 'setRole'])
+  for (const inside of ['pool', 'tables', 'keys']) assert.equal(users[inside], undefined, inside)
+  assert.ok(Object.isFrozen(users))
+  assert.equal((await app.tablegate.authDb!.query('SELECT 1 AS one')).rows[0].one, 1)
+  const created = await app.tablegate.users!.create({ email: 'through-the-view@example.com', password: PASSWORD })
+  assert.equal((await usersOf(app).findByEmail('through-the-view@example.com'))!.id, created.id)
+})
+
 test('the first user is always admin; later users get the default role', async () => {
   const app = await buildApp()
   const users = usersOf(app)
