@@ -81,13 +81,32 @@ export class WriteHooks {
   }
 
   async run (event: WriteEvent, tx: Queryable): Promise<void> {
-    for (const hook of this.for(event.resource, event.operation)) {
-      try {
-        await hook(event, tx)
-      } catch (err) {
-        if (isProblem(err) || isDatabaseUnavailable(err)) throw err
-        throw new WriteHookError(hook, err)
+    const hooks = this.for(event.resource, event.operation)
+    if (hooks.length === 0) return
+    // Hooks get the transaction only while they run: a statement sent on a `tx` kept for later
+    // would run on its own, or inside whichever unit of work holds that connection next.
+    const during = whileRunning(tx)
+    try {
+      for (const hook of hooks) {
+        try {
+          await hook(event, during.tx)
+        } catch (err) {
+          if (isProblem(err) || isDatabaseUnavailable(err)) throw err
+          throw new WriteHookError(hook, err)
+        }
       }
+    } finally {
+      during.end()
     }
   }
+}
+
+/** `tx` until `end()`; after it every statement is refused. */
+function whileRunning (tx: Queryable): { readonly tx: Queryable, end: () => void } {
+  let ended = false
+  const query = (...args: unknown[]): unknown => {
+    if (ended) throw new Error('a write hook\'s tx is valid only while the hook runs: the write it belonged to has ended')
+    return (tx as unknown as { query: (...a: unknown[]) => unknown }).query(...args)
+  }
+  return { tx: { query } as unknown as Queryable, end: () => { ended = true } }
 }

@@ -20,6 +20,9 @@ app.tablegate.addWriteHook(async function failOnDemand () {
   failNext = undefined
   throw err
 })
+// A hook that keeps its tx for later.
+let kept: Parameters<Parameters<typeof app.tablegate.addWriteHook>[0]>[1] | undefined
+app.tablegate.addWriteHook(async function keepsTx (_event, tx) { kept = tx })
 // A hook that runs a failing statement and swallows its error: PostgreSQL still aborts the write.
 let swallowNext = false
 app.tablegate.addWriteHook(async function swallowOnDemand (_event, tx) {
@@ -69,6 +72,14 @@ test('a write whose hook swallowed a failed statement is a 500, never a success 
   const updated = await app.inject({ method: 'PATCH', url: `/api/v1/orders/${stored.id}`, headers: { ...auth, 'if-match': stored.etag }, payload: { title: 'Lost' } })
   assert.equal(updated.statusCode, 500, updated.body)
   assert.equal(await count(`SELECT count(*) AS n FROM orders WHERE id = ${Number(stored.id)} AND title = 'Kept'`), 1)
+})
+
+test('a hook\'s tx refuses statements once the hooks have run: none can run outside its write', async () => {
+  const created = await app.inject({ method: 'POST', url: '/api/v1/orders', headers: auth, payload: { title: 'Kept tx' } })
+  assert.equal(created.statusCode, 201)
+  assert.ok(kept !== undefined)
+  await assert.rejects(async () => await kept!.query("INSERT INTO orders (title) VALUES ('late')"), /valid only while the hook runs/)
+  assert.equal(await count("SELECT count(*) AS n FROM orders WHERE title = 'late'"), 0)
 })
 
 test('a hook that throws leaves no trace of the write, nor of the audit row', async () => {
