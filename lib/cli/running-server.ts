@@ -17,14 +17,19 @@ export function announceServer (dataDir: string, publicUrl: string): () => void 
   return () => { rmSync(file, { force: true }) }
 }
 
-/** The public URL of a server running on `dataDir`, if one is. */
-export function runningServerUrl (dataDir: string): string | undefined {
+/** The server running on `dataDir`, if one is. */
+export function runningServer (dataDir: string): RunningServer | undefined {
   const file = join(dataDir, FILE)
   if (!existsSync(file)) return undefined
   try {
     const server = JSON.parse(readFileSync(file, 'utf8')) as Partial<RunningServer>
-    return typeof server.pid === 'number' && typeof server.publicUrl === 'string' && isAlive(server.pid) ? server.publicUrl : undefined
+    return typeof server.pid === 'number' && typeof server.publicUrl === 'string' && isAlive(server.pid) ? { pid: server.pid, publicUrl: server.publicUrl } : undefined
   } catch {
     return undefined
   }
+}
+
+/** The public URL of a server running on `dataDir`, if one is. */
+export function runningServerUrl (dataDir: string): string | undefined {
+  return runningServer(dataDir)?.publicUrl
 }

@@ -5,7 +5,7 @@ import { isIP, type AddressInfo } from 'node:net'
 import { createServer } from '../server.js'
 import { loadResolvedConfig } from './host.js'
 import { resolveConfig, type ResolvedConfig } from '../config/resolve.js'
-import { announceServer } from './running-server.js'
+import { announceServer, runningServer } from './running-server.js'
 import { chooseLogFormat, listeningUrl, serveLogger, type LogFormat } from './logging.js'
 import { superviseWorkers } from './workers.js'
 import type { CliIo } from './io.js'
@@ -32,27 +32,42 @@ function asServed (config: ResolvedConfig, host: string, port: number): Resolved
 
 export async function serve (opts: ServeOptions, io: CliIo): Promise<void> {
   const resolved = asServed(await loadResolvedConfig(opts.config), opts.host, opts.port)
+  // Two servers on one embedded database: the first to stop would stop it under the other.
+  const other = cluster.isPrimary && resolved.databaseUrl === undefined ? runningServer(resolved.dataDir) : undefined
+  if (other !== undefined && other.pid !== process.pid) {
+    throw new Error(`another tablegate (pid ${other.pid}) serves the embedded database of ${resolved.dataDir}: stop it first, or give this one another dataDir or a DATABASE_URL`)
+  }
   if ((opts.workers ?? 1) > 1 && cluster.isPrimary) return await superviseWorkers(resolved, opts.workers ?? 1, io)
   // In a worker the supervisor handles signals and announcing; only the first worker says hello.
   const worker = cluster.isWorker ? cluster.worker : undefined
   const say = worker === undefined || worker.id === 1 ? io.out : () => {}
+  // Signals are heard from the start: one that comes while the app starts (the embedded database
+  // among it) stops the app once it has started, so nothing it started is left running.
+  let shutdown: ((signal: string) => void) | undefined
+  let stopAsked: string | undefined
+  const onSignal = (signal: string): void => {
+    if (shutdown !== undefined) return shutdown(signal)
+    if (stopAsked === undefined) stopAsked = signal
+    else if (worker === undefined) exitNow(io, `tablegate: ${signal} again, exiting now`)
+  }
+  // A worker hears Ctrl-C twice, from the terminal and from its supervisor: the second is no hurry.
+  process.on('SIGINT', () => { onSignal('SIGINT') })
+  process.on('SIGTERM', () => { onSignal('SIGTERM') })
   const logger = serveLogger(resolved.config.logger, chooseLogFormat(process.stdout.isTTY, opts.logFormat))
   const app = await createServer(resolved.config, { logger })
   const closed = new Promise<void>((resolve) => {
     let closing = false
-    const shutdown = (signal: string): void => {
+    shutdown = (signal: string): void => {
       if (closing) {
         if (worker !== undefined) return
-        io.err(`tablegate: ${signal} again, exiting now`)
-        process.exit(1)
+        exitNow(io, `tablegate: ${signal} again, exiting now`)
       }
       closing = true
       // Requests in flight finish (none outlives the statement timeout and the lost-backend
       // sweep); a close that still hangs is given up, not waited on for ever.
       const limitMs = resolved.statementTimeoutMs * 2 + 5_000
       setTimeout(() => {
-        io.err(`tablegate: requests still running ${limitMs} ms after ${signal}, exiting now`)
-        process.exit(1)
+        exitNow(io, `tablegate: shutdown not done ${limitMs} ms after ${signal} (requests, pools or the embedded database), exiting now`)
       }, limitMs).unref()
       app.close().then(resolve, (err: unknown) => {
         io.err(`tablegate: shutdown failed: ${(err as Error).message}`)
@@ -60,11 +75,19 @@ export async function serve (opts: ServeOptions, io: CliIo): Promise<void> {
         resolve()
       })
     }
-    // A worker hears Ctrl-C twice, from the terminal and from its supervisor: the second is no hurry.
-    process.on('SIGINT', () => { shutdown('SIGINT') })
-    process.on('SIGTERM', () => { shutdown('SIGTERM') })
   })
-  await app.listen({ port: opts.port, host: opts.host })
+  if (stopAsked !== undefined) {
+    shutdown!(stopAsked)
+    return await closed
+  }
+  try {
+    await app.listen({ port: opts.port, host: opts.host })
+  } catch (err) {
+    // The port is taken, or the address is not this machine's: stop what started (the embedded
+    // database) and say why, rather than hang with nothing served.
+    await app.close()
+    throw err
+  }
   if (worker === undefined) void closed.then(announceServer(resolved.dataDir, resolved.publicUrl))
   const url = listeningUrl(opts.host, app.server.address() as AddressInfo)
   // With a verifier of another issuer's tokens there is no login here, and no token issued here.
@@ -77,4 +100,9 @@ export async function serve (opts: ServeOptions, io: CliIo): Promise<void> {
     say('  npx tablegate user create --email you@example.com --generate-password')
   }
   await closed
+}
+
+function exitNow (io: CliIo, message: string): never {
+  io.err(message)
+  process.exit(1)
 }

@@ -1,0 +1,86 @@
+// `tablegate serve` on its embedded PostgreSQL, as a real process: it leaves nothing running when
+// it cannot listen or is stopped while it starts, and a second server on the same embedded
+// database is refused, as the first to stop would stop the database under the other.
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { freePort, isAlive } from '../../lib/db/embedded.js'
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const bin = join(root, 'bin', 'tablegate.js')
+const dir = mkdtempSync(join(tmpdir(), 'tablegate-serve-embedded-'))
+const dataDir = join(dir, 'data')
+const config = join(dir, 'tablegate.config.mjs')
+writeFileSync(config, `export default { roles: ['admin', 'user'], dataDir: ${JSON.stringify(dataDir)} }\n`)
+const env: Record<string, string | undefined> = { ...process.env, AUTH_SECRET: 'serve-embedded-secret-0123456789' }
+for (const key of ['DATABASE_URL', 'TABLEGATE_CONFIG', 'AUTH_URL', 'PORT', 'NODE_OPTIONS']) delete env[key]
+
+interface Run { child: ChildProcess, output: () => string, exited: Promise<number | null> }
+
+function start (port: number): Run {
+  const child = spawn(process.execPath, [bin, 'serve', '--config', config, '--port', String(port), '--host', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  after(() => { child.kill('SIGKILL') })
+  let out = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
+  return { child, output: () => out, exited: new Promise((resolve) => { child.once('exit', resolve) }) }
+}
+
+async function until (check: () => boolean, ms = 60_000): Promise<void> {
+  const started = Date.now()
+  while (!check()) {
+    if (Date.now() - started > ms) assert.fail('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
+/** The embedded postmaster's pid, while its pid file is there. */
+function postmaster (): number | undefined {
+  const file = join(dataDir, 'pgdata', 'postmaster.pid')
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : undefined
+}
+
+after(async () => {
+  await until(() => postmaster() === undefined || !isAlive(postmaster()!), 20_000).catch(() => {})
+  // As root, the data lives where the postgres user can reach it, linked from the data directory.
+  const link = join(dataDir, 'pgdata')
+  if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() === true) rmSync(join(readlinkSync(link), '..'), { recursive: true, force: true })
+  rmSync(dir, { recursive: true, force: true })
+})
+
+test('a port already taken: one line, exit 1, and the embedded database it started is stopped', { timeout: 60_000 }, async () => {
+  const taken = createServer()
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+  after(() => { taken.close() })
+  const run = start((taken.address() as { port: number }).port)
+  assert.equal(await run.exited, 1)
+  assert.match(run.output(), /^tablegate: listen EADDRINUSE/m)
+  assert.ok(postmaster() === undefined || !isAlive(postmaster()!), 'the embedded database is stopped')
+})
+
+test('SIGTERM while starting stops the server once it has started, with its embedded database', { timeout: 60_000 }, async () => {
+  const run = start(await freePort())
+  // The database is up, the server not yet listening.
+  await until(() => postmaster() !== undefined && !run.output().includes('tablegate is serving'))
+  const pid = postmaster()!
+  run.child.kill('SIGTERM')
+  assert.equal(await run.exited, 0)
+  await until(() => !isAlive(pid), 20_000)
+})
+
+test('a second server on the same embedded database is refused in one line; the first serves on', { timeout: 60_000 }, async () => {
+  const port = await freePort()
+  const first = start(port)
+  await until(() => first.output().includes('tablegate is serving'))
+  const second = start(await freePort())
+  assert.equal(await second.exited, 1)
+  assert.match(second.output(), new RegExp(`^tablegate: another tablegate \\(pid ${first.child.pid}\\) serves the embedded database of `, 'm'))
+  assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200)
+  first.child.kill('SIGTERM')
+  assert.equal(await first.exited, 0)
+})
