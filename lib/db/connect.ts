@@ -42,7 +42,7 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
   let url = config.databaseUrl
   let authSecret = config.authSecret
   if (url === undefined) {
-    embedded = await startEmbedded(config.dataDir)
+    embedded = await startEmbedded(config.dataDir, { warn })
     url = embedded.url
     authSecret ??= embeddedSecret(config.dataDir, warn)
   } else if (authSecret === undefined) {

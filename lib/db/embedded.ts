@@ -68,7 +68,7 @@ function urlFor (creds: Credentials, port: number, database = 'postgres'): strin
  * Starts (or joins) the embedded PostgreSQL whose files live in `<dataDir>/pgdata`; on `port` when
  * given. Fails with one EmbeddedDatabaseError line naming the cause and the fix.
  */
-export async function startEmbedded (dataDir: string, options: { readonly port?: number } = {}): Promise<EmbeddedDatabase> {
+export async function startEmbedded (dataDir: string, options: { readonly port?: number, readonly warn?: (message: string) => void } = {}): Promise<EmbeddedDatabase> {
   // 0711: PostgreSQL runs as `postgres` when we are root and must traverse into pgdata, but may not
   // list the directory; the secret and the credentials inside are 0600.
   mkdirSync(dataDir, { recursive: true, mode: 0o711 })
@@ -83,7 +83,7 @@ export async function startEmbedded (dataDir: string, options: { readonly port?:
   const binDir = placeBinaries(binaries, account)
   const port = options.port ?? await freePort()
   if (!existsSync(join(pgdata, 'PG_VERSION'))) await initCluster(binDir, binaries.programs, pgdata, creds, account)
-  const server = await startServer(binDir, binaries.programs, pgdata, port, account, join(dataDir, 'postgres.log'))
+  const server = await startServer(binDir, binaries.programs, pgdata, port, account, join(dataDir, 'postgres.log'), options.warn)
   let stopped = false
   return {
     url: urlFor(creds, port),

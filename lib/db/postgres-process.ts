@@ -75,10 +75,9 @@ function exited (child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null
 }
 
-/** Starts the server on `port` and resolves once it accepts connections; its log goes to `logFile`. */
-export async function startServer (binDir: string, programs: PostgresBinaries['programs'], pgdata: string, port: number, account: PostgresAccount | undefined, logFile: string): Promise<PostgresProcess> {
-  const program = join(binDir, 'bin', programs.postgres)
-  const log = openSync(logFile, 'w', 0o600)
+/** Spawns the server on `port` and resolves with it once it accepts connections; its log goes to `logFile`. */
+async function spawnServer (program: string, pgdata: string, port: number, account: PostgresAccount | undefined, logFile: string): Promise<ChildProcess> {
+  const log = openSync(logFile, 'a', 0o600)
   let child: ChildProcess
   try {
     child = spawn(program, ['-D', pgdata, '-p', String(port)], { ...runAs(account), stdio: ['ignore', log, log] })
@@ -100,8 +99,55 @@ export async function startServer (binDir: string, programs: PostgresBinaries['p
     }
     await sleep(20)
   }
+  return child
+}
+
+/** Waits between restarts of a server that exited on its own: 0.5 s, doubling to 15 s. */
+const RESTART_FIRST_MS = 500
+const RESTART_MOST_MS = 15_000
+
+/**
+ * Starts the server on `port` and resolves once it accepts connections; its log goes to `logFile`.
+ * A server that exits on its own (killed, crashed, stopped by hand) is started again on the same
+ * port until it runs, so the pools reconnect to it: the process that started it owns it, and no
+ * one else would. `onRestart` hears each exit and each start.
+ */
+export async function startServer (binDir: string, programs: PostgresBinaries['programs'], pgdata: string, port: number, account: PostgresAccount | undefined, logFile: string, onRestart: (message: string) => void = () => {}): Promise<PostgresProcess> {
+  const program = join(binDir, 'bin', programs.postgres)
+  writeFileSync(logFile, '', { mode: 0o600 })
+  let child = await spawnServer(program, pgdata, port, account, logFile)
+  let stopping = false
+  let restarting: Promise<void> | undefined
+  const supervise = (running: ChildProcess): void => {
+    running.once('exit', (code, signal) => {
+      if (stopping) return
+      onRestart(`the embedded PostgreSQL exited (${signal ?? `exit code ${code}`}); starting it again`)
+      restarting = restart()
+    })
+  }
+  const restart = async (): Promise<void> => {
+    for (let wait = RESTART_FIRST_MS; !stopping; wait = Math.min(wait * 2, RESTART_MOST_MS)) {
+      await sleep(wait)
+      if (stopping) return
+      try {
+        child = await spawnServer(program, pgdata, port, account, logFile)
+        if (stopping) {
+          child.kill('SIGINT')
+          return
+        }
+        supervise(child)
+        onRestart('the embedded PostgreSQL runs again')
+        return
+      } catch (err) {
+        onRestart(`the embedded PostgreSQL did not start again: ${(err as Error).message}; trying again in ${Math.min(wait * 2, RESTART_MOST_MS) / 1000} s`)
+      }
+    }
+  }
+  supervise(child)
   return {
     stop: async () => {
+      stopping = true
+      await restarting
       if (exited(child)) return
       const gone = new Promise((resolve) => child.once('exit', resolve))
       // SIGINT is PostgreSQL's fast shutdown: sessions end, the data is consistent on disk.

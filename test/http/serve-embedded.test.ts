@@ -84,3 +84,22 @@ test('a second server on the same embedded database is refused in one line; the 
   first.child.kill('SIGTERM')
   assert.equal(await first.exited, 0)
 })
+
+test('an embedded database that dies is started again on its port, and the server serves on', { timeout: 60_000 }, async () => {
+  const port = await freePort()
+  const run = start(port)
+  await until(() => run.output().includes('tablegate is serving'))
+  const killed = postmaster()!
+  process.kill(killed, 'SIGKILL')
+  await until(() => run.output().includes('the embedded PostgreSQL runs again'), 30_000)
+  assert.match(run.output(), /the embedded PostgreSQL exited \(SIGKILL\); starting it again/)
+  assert.notEqual(postmaster(), killed)
+  let ready = 0
+  await until(() => {
+    void fetch(`http://127.0.0.1:${port}/readyz`).then((r) => { ready = r.status }, () => {})
+    return ready === 200
+  }, 30_000)
+  run.child.kill('SIGTERM')
+  assert.equal(await run.exited, 0)
+  assert.equal(run.child.exitCode, 0)
+})
