@@ -44,7 +44,7 @@ export const FieldSchema = Type.Object({
   readOnly: Type.Optional(Type.Boolean({ description: 'No body may set the field; it is still read (a key filled by the database, a computed column).', default: false, examples: [true] })),
   required: Type.Optional(Type.Boolean({ description: 'A create must give a value (unless `default` or `dbDefault` provides one); also makes the field not nullable unless `nullable` says otherwise.', default: false, examples: [true] })),
   nullable: Type.Optional(Type.Boolean({ description: 'A body may set the field to `null` (never where the column is NOT NULL).', defaultText: 'the opposite of `required`', examples: [false] })),
-  default: Type.Optional(Type.Any({ description: 'The value a create writes when the body leaves the field out. Checked at startup against the column.', examples: ['draft'] })),
+  default: Type.Optional(Type.Any({ description: 'The value a create writes when the body leaves the field out. Checked at startup against the field (type, enum, limits) and the column.', examples: ['draft'] })),
   dbDefault: Type.Optional(Type.Boolean({ description: 'The column has a database default (a sequence, `now()`): a create may leave a required field out and the database fills it.', default: false, examples: [true] })),
   enum: Type.Optional(Type.Array(Type.Any(), { description: 'The only values allowed, in the order clients offer them. Filters are checked against it too.', examples: [['draft', 'open', 'locked']] })),
   minLength: Type.Optional(Type.Integer({ minimum: 0, description: 'The fewest characters of a `string` value.', examples: [1] })),

@@ -6,6 +6,7 @@ import { ConfigError } from '../config/validate.js'
 import { COMPATIBLE_PG_TYPES } from './field-types.js'
 import { fieldSchema } from './build.js'
 import { columnLimit, columnLimitBroken } from './column-limits.js'
+import { isValueJson, VALUE_EXPECTED } from './values.js'
 import type { FieldModel, ResourceModel } from './types.js'
 
 interface ColumnRow { column: string, type: string, typmod: number, not_null: boolean, has_default: boolean, labels: string[] | null }
@@ -107,7 +108,11 @@ async function introspectModel (db: Queryable, model: ResourceModel): Promise<Re
     // A version's schema follows its type (it is what records are described with).
     const schema = type === field.type ? {} : fieldSchema({ type })
     const limit = column === undefined ? undefined : columnLimit(column.type, column.typmod, column.labels)
-    // A default is written as it is, so one the column would refuse fails the start, not every create.
+    // A default is written as it is, so one the field or the column would refuse fails the start:
+    // a create must not store what no body may send.
+    if (field.hasDefault && field.default !== null && !(isValueJson(field, field.default) && field.accepts(field.default))) {
+      throw new ConfigError(`${path}.fields.${fieldName}.default: ${JSON.stringify(field.default)} is not a value the field takes (${VALUE_EXPECTED[field.type]}${field.enumValues === undefined ? '' : `, one of its enum`}, within its limits)`)
+    }
     const broken = field.hasDefault && field.default !== null ? columnLimitBroken(limit, field.default) : undefined
     if (broken !== undefined) throw new ConfigError(`${path}.fields.${fieldName}.default: ${broken} to fit column '${field.column}'`)
     // A NOT NULL column refuses null whatever the config says: the body check says so by name.
