@@ -82,10 +82,12 @@ function recordOf (values: ColumnValues, body: unknown, filled: ReadonlyMap<stri
 
 async function validateWithResource (model: ResourceModel, record: Readonly<Record<string, unknown>>, ctx: ValidateContext): Promise<void> {
   if (model.validate === undefined) return
-  const issues = await model.validate(record, ctx)
-  // Checked, not trusted: a JavaScript config's validate may return anything.
-  if (Array.isArray(issues) && issues.length > 0) {
-    invalidRecord(issues.map((i) => ({ field: String(i.field), code: String(i.code ?? 'invalid'), message: String(i.message) })))
+  const issues: unknown = await model.validate(record, ctx)
+  // Checked, not trusted: a JavaScript config's validate may return anything, and anything but a
+  // list of issues is a bug to report (a 500), not a record to let through.
+  if (!Array.isArray(issues)) throw new TypeError(`config.resources.${model.name}.validate returned ${issues === null ? 'null' : typeof issues}, not an array of issues ([] when the record is valid)`)
+  if (issues.length > 0) {
+    invalidRecord((issues as Array<{ field?: unknown, code?: unknown, message?: unknown }>).map((i) => ({ field: String(i.field), code: String(i.code ?? 'invalid'), message: String(i.message) })))
   }
 }
 

@@ -6,7 +6,7 @@ import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
 
 const databaseUrl = await freshDatabase()
-await runSql(databaseUrl, 'CREATE TABLE tasks (id serial PRIMARY KEY, title text, due date, priority integer, status text)')
+await runSql(databaseUrl, 'CREATE TABLE tasks (id serial PRIMARY KEY, title text, due date, priority integer, status text); CREATE TABLE checked (id serial PRIMARY KEY, title text)')
 const app = await buildApp({
   databaseUrl,
   resources: {
@@ -18,6 +18,11 @@ const app = await buildApp({
         priority: { type: 'integer', minimum: 1, maximum: 5 },
         status: { type: 'string', enum: ['open', 'done'] },
       },
+    },
+    // A validate with a bug: for one title it answers an issue that is not in a list.
+    checked: {
+      fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } },
+      validate: ((record: { title?: string }) => record.title === 'bad' ? [{ field: 'title', message: 'title is bad.' }] : record.title === 'buggy' ? { field: 'title', message: 'no' } : []) as never,
     },
   },
 })
@@ -53,4 +58,13 @@ test('a route that takes no query parameters says so when given one', async () =
   const answer = await admin('GET', '/api/meta?x=1')
   assert.equal(answer.status, 400)
   assert.deepEqual(answer.body.errors, [{ parameter: 'x', message: "Unknown parameter 'x': this route takes no query parameters." }])
+})
+
+test('validate\'s issues are field errors; an answer that is not a list is a 500, and nothing is written', async () => {
+  const bad = await admin('POST', '/api/v1/checked', { payload: { title: 'bad' } })
+  assert.deepEqual([bad.status, bad.body.errors], [400, [{ field: 'title', code: 'invalid', message: 'title is bad.' }]])
+  const buggy = await admin('POST', '/api/v1/checked', { payload: { title: 'buggy' } })
+  assert.equal(buggy.status, 500)
+  assert.equal(buggy.body.type, 'urn:service:problem:internal-error')
+  assert.deepEqual((await admin('GET', '/api/v1/checked')).body.items, [])
 })
