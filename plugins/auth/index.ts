@@ -7,6 +7,7 @@ import cookie from '@fastify/cookie'
 import rateLimit from '@fastify/rate-limit'
 import { cookieSecret } from '../../lib/auth/session-cookie.js'
 import { runtimeOf } from '../../lib/runtime.js'
+import { isProblem, PROBLEM_CONTENT_TYPE, toProblemBody } from '../../lib/problems.js'
 import { loginRoutes } from './routes.js'
 import { signInForm } from './sign-in-form.js'
 import { sharedLimiterStore } from '../../lib/auth/sign-in-limiter.js'
@@ -16,11 +17,21 @@ async function auth (app: FastifyInstance): Promise<void> {
   const loginPrefix = `${config.apiRoot}/auth`
   // The login routes answer an unknown path themselves (404): that a path is not there is no secret.
   const isLoginPath = (url: string): boolean => url === loginPrefix || url.startsWith(`${loginPrefix}/`) || url.startsWith(`${loginPrefix}?`)
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.public === true) return
     if (users !== undefined && request.is404 && isLoginPath(request.url)) return
     request.ctx.timing?.mark()
-    const principal = await verifier.authenticate(request.headers.authorization)
+    let principal
+    try {
+      principal = await verifier.authenticate(request.headers.authorization)
+    } catch (err) {
+      // Answered here, as a problem: a route the app registered before tablegate keeps Fastify's
+      // own error handler, which would answer plain JSON.
+      if (!isProblem(err)) throw err
+      request.log.debug({ detail: err.detail }, 'request not authenticated')
+      void reply.code(err.status).headers(err.headers).type(PROBLEM_CONTENT_TYPE).send(toProblemBody(err, request.url))
+      return reply
+    }
     request.ctx.timing?.lap('auth')
     request.ctx.user = principal.user
     request.ctx.tenant = principal.tenant

@@ -114,3 +114,20 @@ test('config.plugins are registered by app.register(tablegate, config) as by cre
     await own.close()
   }
 })
+
+test('a route the app registered before tablegate is refused without a token as a problem too', async () => {
+  const own = Fastify()
+  own.get('/api/v1/mine', async () => ({ ok: true }))
+  await own.register(tablegate, { databaseUrl, authSecret: TEST_SECRET, resources })
+  try {
+    const refused = await own.inject({ method: 'GET', url: '/api/v1/mine' })
+    assert.equal(refused.statusCode, 401)
+    assert.equal(refused.headers['content-type'], 'application/problem+json; charset=utf-8')
+    assert.equal(refused.headers['www-authenticate'], 'Bearer')
+    assert.equal(JSON.parse(refused.body).type, 'urn:service:problem:unauthenticated')
+    const served = await caller(own, await bearer(app, 'admin@example.com'))('GET', '/api/v1/mine')
+    assert.deepEqual([served.status, served.body], [200, { ok: true }])
+  } finally {
+    await own.close()
+  }
+})
