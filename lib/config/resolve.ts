@@ -12,6 +12,8 @@ export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
 const MIN_SECRET_LENGTH = 16
 /** Quick tunnels serve a development API over https on a random subdomain; they are always trusted. */
 export const TUNNEL_ORIGIN = 'https://*.trycloudflare.com'
+/** The routes at basePath's parent: the login routes, /meta, /openapi.json and /docs. */
+const SYSTEM_SEGMENTS = ['auth', 'meta', 'openapi.json', 'docs']
 
 export interface ResolvedConfig {
   readonly config: Config
@@ -127,6 +129,11 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
   ]
   const basePath = config.basePath ?? '/api/v1'
   const apiRoot = basePath.slice(0, basePath.lastIndexOf('/'))
+  // The login and system routes sit at basePath's parent: a basePath among them would share its paths.
+  const last = basePath.slice(apiRoot.length + 1)
+  if (SYSTEM_SEGMENTS.includes(last)) {
+    throw new ConfigError(`config.basePath: '${basePath}' is where the ${last === 'auth' ? 'login routes' : `${last} route`} of '${apiRoot || '/'}' sits: choose another last segment, such as '${apiRoot}/v1'`)
+  }
   let roles: RoleSetup
   try {
     roles = roleSetup(config.roles, config.defaultRole)

@@ -187,6 +187,11 @@ test('resolveConfig: the API root is the parent of the base path', () => {
   }
 })
 
+test('resolveConfig: a base path where the login or system routes sit is refused, naming them', () => {
+  assert.throws(() => resolveConfig({ basePath: '/api/auth' }, {}), /config\.basePath: '\/api\/auth' is where the login routes of '\/api' sits: choose another last segment, such as '\/api\/v1'/)
+  for (const basePath of ['/api/meta', '/svc/docs', '/openapi.json']) assert.throws(() => resolveConfig({ basePath }, {}), /config\.basePath: .* route of/, basePath)
+})
+
 test('resolveConfig: role errors are config errors', () => {
   assert.throws(() => resolveConfig({ roles: ['admin', 'Editor'] }, {}), configError(/config\.roles/, /'Editor'/))
   assert.throws(() => resolveConfig({ roles: ['admin', 'user'], defaultRole: 'guest' }, {}), configError(/'guest'/))
