@@ -23,7 +23,8 @@ async function within<T> (ms: number, work: Promise<T>): Promise<T | 'late'> {
 
 export async function readiness (db: Queryable, keySet: KeySet): Promise<Readiness> {
   const answered = await within(READY_WITHIN_MS, db.query('SELECT 1').then(() => true, () => false))
-  if (answered !== true) return { ready: false, reason: `the database did not answer within ${READY_WITHIN_MS / 1000} s` }
+  if (answered === 'late') return { ready: false, reason: `the database did not answer within ${READY_WITHIN_MS / 1000} s` }
+  if (!answered) return { ready: false, reason: 'the database cannot be reached' }
   const keys = await within(READY_WITHIN_MS, keySet.loaded())
   if (keys !== true) return { ready: false, reason: 'no signing key set is loaded' }
   return { ready: true }
