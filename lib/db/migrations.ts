@@ -8,8 +8,24 @@ import { query, rows } from './query.js'
 import type { Pool } from './pool.js'
 import { withTransaction } from './transaction.js'
 
+/** A migration that could not be read or run, named by its file (or its directory). */
+export class MigrationError extends Error {
+  constructor (message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.name = 'MigrationError'
+  }
+}
+
+async function migrationFiles (directory: string): Promise<string[]> {
+  try {
+    return (await readdir(directory)).filter((f) => f.endsWith('.sql')).sort()
+  } catch (err) {
+    throw new MigrationError(`config.migrations: cannot read the directory ${directory} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
+  }
+}
+
 export async function applyMigrations (pool: Pool, directory: string): Promise<string[]> {
-  const files = (await readdir(directory)).filter((f) => f.endsWith('.sql')).sort()
+  const files = await migrationFiles(directory)
   const applied: string[] = []
   await withTransaction(pool, { timeoutMs: 600_000 }, async (tx) => {
     await query(tx, sql`SELECT pg_advisory_xact_lock(hashtext(${'tablegate.migrations'}))`)
@@ -18,7 +34,12 @@ export async function applyMigrations (pool: Pool, directory: string): Promise<s
     for (const file of files) {
       if (done.has(file)) continue
       // A migration file is trusted operator input, run as written (the one place SQL text is not built).
-      await tx.query(await readFile(join(directory, file), 'utf8'))
+      try {
+        await tx.query(await readFile(join(directory, file), 'utf8'))
+      } catch (err) {
+        // Said by file, for whoever runs the server: nothing of this reaches a caller.
+        throw new MigrationError(`migration ${file} failed: ${(err as Error).message} (no migration of this run was applied)`, { cause: err })
+      }
       await query(tx, sql`INSERT INTO tablegate_migrations (name) VALUES (${file})`)
       applied.push(file)
     }

@@ -245,6 +245,23 @@ test('migrate applies the config\'s migrations once each, and says so', async ()
   assert.equal(again.stdout.trim(), 'database is up to date')
 })
 
+test('a migration that fails, or a migrations directory that is not there, is named in the one line', async () => {
+  const migrations = join(dir, 'broken-migrations')
+  mkdirSync(migrations)
+  writeFileSync(join(migrations, '001_good.sql'), 'CREATE TABLE sprockets (id serial PRIMARY KEY);')
+  writeFileSync(join(migrations, '002_typo.sql'), 'CREATE TABLE cogs (id serial PRIMARY KEY, name txt);')
+  const broken = join(dir, 'broken-migrations.json')
+  writeFileSync(broken, JSON.stringify({ roles: ['admin', 'user'], migrations }))
+  const failed = await cli(['migrate', '--config', broken], { config: null })
+  assert.equal(failed.code, 1)
+  assert.equal(failed.stderr.trim(), 'tablegate: migration 002_typo.sql failed: type "txt" does not exist (no migration of this run was applied)')
+  const missing = join(dir, 'missing-migrations.json')
+  writeFileSync(missing, JSON.stringify({ roles: ['admin', 'user'], migrations: join(dir, 'migrationz') }))
+  const absent = await cli(['migrate', '--config', missing], { config: null })
+  assert.equal(absent.code, 1)
+  assert.match(absent.stderr, /^tablegate: config\.migrations: cannot read the directory .*migrationz \(ENOENT\)$/m)
+})
+
 test('migrate is safe to repeat', async () => {
   const first = await cli(['migrate'])
   ok(first, 'migrate')
