@@ -48,23 +48,56 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
   } else if (authSecret === undefined) {
     throw new ConfigError('AUTH_SECRET is required when DATABASE_URL is set (it signs cookies and encrypts the signing keys)')
   }
+  if (embedded === undefined) checkUrl('DATABASE_URL', url)
   const common = { statementTimeoutMs: config.statementTimeoutMs, connectTimeoutMs: config.connectTimeoutMs, pooler: config.databasePooler }
   const sizes = config.poolSizes
   const app = createPool(url, { max: sizes.write, ...common, records: true })
   const read = createPool(config.databaseReadUrl ?? url, { max: sizes.read, ...common, records: true, readOnly: true, applicationName: 'tablegate-read' })
   // The auth store has pools of its own, with pg's default parsing (its timestamps are Dates).
   const admin = createPool(config.adminDatabaseUrl ?? url, { max: sizes.auth, applicationName: 'tablegate-auth', ...common })
-  return {
-    app,
-    read,
-    admin,
-    authSecret,
-    embedded,
-    close: async () => {
-      await app.end()
-      await read.end()
-      await admin.end()
-      await embedded?.stop()
-    },
+  const close = async (): Promise<void> => {
+    await app.end()
+    await read.end()
+    await admin.end()
+    await embedded?.stop()
   }
+  // The first connection says what is wrong with the URL, in the words of whoever set it.
+  try {
+    await app.query('SELECT 1')
+  } catch (err) {
+    await close()
+    throw new ConfigError(`cannot connect to ${embedded === undefined ? `DATABASE_URL (${withoutPassword(url)})` : 'the embedded database'}: ${connectFailure(err)}`)
+  }
+  return { app, read, admin, authSecret, embedded, close }
+}
+
+function checkUrl (name: string, url: string): void {
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(url)
+  } catch {}
+  if (parsed === undefined || !['postgres:', 'postgresql:'].includes(parsed.protocol)) {
+    throw new ConfigError(`${name} is not a PostgreSQL URL such as postgres://user:password@host:5432/database`)
+  }
+}
+
+function withoutPassword (url: string): string {
+  const parsed = new URL(url)
+  parsed.password = ''
+  return parsed.href
+}
+
+/** The driver's refusal, and what usually fixes it. */
+function connectFailure (err: unknown): string {
+  const { code, message } = err as { code?: string, message?: string }
+  const hint: Record<string, string> = {
+    ECONNREFUSED: 'nothing accepts connections there: is PostgreSQL running on that host and port?',
+    ENOTFOUND: 'the host name is not known',
+    EAI_AGAIN: 'the host name cannot be looked up right now',
+    ETIMEDOUT: 'the host does not answer',
+    '28P01': 'the user name or the password is wrong',
+    '28000': 'the server does not let this user in from here (pg_hba.conf)',
+    '3D000': 'the database does not exist: create it, or name another in the URL',
+  }
+  return `${message ?? String(err)}${code !== undefined && hint[code] !== undefined ? ` (${hint[code]})` : ''}`
 }

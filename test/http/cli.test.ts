@@ -262,6 +262,20 @@ test('a migration that fails, or a migrations directory that is not there, is na
   assert.match(absent.stderr, /^tablegate: config\.migrations: cannot read the directory .*migrationz \(ENOENT\)$/m)
 })
 
+test('a DATABASE_URL that does not lead to a database says so in one line, with the likely fix and no password', async () => {
+  const wrongPassword = new URL(databaseUrl)
+  wrongPassword.password = 'not-the-password'
+  const cases: Array<[string, RegExp]> = [
+    [wrongPassword.href, /^tablegate: cannot connect to DATABASE_URL \(postgres:\/\/[^:@]+@[^)]*\): .*\(the user name or the password is wrong\)$/],
+    ['postgres://app:secret-word@127.0.0.1:1/app', /^tablegate: cannot connect to DATABASE_URL \(postgres:\/\/app@127\.0\.0\.1:1\/app\): connect ECONNREFUSED 127\.0\.0\.1:1 \(nothing accepts connections there: is PostgreSQL running on that host and port\?\)$/],
+    ['notaurl', /^tablegate: DATABASE_URL is not a PostgreSQL URL such as postgres:\/\/user:password@host:5432\/database$/],
+  ]
+  for (const [url, says] of cases) {
+    const run = await cli(['check'], { env: { DATABASE_URL: url } })
+    assert.equal(refusal(run, url, says).includes('secret-word'), false)
+  }
+})
+
 test('migrate is safe to repeat', async () => {
   const first = await cli(['migrate'])
   ok(first, 'migrate')
