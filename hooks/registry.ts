@@ -68,6 +68,11 @@ export class WriteHooks {
     this.#sealed = true
   }
 
+  /** Whether the app is ready: the other extension points (list guards) close with it. */
+  get sealed (): boolean {
+    return this.#sealed
+  }
+
   /** The hooks of one resource and operation, in the order they were added. */
   for (resource: string, operation: WriteOperation): readonly WriteHook[] {
     const target = `${operation}\0${resource}`

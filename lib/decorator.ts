@@ -11,6 +11,7 @@ import type { PageTokens } from './query/page-token.js'
 import type { ListGuard } from './read/execute.js'
 import type { Runtime } from './runtime.js'
 import type { WriteHook, WriteHookOptions } from '../hooks/types.js'
+import { HookRegistrationError } from '../hooks/registry.js'
 
 /** The resolved settings a plugin may read: every default filled in, secrets and URLs left out. */
 export type TablegateSettings = Omit<ResolvedConfig, 'config' | 'authSecret' | 'databaseUrl' | 'databaseReadUrl' | 'adminDatabaseUrl' | 'onUnhandledError' | 'plugins' | 'presenters' | 'pluginMigrations'>
@@ -46,7 +47,7 @@ export function decoratorOf (runtime: Runtime): TablegateDecorator {
   const { config: _raw, authSecret: _secret, databaseUrl: _url, databaseReadUrl: _read, adminDatabaseUrl: _admin, onUnhandledError: _report, plugins: _plugins, presenters: _presenters, pluginMigrations: _migrations, ...settings } = runtime.config
   return Object.freeze({
     config: Object.freeze(settings),
-    models: runtime.models,
+    models: readOnly(runtime.models),
     db: runtime.db.app,
     authDb: runtime.users?.pool,
     users: runtime.users === undefined ? undefined : userOperations(runtime.users),
@@ -55,9 +56,25 @@ export function decoratorOf (runtime: Runtime): TablegateDecorator {
     addWriteHook: (hook: WriteHook, options?: WriteHookOptions) => { runtime.hooks.add(hook, options) },
     addListGuard: (guard: ListGuard) => {
       if (typeof guard !== 'function') throw new TypeError('addListGuard expects a function (plan, db) => Promise<string | undefined>')
+      if (runtime.hooks.sealed) throw new HookRegistrationError('TG_ERR_HOOK_AFTER_READY', 'addListGuard after the app is ready: add list guards while plugins register')
       runtime.listGuards.push(guard)
     },
   })
+}
+
+/** A view of a map that has no set, delete or clear: the models are the app's, not a plugin's to change. */
+function readOnly<K, V> (map: ReadonlyMap<K, V>): ReadonlyMap<K, V> {
+  const view: ReadonlyMap<K, V> = Object.freeze({
+    get: (key: K) => map.get(key),
+    has: (key: K) => map.has(key),
+    get size () { return map.size },
+    keys: () => map.keys(),
+    values: () => map.values(),
+    entries: () => map.entries(),
+    forEach: (each: (value: V, key: K, map: ReadonlyMap<K, V>) => void, thisArg?: unknown) => { map.forEach((value, key) => { each.call(thisArg, value, key, view) }) },
+    [Symbol.iterator]: () => map[Symbol.iterator](),
+  })
+  return view
 }
 
 declare module 'fastify' {

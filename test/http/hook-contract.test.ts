@@ -96,6 +96,12 @@ test('addWriteHook refuses, with coded errors, what it cannot subscribe to', asy
   assert.throws(() => { fresh.tablegate.addWriteHook(async () => {}, { operations: ['upsert' as never] }) }, { code: 'TG_ERR_HOOK_UNKNOWN_OPERATION' })
   await fresh.ready()
   assert.throws(() => { fresh.tablegate.addWriteHook(async () => {}) }, { code: 'TG_ERR_HOOK_AFTER_READY' })
+  assert.throws(() => { fresh.tablegate.addListGuard(async () => undefined) }, { code: 'TG_ERR_HOOK_AFTER_READY', message: /addListGuard after the app is ready/ })
+  // The models are the app's: a plugin reads them and cannot change them.
+  const models = fresh.tablegate.models as unknown as Record<string, unknown>
+  for (const change of ['set', 'delete', 'clear']) assert.equal(models[change], undefined, change)
+  assert.ok(fresh.tablegate.models.has('customers'))
+  fresh.tablegate.models.forEach((_model, _name, map) => { assert.equal((map as unknown as Record<string, unknown>).delete, undefined) })
 })
 
 test('config.plugins are registered by app.register(tablegate, config) as by createServer', async () => {
