@@ -36,9 +36,12 @@ export interface ExportPlan {
   readonly order: readonly OrderTerm[]
 }
 
+const ACCEPTED: Readonly<Record<string, ExportFormat>> = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson', 'application/ndjson': 'ndjson' }
+
 /**
- * `format` when given; else the first of the Accept header's media types that is one of ours
- * (`text/csv`, `application/x-ndjson` or `application/ndjson`); else NDJSON.
+ * `format` when given; else the one of ours (`text/csv`, `application/x-ndjson` or
+ * `application/ndjson`) the Accept header prefers, by its `q` (RFC 9110: the first of equal
+ * weights, none with `q=0`); else NDJSON.
  */
 function formatOf (parameter: unknown, accept: string | undefined): ExportFormat {
   if (parameter !== undefined) {
@@ -46,12 +49,16 @@ function formatOf (parameter: unknown, accept: string | undefined): ExportFormat
     if (text === 'ndjson' || text === 'csv') return text
     return invalidParameter('format', 'format is ndjson or csv.')
   }
+  let best: { format: ExportFormat, q: number } | undefined
   for (const range of (accept ?? '').split(',')) {
-    const type = range.split(';')[0]!.trim().toLowerCase()
-    if (type === 'text/csv') return 'csv'
-    if (type === 'application/x-ndjson' || type === 'application/ndjson') return 'ndjson'
+    const [type = '', ...params] = range.split(';')
+    const format = ACCEPTED[type.trim().toLowerCase()]
+    if (format === undefined) continue
+    const weight = params.map((p) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p)?.[1]).find((q) => q !== undefined)
+    const q = weight === undefined ? 1 : Number(weight)
+    if (q > 0 && (best === undefined || q > best.q)) best = { format, q }
   }
-  return 'ndjson'
+  return best?.format ?? 'ndjson'
 }
 
 export function planExport (input: ExportInput, accept: string | undefined, access: AccessPlan, services: PlanServices): ExportPlan {

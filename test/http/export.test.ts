@@ -81,6 +81,14 @@ test('CSV by format or Accept: RFC 4180, a header row, CRLF, quotes where needed
   assert.equal(byFormat.text, expected)
   const byAccept = await exported(annAuth, '/api/v1/docs:export?fields=id,title,amount,big,at,flag', { accept: 'text/html;q=0.9, text/csv' })
   assert.equal(byAccept.text, expected)
+  // Accept's weights decide between our formats; q=0 refuses one.
+  for (const [accept, type] of [
+    ['text/csv;q=0.5, application/x-ndjson;q=0.9', 'application/x-ndjson'],
+    ['application/x-ndjson;q=0.2, text/csv', 'text/csv; charset=utf-8'],
+    ['text/csv;q=0', 'application/x-ndjson'],
+  ]) {
+    assert.equal((await exported(annAuth, '/api/v1/docs:export?fields=id', { accept })).type, type, accept)
+  }
 })
 
 test('filter, order_by, fields and show_deleted work as on a list; a hidden field is refused like an unknown one', async () => {
