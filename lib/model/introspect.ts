@@ -108,6 +108,8 @@ async function introspectModel (db: Queryable, model: ResourceModel): Promise<Re
     // A version's schema follows its type (it is what records are described with).
     const schema = type === field.type ? {} : fieldSchema({ type })
     const limit = column === undefined ? undefined : columnLimit(column.type, column.typmod, column.labels)
+    const foreign = field.enumValues?.find((value) => !isValueJson(field, value))
+    if (foreign !== undefined) throw new ConfigError(`${path}.fields.${fieldName}.enum: ${JSON.stringify(foreign)} is not a value of type ${field.type} (${VALUE_EXPECTED[field.type]})`)
     // A default is written as it is, so one the field or the column would refuse fails the start:
     // a create must not store what no body may send.
     if (field.hasDefault && field.default !== null && !(isValueJson(field, field.default) && field.accepts(field.default))) {

@@ -155,14 +155,15 @@ test('a default its column cannot hold fails the start, naming the path', async 
   await assert.rejects(start, /config\.resources\.things\.fields\.name\.default: must be at most 5 characters long to fit column 'name'/)
 })
 
-test('a default the field itself would refuse (its enum, its limits, its type) fails the start, naming the path', async () => {
-  const cases: Array<[Record<string, unknown>, RegExp]> = [
-    [{ type: 'string', enum: ['calm', 'busy'], default: 'angry' }, /fields\.mood\.default: "angry" is not a value the field takes \(a string without NUL characters or unpaired surrogates, one of its enum, within its limits\)/],
-    [{ type: 'string', maxLength: 2, default: 'xyz' }, /fields\.mood\.default: "xyz" is not a value the field takes/],
-    [{ type: 'string', default: 5 }, /fields\.mood\.default: 5 is not a value the field takes/],
+test('a default the field itself would refuse (its enum, its limits, its type), or an enum of another type, fails the start, naming the path', async () => {
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['mood', { type: 'string', enum: ['calm', 'busy'], default: 'angry' }, /fields\.mood\.default: "angry" is not a value the field takes \(a string without NUL characters or unpaired surrogates, one of its enum, within its limits\)/],
+    ['mood', { type: 'string', maxLength: 2, default: 'xyz' }, /fields\.mood\.default: "xyz" is not a value the field takes/],
+    ['mood', { type: 'string', default: 5 }, /fields\.mood\.default: 5 is not a value the field takes/],
+    ['count', { type: 'integer', enum: [1, 'a'] }, /fields\.count\.enum: "a" is not a value of type integer \(a whole number from -2147483648 to 2147483647\)/],
   ]
-  for (const [mood, refused] of cases) {
-    const start = createServer({ databaseUrl, authSecret: TEST_SECRET, resources: { things: { fields: { id: { type: 'integer' }, mood: mood as never } } } })
+  for (const [name, field, refused] of cases) {
+    const start = createServer({ databaseUrl, authSecret: TEST_SECRET, resources: { things: { fields: { id: { type: 'integer' }, [name]: field as never } } } })
     await assert.rejects(start, refused)
   }
 })

@@ -82,11 +82,12 @@ test('CSV by format or Accept: RFC 4180, a header row, CRLF, quotes where needed
   const byAccept = await exported(annAuth, '/api/v1/docs:export?fields=id,title,amount,big,at,flag', { accept: 'text/html;q=0.9, text/csv' })
   assert.equal(byAccept.text, expected)
   // Accept's weights decide between our formats; q=0 refuses one.
-  for (const [accept, type] of [
+  const weighted: Array<[string, string]> = [
     ['text/csv;q=0.5, application/x-ndjson;q=0.9', 'application/x-ndjson'],
     ['application/x-ndjson;q=0.2, text/csv', 'text/csv; charset=utf-8'],
     ['text/csv;q=0', 'application/x-ndjson'],
-  ]) {
+  ]
+  for (const [accept, type] of weighted) {
     assert.equal((await exported(annAuth, '/api/v1/docs:export?fields=id', { accept })).type, type, accept)
   }
 })
