@@ -99,9 +99,22 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   await app.register(batch)
   await app.register(exportRoutes)
   await app.register(meta)
-  for (const [plugin, pluginOptions] of runtime.config.plugins) {
-    await app.register(plugin as FastifyPluginAsync, pluginOptions as Record<string, unknown>)
+  for (const [i, [plugin, pluginOptions]] of runtime.config.plugins.entries()) {
+    try {
+      await app.register(plugin as FastifyPluginAsync, pluginOptions as Record<string, unknown>)
+    } catch (err) {
+      // Said by where the plugin is in the config, as every config mistake is; the error keeps
+      // its class and code (a HookRegistrationError's TG_ERR_HOOK_*).
+      if (err instanceof Error) err.message = `config.plugins[${i}] (${pluginName(plugin)}): ${err.message}`
+      throw err
+    }
   }
 }
 
 export default fp(tablegate, { name: 'tablegate', fastify: '5.x' })
+
+/** A plugin's name as fastify-plugin records it, else its function's. */
+function pluginName (plugin: unknown): string {
+  const meta = (plugin as Record<symbol, { name?: string } | undefined>)[Symbol.for('plugin-meta')]
+  return meta?.name ?? ((plugin as { name?: string }).name || 'anonymous')
+}

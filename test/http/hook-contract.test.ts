@@ -137,3 +137,13 @@ test('a route the app registered before tablegate is refused without a token as 
     await own.close()
   }
 })
+
+test('a config plugin that fails to register is named by its place in config.plugins, its error kept', async () => {
+  const broken = fp(async (instance) => {
+    instance.tablegate.addWriteHook(async () => {}, { resources: ['ordres'] })
+  }, { name: 'broken-listener', dependencies: ['tablegate'] })
+  await assert.rejects(buildApp({ databaseUrl, resources, plugins: [shopRules, broken] }), {
+    code: 'TG_ERR_HOOK_UNKNOWN_RESOURCE',
+    message: /^config\.plugins\[1\] \(broken-listener\): .*no resource named 'ordres'/,
+  })
+})
