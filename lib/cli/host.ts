@@ -7,7 +7,10 @@ import { resolveConfig, type ResolvedConfig } from '../config/resolve.js'
 import { ConfigError } from '../config/validate.js'
 import { connectDatabases, type Databases } from '../db/connect.js'
 import type { UserOperations } from '../auth/users.js'
-import { checkModels, migrateDatabase } from '../bootstrap.js'
+import { checkModels, declaredModels, migrateDatabase } from '../bootstrap.js'
+import { applyPending, MIGRATION_TIMEOUT_MS } from '../db/migrations.js'
+import { beginTransaction } from '../db/transaction.js'
+import { introspectModels } from '../model/introspect.js'
 import { createServer, type ServerOptions } from '../server.js'
 import { runningServerUrl } from './running-server.js'
 
@@ -78,5 +81,17 @@ export async function migrateAll (configFile: string | undefined): Promise<strin
 /** `tablegate check`: the config's names and its resources against the database, as a start checks them; changes nothing. */
 export async function checkAll (configFile: string | undefined): Promise<number> {
   const config = await loadResolvedConfig(configFile)
-  return await withDatabases(config, async (db) => (await checkModels(config, db)).size)
+  const directory = config.migrations
+  if (directory === undefined || !config.migrateOnStart) return await withDatabases(config, async (db) => (await checkModels(config, db)).size)
+  // As a start would: the pending migrations applied first (and so checked too), in a transaction
+  // that is rolled back once the models are checked against what they made.
+  return await withDatabases(config, async (db) => {
+    const transaction = await beginTransaction(db.app, { timeoutMs: MIGRATION_TIMEOUT_MS })
+    try {
+      await applyPending(transaction.tx, directory)
+      return (await introspectModels(transaction.tx, declaredModels(config))).size
+    } finally {
+      await transaction.rollback()
+    }
+  })
 }

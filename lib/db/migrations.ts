@@ -4,7 +4,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { sql } from '../sql/sql.js'
-import { query, rows } from './query.js'
+import { query, rows, type Queryable } from './query.js'
 import type { Pool } from './pool.js'
 import { withTransaction } from './transaction.js'
 
@@ -24,27 +24,34 @@ async function migrationFiles (directory: string): Promise<string[]> {
   }
 }
 
-export async function applyMigrations (pool: Pool, directory: string): Promise<string[]> {
+/** Applies on `tx` the files not applied yet, in name order; returns their names. */
+export async function applyPending (tx: Queryable, directory: string): Promise<string[]> {
   const files = await migrationFiles(directory)
   const applied: string[] = []
-  await withTransaction(pool, { timeoutMs: 600_000 }, async (tx) => {
-    await query(tx, sql`SELECT pg_advisory_xact_lock(hashtext(${'tablegate.migrations'}))`)
-    await query(tx, sql`CREATE TABLE IF NOT EXISTS tablegate_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
-    const done = new Set((await rows<{ name: string }>(tx, sql`SELECT name FROM tablegate_migrations`)).map((r) => r.name))
-    for (const file of files) {
-      if (done.has(file)) continue
-      // A migration file is trusted operator input, run as written (the one place SQL text is not built).
-      try {
-        await tx.query(await readFile(join(directory, file), 'utf8'))
-      } catch (err) {
-        // Said by file, for whoever runs the server: nothing of this reaches a caller.
-        throw new MigrationError(`migration ${file} failed: ${(err as Error).message} (no migration of this run was applied)`, { cause: err })
-      }
-      await query(tx, sql`INSERT INTO tablegate_migrations (name) VALUES (${file})`)
-      applied.push(file)
+  await query(tx, sql`SELECT pg_advisory_xact_lock(hashtext(${'tablegate.migrations'}))`)
+  await query(tx, sql`CREATE TABLE IF NOT EXISTS tablegate_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
+  const done = new Set((await rows<{ name: string }>(tx, sql`SELECT name FROM tablegate_migrations`)).map((r) => r.name))
+  for (const file of files) {
+    if (done.has(file)) continue
+    // A migration file is trusted operator input, run as written (the one place SQL text is not built).
+    try {
+      await tx.query(await readFile(join(directory, file), 'utf8'))
+    } catch (err) {
+      // Said by file, for whoever runs the server: nothing of this reaches a caller.
+      throw new MigrationError(`migration ${file} failed: ${(err as Error).message} (no migration of this run was applied)`, { cause: err })
     }
-  })
+    await query(tx, sql`INSERT INTO tablegate_migrations (name) VALUES (${file})`)
+    applied.push(file)
+  }
+  return applied
+}
+
+export async function applyMigrations (pool: Pool, directory: string): Promise<string[]> {
+  const applied = await withTransaction(pool, { timeoutMs: MIGRATION_TIMEOUT_MS }, async (tx) => await applyPending(tx, directory))
   // Fresh tables and seeds have no statistics yet: plans and list estimates need them from the start.
   if (applied.length > 0) await query(pool, sql`ANALYZE`)
   return applied
 }
+
+/** Migrations may rewrite big tables: their transaction has its own statement timeout. */
+export const MIGRATION_TIMEOUT_MS = 600_000

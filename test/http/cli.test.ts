@@ -276,6 +276,22 @@ test('a DATABASE_URL that does not lead to a database says so in one line, with 
   }
 })
 
+test('check runs the pending migrations as a start would, and rolls them back: a migration\'s table checks, a broken one is named', async () => {
+  const migrations = join(dir, 'check-migrations')
+  mkdirSync(migrations)
+  writeFileSync(join(migrations, '001_pulleys.sql'), 'CREATE TABLE pulleys (id serial PRIMARY KEY, size integer NOT NULL);')
+  const pulleys = { fields: { id: { type: 'integer', readOnly: true }, size: { type: 'integer' } } }
+  const pending = join(dir, 'check-migrations.json')
+  writeFileSync(pending, JSON.stringify({ roles: ['admin', 'user'], migrations, resources: { pulleys } }))
+  const checked = await cli(['check', '--config', pending], { config: null })
+  ok(checked, 'check')
+  assert.equal(checked.stdout.trim(), 'the config and the database agree (1 resource)')
+  // Nothing of it stays: the migration is still to be applied.
+  assert.equal(await withClient(databaseUrl, async (c) => (await c.query("SELECT to_regclass('pulleys') AS t")).rows[0].t), null)
+  writeFileSync(join(migrations, '002_broken.sql'), 'ALTER TABLE pulleys ADD COLUMN grip txt;')
+  refusal(await cli(['check', '--config', pending], { config: null }), 'check', /^tablegate: migration 002_broken\.sql failed: type "txt" does not exist/)
+})
+
 test('migrate is safe to repeat', async () => {
   const first = await cli(['migrate'])
   ok(first, 'migrate')
