@@ -99,7 +99,8 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
     return { session: authSession(found.session), user: authUser(found.user) }
   })
 
-  app.post('/sign-out', { config: { public: true }, schema: { body: SignOutBody } }, async (request, reply) => {
+  // No body at all (`curl -X POST`) is as good as `{}`: there is nothing to say to sign out.
+  app.post('/sign-out', { config: { public: true }, preValidation: async (request) => { request.body ??= {} }, schema: { body: SignOutBody } }, async (request, reply) => {
     const token = cookies.token(request)
     if (token !== undefined) await endSession(users.pool, users.tables, token)
     cookies.clear(reply)

@@ -72,6 +72,9 @@ test('sign-out deletes the session row, clears the cookie, and that cookie yield
   // Signing out again, or without a session, is still a success.
   assert.deepEqual(json(await post('/api/auth/sign-out', { cookie, origin: ORIGIN })), { success: true })
   assert.deepEqual(json(await post('/api/auth/sign-out', {})), { success: true })
+  // And with no body at all, as `curl -X POST` sends it.
+  const bare = await app.inject({ method: 'POST', url: '/api/auth/sign-out', headers: { cookie: other, origin: ORIGIN } })
+  assert.equal(bare.statusCode, 200, bare.body)
 })
 
 // --- callbackURL -----------------------------------------------------------------------------------
