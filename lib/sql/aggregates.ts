@@ -102,21 +102,27 @@ export function compileHistogram (plan: HistogramPlan): Sql {
     ? sql`${column} IS NOT NULL AND ${column} NOT IN ('NaN', 'Infinity', '-Infinity')`
     : sql`${column} IS NOT NULL`
   const n = sql`${plan.buckets}::int`
-  const bucketOf = sql`CASE WHEN "bounds"."hi" = "bounds"."lo" THEN 1 ELSE least(width_bucket(${value}, "bounds"."lo", "bounds"."hi", ${n}), ${n}) END`
-  const bounds = sql`SELECT min(${value}) FILTER (WHERE ${placed}) AS "lo", max(${value}) FILTER (WHERE ${placed}) AS "hi", count(*) FILTER (WHERE NOT (${placed})) AS "nulls" FROM ${plan.model.table}${where(plan)}`
-  const counted = sql`SELECT ${bucketOf} AS "bucket", count(*) AS "count" FROM ${plan.model.table} CROSS JOIN "bounds"${where(plan, placed)} GROUP BY 1`
   // The k-th edge of n, lo + (hi - lo) * k / n. In float8 the width of -1.7e308..1.7e308 would
-  // overflow, so half of it is scaled by 2k / n (width_bucket guards itself the same way).
-  // numeric division carries 16 or more digits: 40.0000000000000000 reads better as 40.
+  // overflow, so half of it is scaled by 2k / n. numeric division carries 16 or more digits:
+  // 40.0000000000000000 reads better as 40.
   const edge = (k: Sql): Sql => float
     ? sql`"bounds"."lo" + ("bounds"."hi" / 2 - "bounds"."lo" / 2) * (2.0 * ${k} / ${n})`
     : sql`trim_scale("bounds"."lo" + ("bounds"."hi" - "bounds"."lo") * ${k} / ${n})`
+  const bounds = sql`SELECT min(${value}) FILTER (WHERE ${placed}) AS "lo", max(${value}) FILTER (WHERE ${placed}) AS "hi", count(*) FILTER (WHERE NOT (${placed})) AS "nulls" FROM ${plan.model.table}${where(plan)}`
+  // Values are placed by the very edges the answer shows (width_bucket over them), so a bucket
+  // holds start <= value < end even where floats cannot tell -0.5 from 0 at the range's scale.
+  const cuts = sql`SELECT ARRAY(SELECT ${edge(sql`"k"`)} FROM generate_series(1, ${n} - 1) AS "k") AS "edges" FROM "bounds"`
+  const bucketOf = sql`CASE WHEN "bounds"."hi" = "bounds"."lo" THEN 1 ELSE width_bucket(${value}, "cuts"."edges") + 1 END`
+  const counted = sql`SELECT ${bucketOf} AS "bucket", count(*) AS "count" FROM ${plan.model.table} CROSS JOIN "bounds" CROSS JOIN "cuts"${where(plan, placed)} GROUP BY 1`
+  const low = float ? sql`"bounds"."lo"` : sql`trim_scale("bounds"."lo")`
+  const high = float ? sql`"bounds"."hi"` : sql`trim_scale("bounds"."hi")`
   return sql.join([
-    sql`WITH "bounds" AS (${bounds}), "counted" AS (${counted}) `,
+    sql`WITH "bounds" AS (${bounds}), "cuts" AS (${cuts}), "counted" AS (${counted}) `,
     sql`SELECT "bounds"."lo" AS "min", "bounds"."hi" AS "max", "bounds"."nulls"::int8 AS "nulls", "b"."bucket" AS "bucket", `,
-    sql`${edge(sql`("b"."bucket" - 1)`)} AS "start", CASE WHEN "b"."bucket" = ${n} THEN ${float ? sql`"bounds"."hi"` : sql`trim_scale("bounds"."hi")`} ELSE ${edge(sql`"b"."bucket"`)} END AS "end", `,
+    sql`CASE WHEN "b"."bucket" = 1 THEN ${low} ELSE "cuts"."edges"["b"."bucket" - 1] END AS "start", `,
+    sql`CASE WHEN "b"."bucket" = ${n} OR "bounds"."hi" = "bounds"."lo" THEN ${high} ELSE "cuts"."edges"["b"."bucket"] END AS "end", `,
     sql`coalesce("counted"."count", 0)::int8 AS "count" `,
-    sql`FROM "bounds" LEFT JOIN LATERAL generate_series(1, CASE WHEN "bounds"."hi" IS NULL THEN 0 WHEN "bounds"."hi" = "bounds"."lo" THEN 1 ELSE ${n} END) AS "b" ("bucket") ON true `,
+    sql`FROM "bounds" CROSS JOIN "cuts" LEFT JOIN LATERAL generate_series(1, CASE WHEN "bounds"."hi" IS NULL THEN 0 WHEN "bounds"."hi" = "bounds"."lo" THEN 1 ELSE ${n} END) AS "b" ("bucket") ON true `,
     sql`LEFT JOIN "counted" ON "counted"."bucket" = "b"."bucket" ORDER BY "b"."bucket"`,
   ], sql.empty)
 }

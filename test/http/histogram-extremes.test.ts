@@ -11,10 +11,15 @@ await runSql(databaseUrl, `
   CREATE TABLE measures (id serial PRIMARY KEY, x float8, d numeric);
   INSERT INTO measures (x, d) VALUES
     (1.7976931348623157e308, 1), (-1.7976931348623157e308, 3), (0, 'NaN'), ('NaN', 'Infinity'), ('Infinity', NULL), (NULL, '-Infinity');
+  CREATE TABLE spread (id serial PRIMARY KEY, x float8);
+  INSERT INTO spread (x) VALUES (-1e300), (-0.5), (1e300);
 `)
 const app = await buildApp({
   databaseUrl,
-  resources: { measures: { fields: { id: { type: 'integer', readOnly: true }, x: { type: 'number' }, d: { type: 'decimal' } } } },
+  resources: {
+    measures: { fields: { id: { type: 'integer', readOnly: true }, x: { type: 'number' }, d: { type: 'decimal' } } },
+    spread: { fields: { id: { type: 'integer', readOnly: true }, x: { type: 'number' } } },
+  },
 })
 await createUser(app, 'admin@example.com')
 const admin = caller(app, await bearer(app, 'admin@example.com'))
@@ -35,4 +40,9 @@ test('NaN and ±Infinity in a numeric column are counted with the nulls', async 
   const answer = await admin('GET', '/api/v1/measures:histogram?field=d&buckets=2')
   assert.equal(answer.status, 200, JSON.stringify(answer.body))
   assert.deepEqual(answer.body, { field: 'd', min: '1', max: '3', buckets: [{ start: '1', end: '2', count: 1 }, { start: '2', end: '3', count: 1 }], nulls: 4 })
+})
+
+test('a value is counted in the bucket whose edges hold it, though floats cannot tell -0.5 from 0 at 1e300', async () => {
+  const answer = await admin('GET', '/api/v1/spread:histogram?field=x&buckets=2')
+  assert.deepEqual(answer.body.buckets, [{ start: -1e300, end: 0, count: 2 }, { start: 0, end: 1e300, count: 1 }])
 })
