@@ -60,3 +60,15 @@ export function endOfCodePoints (text: string, count: number): number {
   }
   return offset
 }
+
+/** Most of a header value a warning may take: proxies refuse headers of some kilobytes. */
+const MAX_HEADER_TEXT = 2048
+
+/**
+ * Text as a header value may carry it: printable ASCII, anything else as a `\uXXXX` escape (Node
+ * refuses control characters there, and a json path key in a warning may hold any), cut to 2 KB.
+ */
+export function headerText (text: string): string {
+  const escaped = text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return escaped.length <= MAX_HEADER_TEXT ? escaped : `${escaped.slice(0, MAX_HEADER_TEXT - 3)}...`
+}

@@ -18,6 +18,7 @@ import { withTransaction } from '../../lib/db/transaction.js'
 import { commitWrite, prepareWrite, type WriteOutcome, type WriteRequest } from '../../lib/write/pipeline.js'
 import { writeInOneStatement } from '../../lib/write/single-statement.js'
 import { isUndelete, rawKeyOf, UNDELETE } from './paths.js'
+import { headerText } from '../../lib/text.js'
 
 type Query = Record<string, unknown>
 
@@ -80,7 +81,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     const planned = plan({ access, services, rowPermissions, maxFilterLength, searchPath })
     request.ctx.timing?.lap('plan')
     const { json, warnings } = await readList(db.read, planned, services, listGuards, request.ctx.timing)
-    if (warnings.length > 0) reply.header('x-service-warning', warnings.join(' '))
+    if (warnings.length > 0) reply.header('x-service-warning', headerText(warnings.join(' ')))
     return sendJson(reply, 200, json)
   }
 
