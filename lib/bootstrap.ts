@@ -50,8 +50,8 @@ export function declaredModels (config: ResolvedConfig): Map<string, ResourceMod
 }
 
 /** `tablegate check`, and `migrate` after migrating: the config's models against the database, as a start checks them. */
-export async function checkModels (config: ResolvedConfig, db: Databases): Promise<ReadonlyMap<string, ResourceModel>> {
-  return await introspectModels(db.app, declaredModels(config))
+export async function checkModels (config: ResolvedConfig, db: Databases, warn?: Warn): Promise<ReadonlyMap<string, ResourceModel>> {
+  return await introspectModels(db.app, declaredModels(config), warn)
 }
 
 function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHooks): AppServices {
@@ -81,7 +81,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
     // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
     if (users !== undefined) await users.keys.current()
     checkClientMetadata(clientMetadata(config), declared, config.roles.list)
-    const models = await introspectModels(db.app, declared)
+    const models = await introspectModels(db.app, declared, warn)
     const trigram = await ensureTrigram(db.app, false, warn)
     const revocations = users === undefined ? undefined : revocationList(users.pool, users.tables)
     await revocations?.refresh()

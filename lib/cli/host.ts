@@ -82,14 +82,14 @@ export async function migrateAll (configFile: string | undefined): Promise<strin
 export async function checkAll (configFile: string | undefined): Promise<number> {
   const config = await loadResolvedConfig(configFile)
   const directory = config.migrations
-  if (directory === undefined || !config.migrateOnStart) return await withDatabases(config, async (db) => (await checkModels(config, db)).size)
+  if (directory === undefined || !config.migrateOnStart) return await withDatabases(config, async (db) => (await checkModels(config, db, warn)).size)
   // As a start would: the pending migrations applied first (and so checked too), in a transaction
   // that is rolled back once the models are checked against what they made.
   return await withDatabases(config, async (db) => {
     const transaction = await beginTransaction(db.app, { timeoutMs: MIGRATION_TIMEOUT_MS })
     try {
       await applyPending(transaction.tx, directory)
-      return (await introspectModels(transaction.tx, declaredModels(config))).size
+      return (await introspectModels(transaction.tx, declaredModels(config), warn)).size
     } finally {
       await transaction.rollback()
     }

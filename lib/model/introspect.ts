@@ -15,6 +15,8 @@ interface TableFacts {
   readonly columns: Map<string, ColumnRow>
   readonly rewritesUpdates: boolean
   readonly uniqueColumns: ReadonlySet<string>
+  /** The columns of each unique index (the primary key among them). */
+  readonly uniqueKeys: ReadonlyArray<readonly string[]>
 }
 
 // pg_trigger.tgtype bits: ROW 1, BEFORE 2, UPDATE 16, INSTEAD 64. pg_rewrite.ev_type '2': UPDATE.
@@ -39,11 +41,12 @@ async function tableFacts (db: Queryable, table: string): Promise<TableFacts | u
     JOIN pg_type t ON t.oid = a.atttypid
     JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
     WHERE a.attrelid = ${found.oid} AND a.attnum > 0 AND NOT a.attisdropped`)
-  const unique = await rows<{ column: string }>(db, sql`
-    SELECT DISTINCT a.attname AS column FROM pg_index i
+  const unique = await rows<{ columns: string[] }>(db, sql`
+    SELECT array_agg(a.attname::text ORDER BY a.attname) AS columns FROM pg_index i
     JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
-    WHERE i.indrelid = ${found.oid} AND i.indisunique`)
-  return { columns: new Map(list.map((c) => [c.column, c])), rewritesUpdates: rewrites?.rewrites !== false, uniqueColumns: new Set(unique.map((u) => u.column)) }
+    WHERE i.indrelid = ${found.oid} AND i.indisunique GROUP BY i.indexrelid`)
+  const uniqueKeys = unique.map((u) => u.columns)
+  return { columns: new Map(list.map((c) => [c.column, c])), rewritesUpdates: rewrites?.rewrites !== false, uniqueColumns: new Set(uniqueKeys.flat()), uniqueKeys }
 }
 
 function checkField (path: string, field: FieldModel, column: ColumnRow | undefined, table: string): void {
@@ -57,12 +60,12 @@ function checkField (path: string, field: FieldModel, column: ColumnRow | undefi
  * Checks every model against the database; returns the models with facts only the database knows.
  * Throws one ConfigError naming the first mismatch of each resource.
  */
-export async function introspectModels (db: Queryable, models: ReadonlyMap<string, ResourceModel>): Promise<Map<string, ResourceModel>> {
+export async function introspectModels (db: Queryable, models: ReadonlyMap<string, ResourceModel>, warn: (message: string) => void = () => {}): Promise<Map<string, ResourceModel>> {
   const checked = new Map<string, ResourceModel>()
   const issues: string[] = []
   for (const model of models.values()) {
     try {
-      checked.set(model.name, await introspectModel(db, model))
+      checked.set(model.name, await introspectModel(db, model, warn))
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err
       issues.push(err.message)
@@ -72,10 +75,13 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
   return checked
 }
 
-async function introspectModel (db: Queryable, model: ResourceModel): Promise<ResourceModel> {
+async function introspectModel (db: Queryable, model: ResourceModel, warn: (message: string) => void): Promise<ResourceModel> {
   const path = `config.resources.${model.name}`
   const facts = await tableFacts(db, model.tableText)
   if (facts === undefined) throw new ConfigError(`${path}: table '${model.tableText}' does not exist`)
+  for (const key of tenantBlindKeys(model, facts)) {
+    warn(`${path}: the unique key (${key.join(', ')}) leaves out the tenant column '${model.tenant!}': a create that collides with another tenant's row answers 409, which tells the caller that this key exists there. Make the key or index (${[model.tenant!, ...key].join(', ')}).`)
+  }
   const { columns } = facts
   for (const field of model.fields.values()) {
     if (field.managed === 'version' || field.managed === 'softDelete') continue
@@ -124,4 +130,11 @@ async function introspectModel (db: Queryable, model: ResourceModel): Promise<Re
   const fieldList = Object.freeze([...fields.values()])
   const versionField = fieldList.find((f) => f.managed === 'version')
   return Object.freeze({ ...model, fields, fieldList, key, version, versionField, rewritesUpdates: facts.rewritesUpdates, uniqueColumns: facts.uniqueColumns })
+}
+
+/** Unique keys of a tenant's table that callers can fill in (some column of them writable) but that leave out the tenant column. */
+function tenantBlindKeys (model: ResourceModel, facts: TableFacts): ReadonlyArray<readonly string[]> {
+  if (model.tenant === undefined) return []
+  const writable = new Set([...model.fields.values()].filter((f) => !f.readOnly).map((f) => f.column))
+  return facts.uniqueKeys.filter((key) => !key.includes(model.tenant!) && key.some((column) => writable.has(column)))
 }

@@ -292,6 +292,17 @@ test('check runs the pending migrations as a start would, and rolls them back: a
   refusal(await cli(['check', '--config', pending], { config: null }), 'check', /^tablegate: migration 002_broken\.sql failed: type "txt" does not exist/)
 })
 
+test('check warns of a tenant resource whose unique key a caller fills in but leaves out the tenant column', async () => {
+  await runSql(databaseUrl, 'CREATE TABLE bays (region text NOT NULL, number integer NOT NULL, tenant_id text NOT NULL, PRIMARY KEY (region, number))')
+  const bays = { key: ['region', 'number'], tenant: 'tenant_id', fields: { region: { type: 'string' }, number: { type: 'integer' } } }
+  const file = join(dir, 'bays.json')
+  writeFileSync(file, JSON.stringify({ roles: ['admin', 'user'], resources: { bays } }))
+  const checked = await cli(['check', '--config', file], { config: null })
+  assert.equal(checked.code, 0, checked.stderr)
+  assert.equal(checked.stdout.trim(), 'the config and the database agree (1 resource)')
+  assert.equal(checked.stderr, "tablegate: config.resources.bays: the unique key (number, region) leaves out the tenant column 'tenant_id': a create that collides with another tenant's row answers 409, which tells the caller that this key exists there. Make the key or index (tenant_id, number, region).\n")
+})
+
 test('migrate is safe to repeat', async () => {
   const first = await cli(['migrate'])
   ok(first, 'migrate')
