@@ -1,6 +1,6 @@
 // `tablegate serve`: the API on a port until SIGINT/SIGTERM, then a graceful close: no new
 // requests, those in flight finish (bounded), then the pools and the embedded database close.
-import cluster from 'node:cluster'
+import cluster, { type Worker } from 'node:cluster'
 import { isIP, type AddressInfo } from 'node:net'
 import { createServer } from '../server.js'
 import { loadResolvedConfig } from './host.js'
@@ -38,8 +38,18 @@ export async function serve (opts: ServeOptions, io: CliIo): Promise<void> {
     throw new Error(`another tablegate (pid ${other.pid}) serves the embedded database of ${resolved.dataDir}: stop it first, or give this one another dataDir or a DATABASE_URL`)
   }
   if ((opts.workers ?? 1) > 1 && cluster.isPrimary) return await superviseWorkers(resolved, opts.workers ?? 1, io)
+  if (cluster.isPrimary) return await serveHere(opts, resolved, io, undefined)
+  // A worker's channel to its supervisor keeps it alive once it is done, served or failed: it is
+  // closed, so the worker ends and the supervisor hears how.
+  try {
+    await serveHere(opts, resolved, io, cluster.worker)
+  } finally {
+    cluster.worker?.disconnect()
+  }
+}
+
+async function serveHere (opts: ServeOptions, resolved: ResolvedConfig, io: CliIo, worker: Worker | undefined): Promise<void> {
   // In a worker the supervisor handles signals and announcing; only the first worker says hello.
-  const worker = cluster.isWorker ? cluster.worker : undefined
   const say = worker === undefined || worker.id === 1 ? io.out : () => {}
   // Signals are heard from the start: one that comes while the app starts (the embedded database
   // among it) stops the app once it has started, so nothing it started is left running.

@@ -57,8 +57,6 @@ export async function superviseWorkers (resolved: ResolvedConfig, count: number,
   await allExited
   withdraw()
   await db?.close()
-  if (failed) {
-    io.err('tablegate: a worker failed to start, so all were stopped')
-    process.exitCode = 1
-  }
+  // Thrown, not set as process.exitCode: the CLI's exit code is what main returns.
+  if (failed) throw new Error('a worker failed to start, so all were stopped')
 }

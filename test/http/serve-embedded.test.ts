@@ -22,8 +22,8 @@ for (const key of ['DATABASE_URL', 'TABLEGATE_CONFIG', 'AUTH_URL', 'PORT', 'NODE
 
 interface Run { child: ChildProcess, output: () => string, exited: Promise<number | null> }
 
-function start (port: number): Run {
-  const child = spawn(process.execPath, [bin, 'serve', '--config', config, '--port', String(port), '--host', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+function start (port: number, more: readonly string[] = [], extraEnv: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, [bin, 'serve', '--config', config, '--port', String(port), '--host', '127.0.0.1', ...more], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] })
   after(() => { child.kill('SIGKILL') })
   let out = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
@@ -102,4 +102,24 @@ test('an embedded database that dies is started again on its port, and the serve
   run.child.kill('SIGTERM')
   assert.equal(await run.exited, 0)
   assert.equal(run.child.exitCode, 0)
+})
+
+test('--workers: SIGTERM closes every worker and ends at once, exit 0', { timeout: 60_000 }, async () => {
+  const port = await freePort()
+  const run = start(port, ['--workers', '2'])
+  await until(() => run.output().includes('tablegate is serving'))
+  assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200)
+  const asked = Date.now()
+  run.child.kill('SIGTERM')
+  assert.equal(await run.exited, 0)
+  // Not the 35 s a hanging close is given: a worker that has closed ends.
+  assert.ok(Date.now() - asked < 10_000, `stopped after ${Date.now() - asked} ms`)
+  assert.doesNotMatch(run.output(), /exiting now/)
+})
+
+test('--workers: workers that cannot start end the supervisor with exit 1, in one line each', { timeout: 60_000 }, async () => {
+  const run = start(await freePort(), ['--workers', '2'], { DATABASE_URL: 'postgres://app:secret@127.0.0.1:1/app' })
+  assert.equal(await run.exited, 1)
+  assert.match(run.output(), /^tablegate: a worker failed to start, so all were stopped$/m)
+  assert.match(run.output(), /^tablegate: cannot connect to DATABASE_URL \(postgres:\/\/app@127\.0\.0\.1:1\/app\)/m)
 })
