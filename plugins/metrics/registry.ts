@@ -2,6 +2,7 @@
 // requests by route template, method and status with their latency; the pools; statement
 // timeouts and sign-in refusals; the caches that keep requests cheap. Gauges and cache counters
 // are read when scraped, so a request pays only for its own histogram sample.
+import cluster from 'node:cluster'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Runtime } from '../../lib/runtime.js'
 import type { CacheStats } from '../../lib/cache.js'
@@ -38,6 +39,9 @@ function countedAtScrape (registry: Registry, name: string, help: string, labelN
 
 export function appMetrics (runtime: Runtime, signInPath: string): AppMetrics {
   const registry = new Registry()
+  // Under `serve --workers`, each scrape reaches one worker: its series carry the worker's number,
+  // so one worker's counters are never read as another's gone backwards.
+  if (cluster.isWorker && cluster.worker !== undefined) registry.setDefaultLabels({ worker: String(cluster.worker.id) })
   const duration = new Histogram({
     name: 'tablegate_http_request_duration_seconds',
     help: 'Requests by route template, method and status, with their latency (_count is the request count).',

@@ -3,7 +3,7 @@
 // database is refused, as the first to stop would stop the database under the other.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -109,6 +109,12 @@ test('--workers: SIGTERM closes every worker and ends at once, exit 0', { timeou
   const run = start(port, ['--workers', '2'])
   await until(() => run.output().includes('tablegate is serving'))
   assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200)
+  // Each scrape reaches one worker: its series say which.
+  const cli = (...args: string[]): string => execFileSync(process.execPath, [bin, ...args, '--config', config], { env, encoding: 'utf8' })
+  cli('user', 'create', '--email', 'admin@example.com', '--password', 'correct-horse-battery')
+  const token = cli('token', '--email', 'admin@example.com').trim()
+  const metrics = await (await fetch(`http://127.0.0.1:${port}/api/metrics`, { headers: { authorization: `Bearer ${token}` } })).text()
+  assert.match(metrics, /^tablegate_statement_timeouts_total\{worker="[12]"\} 0$/m)
   const asked = Date.now()
   run.child.kill('SIGTERM')
   assert.equal(await run.exited, 0)
