@@ -95,6 +95,13 @@ export interface ProblemBody {
   [extra: string]: unknown
 }
 
+/** The headers an answer with this problem carries: its own, its media type, and a 401's challenge. */
+export function problemHeaders (p: Problem): Record<string, string> {
+  const headers: Record<string, string> = { ...p.headers, 'content-type': PROBLEM_CONTENT_TYPE }
+  if (p.status === 401) headers['www-authenticate'] ??= 'Bearer'
+  return headers
+}
+
 export function toProblemBody (p: Problem, instance: string): ProblemBody {
   return {
     ...p.extras,

@@ -7,7 +7,7 @@ import cookie from '@fastify/cookie'
 import rateLimit from '@fastify/rate-limit'
 import { cookieSecret } from '../../lib/auth/session-cookie.js'
 import { runtimeOf } from '../../lib/runtime.js'
-import { isProblem, PROBLEM_CONTENT_TYPE, toProblemBody } from '../../lib/problems.js'
+import { isProblem, problemHeaders, toProblemBody } from '../../lib/problems.js'
 import { loginRoutes } from './routes.js'
 import { signInForm } from './sign-in-form.js'
 import { sharedLimiterStore } from '../../lib/auth/sign-in-limiter.js'
@@ -29,7 +29,7 @@ async function auth (app: FastifyInstance): Promise<void> {
       // own error handler, which would answer plain JSON.
       if (!isProblem(err)) throw err
       request.log.debug({ detail: err.detail }, 'request not authenticated')
-      void reply.code(err.status).headers(err.headers).type(PROBLEM_CONTENT_TYPE).send(toProblemBody(err, request.url))
+      void reply.code(err.status).headers(problemHeaders(err)).send(toProblemBody(err, request.url))
       return reply
     }
     request.ctx.timing?.lap('auth')

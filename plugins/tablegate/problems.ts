@@ -2,14 +2,12 @@
 // reported to `onUnhandledError`, and answered with a fixed 500 detail; a foreseen 5xx is logged
 // as a warning. Either line carries the request id (`reqId`) and the error with its stack.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { NO_ROUTE_DETAIL, PROBLEM_CONTENT_TYPE, problem, toProblemBody, type Problem } from '../../lib/problems.js'
+import { NO_ROUTE_DETAIL, problem, problemHeaders, toProblemBody, type Problem } from '../../lib/problems.js'
 import { mapError } from '../../lib/http/error-mapping.js'
 import type { UnhandledErrorHandler } from '../../lib/config/functions.js'
 
 export function sendProblem (request: FastifyRequest, reply: FastifyReply, p: Problem): FastifyReply {
-  for (const [name, value] of Object.entries(p.headers)) reply.header(name, value)
-  if (p.status === 401 && p.headers['www-authenticate'] === undefined) reply.header('www-authenticate', 'Bearer')
-  return reply.code(p.status).type(PROBLEM_CONTENT_TYPE).send(toProblemBody(p, request.url))
+  return reply.code(p.status).headers(problemHeaders(p)).send(toProblemBody(p, request.url))
 }
 
 export function problemHandling (app: FastifyInstance, onUnhandledError: UnhandledErrorHandler | undefined): void {
