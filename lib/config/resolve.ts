@@ -28,6 +28,11 @@ export interface ResolvedConfig {
   readonly apiRoot: string
   readonly publicUrl: string
   readonly trustedOrigins: readonly string[]
+  /**
+   * The trusted origins a page of ours may be on, to send a browser to (callbackURL) or answer
+   * cross-origin (CORS): all but the quick-tunnel wildcard, whose subdomains anyone can open.
+   */
+  readonly pageOrigins: readonly string[]
   readonly signInPerMinute: number
   /** Which peers' `x-forwarded-for` is believed: what `request.ip`, and so the sign-in limiter, sees. */
   readonly trustProxy: TrustProxy
@@ -155,6 +160,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     apiRoot,
     publicUrl,
     trustedOrigins: [...new Set([new URL(publicUrl).origin, ...extraOrigins, TUNNEL_ORIGIN])],
+    pageOrigins: [...new Set([new URL(publicUrl).origin, ...extraOrigins])].filter((origin) => origin !== TUNNEL_ORIGIN),
     signInPerMinute: config.signInPerMinute ?? 5,
     trustProxy: resolveTrustProxy(config.trustProxy, env.TRUST_PROXY),
     roles,

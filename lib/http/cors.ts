@@ -3,7 +3,7 @@
 // the headers it needs (ETag, Location, ...). Other origins get no CORS header, so a browser
 // keeps their scripts from reading any answer. A request without Origin (no browser) pays nothing.
 import { isTrustedOrigin, originOf } from '../auth/origins.js'
-import { TUNNEL_ORIGIN } from '../config/resolve.js'
+import { BoundedCache } from '../cache.js'
 
 const METHODS = 'GET, HEAD, POST, PATCH, DELETE'
 const REQUEST_HEADERS = 'authorization, content-type, if-match, if-none-match, prefer'
@@ -18,21 +18,31 @@ export interface CorsAnswer {
   readonly preflight: boolean
 }
 
+interface OriginAnswers { readonly request: CorsAnswer, readonly preflight: CorsAnswer }
+
 /**
- * The CORS policy of an app. The tunnel wildcard is left out: a page behind a quick tunnel is
- * served from the API's own origin and needs no CORS, and anyone can open such a subdomain.
+ * The CORS policy of an app, over its page origins (config `pageOrigins`: the trusted ones but the
+ * quick-tunnel wildcard; a page behind a tunnel is on the API's own origin and needs no CORS).
+ * An origin's answers are made once: a browser sends the same Origin on every request.
  */
-export function corsPolicy (trustedOrigins: readonly string[]): (origin: string, method: string, requestMethod: string | undefined) => CorsAnswer | undefined {
-  const trusted = trustedOrigins.filter((o) => o !== TUNNEL_ORIGIN)
-  return (origin, method, requestMethod) => {
+export function corsPolicy (pageOrigins: readonly string[]): (origin: string, method: string, requestMethod: string | undefined) => CorsAnswer | undefined {
+  const known = new BoundedCache<OriginAnswers | null>(1_000)
+  const answersFor = (origin: string): OriginAnswers | null => {
     // Browsers send an origin exactly as it serialises; anything else is not one to echo back.
-    if (originOf(origin) !== origin || !isTrustedOrigin(origin, trusted)) return undefined
+    if (originOf(origin) !== origin || !isTrustedOrigin(origin, pageOrigins)) return null
     const headers = { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': EXPOSED_HEADERS }
-    if (method !== 'OPTIONS' || requestMethod === undefined) return { headers, preflight: false }
     return {
-      headers: { ...headers, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': REQUEST_HEADERS, 'access-control-max-age': PREFLIGHT_MAX_AGE },
-      preflight: true,
+      request: { headers, preflight: false },
+      preflight: {
+        headers: { ...headers, 'access-control-allow-methods': METHODS, 'access-control-allow-headers': REQUEST_HEADERS, 'access-control-max-age': PREFLIGHT_MAX_AGE },
+        preflight: true,
+      },
     }
+  }
+  return (origin, method, requestMethod) => {
+    const answers = known.getOrCreate(origin, () => answersFor(origin))
+    if (answers === null) return undefined
+    return method === 'OPTIONS' && requestMethod !== undefined ? answers.preflight : answers.request
   }
 }
 

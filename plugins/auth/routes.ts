@@ -9,7 +9,7 @@ import { authSession, authUser } from '../../lib/auth/shapes.js'
 import { endSession } from '../../lib/auth/sessions.js'
 import { issueAccessToken } from '../../lib/auth/tokens.js'
 import { isSafeCallbackURL, isTrustedOrigin, originOf } from '../../lib/auth/origins.js'
-import { TUNNEL_ORIGIN, type ResolvedConfig } from '../../lib/config/resolve.js'
+import type { ResolvedConfig } from '../../lib/config/resolve.js'
 import type { Verifier } from '../../lib/auth/verifier.js'
 import { NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { sessionCookies } from './callers.js'
@@ -37,8 +37,6 @@ export interface LoginRouteOptions {
 export async function loginRoutes (app: FastifyInstance, options: LoginRouteOptions): Promise<void> {
   const { users, config } = options
   const cookies = sessionCookies(users, config.publicUrl)
-  // Anyone can open a quick tunnel: its wildcard may send requests, but is no place to send a browser.
-  const callbackOrigins = config.trustedOrigins.filter((origin) => origin !== TUNNEL_ORIGIN)
 
   // Cookie-authenticated POSTs come only from trusted origins; a browser always sends Origin on a
   // cross-site POST, so a foreign Origin — or a cookie without any Origin — is refused.
@@ -78,7 +76,7 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
   }, async (request, reply) => {
     const body = request.body as typeof SignInBody.static
     const callbackURL = body.callbackURL === '' ? undefined : body.callbackURL
-    if (callbackURL !== undefined && !isSafeCallbackURL(callbackURL, callbackOrigins)) {
+    if (callbackURL !== undefined && !isSafeCallbackURL(callbackURL, config.pageOrigins)) {
       throw authProblem('access-denied', 'INVALID_CALLBACK_URL', 'callbackURL must be a path on this server or a URL of a trusted origin.')
     }
     const signedIn = await signInWithEmail(users, body.email, body.password, { ipAddress: request.ip, userAgent: request.headers['user-agent'] })

@@ -42,7 +42,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   // made here and sent with X-Meta-Version, so timing adds no hook of its own.
   const { serverTiming } = runtime.config
   // Hooks that never wait are written with callbacks: each async hook costs every request a promise.
-  const cors = corsPolicy(runtime.config.trustedOrigins)
+  const cors = corsPolicy(runtime.config.pageOrigins)
   app.addHook('onRequest', (request, reply, done) => {
     request.ctx = { user: null, tenant: undefined, access: noAccess, timing: serverTiming ? new StageTimes() : undefined }
     const origin = request.headers.origin

@@ -138,6 +138,8 @@ test('resolveConfig: the environment fills what the config leaves out', () => {
   assert.equal(resolved.publicUrl, 'https://api.example.com')
   assert.equal(resolved.authSecret, 'env-secret-0123456789abcdef')
   assert.deepEqual(resolved.trustedOrigins, ['https://api.example.com', 'https://a.example.com', 'https://b.example.com', TUNNEL_ORIGIN])
+  // Pages of ours (callbackURL, CORS) are never on the tunnel wildcard, whoever may post from it.
+  assert.deepEqual(resolved.pageOrigins, ['https://api.example.com', 'https://a.example.com', 'https://b.example.com'])
 
   const explicit = resolveConfig({
     databaseUrl: 'postgres://config/app',
