@@ -4,6 +4,7 @@
 import { resolveConfig, type ResolvedConfig } from './config/resolve.js'
 import type { Config } from './config/schema.js'
 import { connectDatabases, type Databases } from './db/connect.js'
+import type { Queryable } from './db/query.js'
 import { applyMigrations } from './db/migrations.js'
 import { ensureTrigram } from './db/extensions.js'
 import { USERS_RESOURCE, userStoreOf } from './auth/users.js'
@@ -50,8 +51,9 @@ export function declaredModels (config: ResolvedConfig): Map<string, ResourceMod
 }
 
 /** `tablegate check`, and `migrate` after migrating: the config's models against the database, as a start checks them. */
-export async function checkModels (config: ResolvedConfig, db: Databases, warn?: Warn): Promise<ReadonlyMap<string, ResourceModel>> {
-  return await introspectModels(db.app, declaredModels(config), warn)
+/** The config's models against the database `db` reaches (a pool, or a transaction of pending migrations). */
+export async function checkModels (config: ResolvedConfig, db: Queryable, warn?: Warn): Promise<ReadonlyMap<string, ResourceModel>> {
+  return await introspectModels(db, declaredModels(config), warn)
 }
 
 function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHooks): AppServices {

@@ -7,10 +7,9 @@ import { resolveConfig, type ResolvedConfig } from '../config/resolve.js'
 import { ConfigError } from '../config/validate.js'
 import { connectDatabases, type Databases } from '../db/connect.js'
 import type { UserOperations } from '../auth/users.js'
-import { checkModels, declaredModels, migrateDatabase } from '../bootstrap.js'
+import { checkModels, migrateDatabase } from '../bootstrap.js'
 import { applyPending, MIGRATION_TIMEOUT_MS } from '../db/migrations.js'
 import { beginTransaction } from '../db/transaction.js'
-import { introspectModels } from '../model/introspect.js'
 import { createServer, type ServerOptions } from '../server.js'
 import { runningServerUrl } from './running-server.js'
 
@@ -73,7 +72,7 @@ export async function migrateAll (configFile: string | undefined): Promise<strin
   const config = await loadResolvedConfig(configFile)
   return await withDatabases(config, async (db) => {
     const applied = await migrateDatabase(config, db, warn)
-    await checkModels(config, db)
+    await checkModels(config, db.app, warn)
     return applied
   })
 }
@@ -81,15 +80,13 @@ export async function migrateAll (configFile: string | undefined): Promise<strin
 /** `tablegate check`: the config's names and its resources against the database, as a start checks them; changes nothing. */
 export async function checkAll (configFile: string | undefined): Promise<number> {
   const config = await loadResolvedConfig(configFile)
-  const directory = config.migrations
-  if (directory === undefined || !config.migrateOnStart) return await withDatabases(config, async (db) => (await checkModels(config, db, warn)).size)
   // As a start would: the pending migrations applied first (and so checked too), in a transaction
   // that is rolled back once the models are checked against what they made.
   return await withDatabases(config, async (db) => {
     const transaction = await beginTransaction(db.app, { timeoutMs: MIGRATION_TIMEOUT_MS })
     try {
-      await applyPending(transaction.tx, directory)
-      return (await introspectModels(transaction.tx, declaredModels(config), warn)).size
+      if (config.migrations !== undefined && config.migrateOnStart) await applyPending(transaction.tx, config.migrations)
+      return (await checkModels(config, transaction.tx, warn)).size
     } finally {
       await transaction.rollback()
     }
