@@ -9,7 +9,7 @@ export interface SignInFormOptions {
 
 function page (apiRoot: string): string {
   const signIn = JSON.stringify(`${apiRoot}/auth/sign-in/email`)
-  const docs = JSON.stringify(`${apiRoot}/docs/`)
+  const docs = JSON.stringify(`${apiRoot}/docs`)
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -3,7 +3,7 @@
 // (reference.ts). A browser holds a session cookie, not a bearer token, so this scope accepts
 // either (DESIGN 5.14) and checks them itself; the document it hands the page carries a bearer
 // token for the page's "try it" calls.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import cookie from '@fastify/cookie'
 import { callerAccess } from '../../lib/access/resolve.js'
 import { bearerCaller, sessionCaller, type BrowserCaller } from '../../lib/auth/browser-caller.js'
@@ -46,10 +46,13 @@ export async function docsRoutes (app: FastifyInstance, options: DocsRouteOption
     callers.set(request, caller)
   })
 
+  // The page names its bundle and its document by absolute path, so one page serves at
+  // {prefix} and at {prefix}/ alike: no redirect between the two, for anyone.
   const reference = lazyReference({
     routePrefix: prefix as `/${string}`,
     configuration: {
-      url: './openapi.json',
+      url: `${prefix}/openapi.json`,
+      cdn: `${prefix}/js/scalar.js`,
       pageTitle: 'API reference',
       withDefaultFonts: false,
       hideClientButton: true,
@@ -57,17 +60,15 @@ export async function docsRoutes (app: FastifyInstance, options: DocsRouteOption
     },
   })
   app.addHook('onClose', async () => { await reference.close() })
-  // Scalar's own routes: the page, its bundle, and the redirect to the page's address with a
-  // slash (one route serves both where the app ignores trailing slashes).
+  // Scalar's own answers, asked at the address its routes have (a query changes neither).
+  const serve = (inner: string) => async (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const answer = await reference.get(inner)
+    return reply.code(answer.statusCode).headers(pageHeaders(answer)).send(answer.rawPayload)
+  }
   const { initialConfig } = app
   const trailingSlashIgnored = initialConfig.ignoreTrailingSlash === true || initialConfig.routerOptions?.ignoreTrailingSlash === true
-  const pages = [...(trailingSlashIgnored ? [] : [prefix]), `${prefix}/`, `${prefix}/js/scalar.js`]
-  for (const url of pages) {
-    app.get(url, async (request, reply) => {
-      const answer = await reference.get(request.url)
-      return reply.code(answer.statusCode).headers(pageHeaders(answer)).send(answer.rawPayload)
-    })
-  }
+  for (const url of trailingSlashIgnored ? [prefix] : [prefix, `${prefix}/`]) app.get(url, serve(`${prefix}/`))
+  app.get(`${prefix}/js/scalar.js`, serve(`${prefix}/js/scalar.js`))
 
   // The page's copy of the caller's document, with their token filled in for "try it".
   app.get(`${prefix}/openapi.json`, async (request, reply) => {

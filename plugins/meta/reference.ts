@@ -1,8 +1,7 @@
 // Scalar's reference pages, loaded on their first request. The package carries its browser bundle
 // as a 4 MB string literal: imported at start, it held 35 MB of every process's memory (23 MB of
 // heap), though most processes never serve the page. Its routes run in an app of their own, built
-// once on the first request and answered through inject, so what the pages are and how they
-// redirect stays Scalar's.
+// once on the first request and answered through inject, so what the pages are stays Scalar's.
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 
 /** What Scalar's plugin takes: where its pages live, and the page's configuration. */
@@ -12,7 +11,7 @@ export interface ReferenceOptions {
 }
 
 export interface Reference {
-  /** The answer of Scalar's routes to a GET of `url` (a path under the prefix, query included). */
+  /** The answer of Scalar's routes to a GET of `url` (a path under the prefix). */
   get (url: string): Promise<LightMyRequestResponse>
   close (): Promise<void>
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
+import { buildApp, createUser, bearer, caller, sessionCookie, signIn, usersOf } from '../helpers/app.js'
 import { METADATA_CONFIG, METADATA_SCHEMA, metadataApp } from '../fixtures/metadata.js'
 import type { Config } from '../../lib/config/schema.js'
 
@@ -22,6 +22,28 @@ test('every system endpoint is a 401 problem with WWW-Authenticate: Bearer witho
   }
   const forged = await app.inject({ method: 'GET', url: '/api/meta', headers: { authorization: 'Bearer not.a.token' } })
   assert.equal(forged.statusCode, 401)
+})
+
+test('the docs answer every credential directly, no redirect: page at /api/docs and /api/docs/, bundle, document; a 401 without one', async () => {
+  const cookie = sessionCookie(await signIn(app, 'clerk@example.com'))
+  const credentials = { bearer: await bearer(app, 'clerk@example.com'), cookie: { cookie } }
+  for (const [name, headers] of Object.entries(credentials)) {
+    const answers = Object.fromEntries(await Promise.all(['/api/docs', '/api/docs/', '/api/docs/js/scalar.js', '/api/docs/openapi.json'].map(async (url) => {
+      const response = await app.inject({ method: 'GET', url, headers })
+      assert.equal(response.statusCode, 200, `${name} ${url}: ${response.headers.location ?? ''}`)
+      assert.equal(response.headers.location, undefined)
+      return [url, response] as const
+    })))
+    assert.match(String(answers['/api/docs']!.headers['content-type']), /^text\/html/)
+    assert.equal(answers['/api/docs']!.body, answers['/api/docs/']!.body)
+    assert.match(String(answers['/api/docs/js/scalar.js']!.headers['content-type']), /^application\/javascript/)
+    assert.equal(JSON.parse(answers['/api/docs/openapi.json']!.body).openapi, '3.1.1')
+  }
+  // Any other path under /api/docs is an unknown route as anywhere: 404 to a bearer token, else 401.
+  assert.equal((await app.inject({ method: 'GET', url: '/api/docs/openapi.yaml', headers: credentials.bearer })).statusCode, 404)
+  for (const headers of [credentials.cookie, {}]) assert.equal((await app.inject({ method: 'GET', url: '/api/docs/openapi.yaml', headers })).statusCode, 401)
+  const stale = await app.inject({ method: 'GET', url: '/api/docs', headers: { cookie: 'better-auth.session_token=forged' } })
+  assert.equal(stale.statusCode, 401)
 })
 
 test('a clerk gets its restricted model: hidden fields absent, readOnly unless writable, defaults', async () => {
