@@ -10,10 +10,13 @@ export interface OrderTerm {
   readonly direction: 'ASC' | 'DESC'
 }
 
-export type OrderResult = { readonly ok: true, readonly order: readonly OrderTerm[] } | { readonly ok: false, readonly issues: readonly QueryIssue[] }
+/** Every order_by issue says how to fix it (SPEC "Errors"): the fields named are sortable ones the caller reads. */
+type OrderIssue = QueryIssue & { readonly hint: string }
+
+export type OrderResult = { readonly ok: true, readonly order: readonly OrderTerm[] } | { readonly ok: false, readonly issues: readonly OrderIssue[] }
 
 export function parseOrderBy (text: string, model: ResourceModel, query: QueryModel): OrderResult {
-  const issues: QueryIssue[] = []
+  const issues: OrderIssue[] = []
   const order: OrderTerm[] = []
   const seen = new Set<string>()
   let offset = 0
@@ -48,11 +51,11 @@ export function parseOrderBy (text: string, model: ResourceModel, query: QueryMo
     const dir = direction?.[0].toLowerCase()
     if (dir !== undefined && dir !== 'asc' && dir !== 'desc') {
       const at = pieceStart + direction!.index!
-      issues.push({ code: 'syntax', message: 'A direction is asc or desc.', span: span(at, at + direction![0].length) })
+      issues.push({ code: 'syntax', message: 'A direction is asc or desc.', hint: `Write '${field.name} asc' or '${field.name} desc' (asc when left out).`, span: span(at, at + direction![0].length) })
       continue
     }
     if (seen.has(field.name)) {
-      issues.push({ code: 'duplicate-field', message: `'${field.name}' is already in order_by.`, span: nameSpan })
+      issues.push({ code: 'duplicate-field', message: `'${field.name}' is already in order_by.`, hint: `Name each field once: remove this term or the earlier '${field.name}'.`, span: nameSpan })
       continue
     }
     seen.add(field.name)

@@ -422,22 +422,33 @@ test('a non-filterable field is refused exactly like an unknown one; problems ne
 test('error rows: bad order_by', async () => {
   const cases: Array<[string, unknown[], string?]> = [
     ['titel desc', [{ code: 'unknown-field', message: "There is no field 'titel' to order by.", hint: "Did you mean 'title'?", span: { start: 0, end: 5 } }]],
-    ['title sideways', [{ code: 'syntax', message: 'A direction is asc or desc.', span: { start: 6, end: 14 } }]],
+    ['title sideways', [{ code: 'syntax', message: 'A direction is asc or desc.', hint: "Write 'title asc' or 'title desc' (asc when left out).", span: { start: 6, end: 14 } }]],
     ['title desc nulls first', [{ code: 'syntax', message: 'A term of order_by is a field and an optional direction.', hint: 'Separate terms with commas: a desc, b.', span: { start: 11, end: 16 } }]],
-    ['title, title desc', [{ code: 'duplicate-field', message: "'title' is already in order_by.", span: { start: 7, end: 12 } }]],
+    ['title, title desc', [{ code: 'duplicate-field', message: "'title' is already in order_by.", hint: "Name each field once: remove this term or the earlier 'title'.", span: { start: 7, end: 12 } }]],
     ['meta', [{ code: 'unknown-field', message: "There is no field 'meta' to order by.", hint: 'Fields you can order by: id, title, status, total, position, placed_at, due_on, code, paid, mood, rank, weight, qty, version, deleted_at.', span: { start: 0, end: 4 } }]],
     ['title,,total', [{ code: 'syntax', message: 'An empty term in order_by.', hint: 'Separate terms with one comma: a desc, b.', span: { start: 6, end: 6 } }]],
     ['titel, total sideways', [
       { code: 'unknown-field', message: "There is no field 'titel' to order by.", hint: "Did you mean 'title'?", span: { start: 0, end: 5 } },
-      { code: 'syntax', message: 'A direction is asc or desc.', span: { start: 13, end: 21 } },
+      { code: 'syntax', message: 'A direction is asc or desc.', hint: "Write 'total asc' or 'total desc' (asc when left out).", span: { start: 13, end: 21 } },
     ], 'order_by has 2 problems.'],
+    // Readable but not sortable: named like a field the model lacks, and the hint lists what sorts.
+    ['secret', [{ code: 'unknown-field', message: "There is no field 'secret' to order by.", hint: 'Fields you can order by: id, title, status, total, position, placed_at, due_on, code, paid, mood, rank, weight, qty, version, deleted_at.', span: { start: 0, end: 6 } }]],
   ]
   for (const [orderBy, errors, detail] of cases) {
     const url = `/api/v1/orders?order_by=${q(orderBy)}`
     const response = await getProblem(url)
-    assert.deepEqual(response.body, {
-      type: 'urn:service:problem:invalid-order-by', title: 'Invalid order_by', status: 400, detail: detail ?? (errors[0] as { message: string }).message, instance: url, parameter: 'order_by', errors,
-    }, orderBy)
+    const body = { type: 'urn:service:problem:invalid-order-by', title: 'Invalid order_by', status: 400, detail: detail ?? (errors[0] as { message: string }).message, parameter: 'order_by', errors }
+    assert.deepEqual(response.body, { ...body, instance: url }, orderBy)
+    // Every route that takes order_by gives the same errors, each with a hint.
+    for (const [method, other, payload] of [
+      ['POST', '/api/v1/orders:search', { order_by: orderBy }],
+      ['GET', `/api/v1/orders:seek?position=0&order_by=${q(orderBy)}`],
+      ['GET', `/api/v1/orders:export?order_by=${q(orderBy)}`],
+    ] as const) {
+      const answer = await call(method, other, payload === undefined ? {} : { payload })
+      assert.deepEqual(answer.body, { ...body, instance: other }, `${method} ${other}`)
+    }
+    for (const error of errors as Array<{ hint?: string }>) assert.ok(error.hint !== undefined && error.hint !== '', orderBy)
   }
 })
 
