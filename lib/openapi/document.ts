@@ -3,7 +3,7 @@
 // the operations come from describers, one per plugin, each describing its own routes.
 import type { AccessPlan } from '../access/types.js'
 import { createBodySchema, permissionsSchema, PROBLEM_SCHEMA, recordSchema, updateBodySchema, type JsonSchema } from './schemas.js'
-import { PARAMETERS, PROBLEM_RESPONSES, type ProblemStatus } from './parameters.js'
+import { CHALLENGES, PARAMETERS, PROBLEM_RESPONSES, type ProblemStatus } from './parameters.js'
 
 export type { JsonSchema }
 
@@ -90,6 +90,65 @@ function merge (into: PathItems, items: PathItems): void {
   for (const [path, methods] of Object.entries(items)) into[path] = { ...into[path], ...methods }
 }
 
+// What the HTTP layer may answer on any route, whatever the operation: a URL that does not decode
+// (400), no or a bad token (401), a request too slow to arrive (408) or with too large a header
+// block (431), an unexpected failure (500), the database or the signing keys out of reach (503).
+const ANY_ROUTE: readonly ProblemStatus[] = [400, 401, 408, 431, 500, 503]
+// Fastify reads a body on these methods whatever the route: too large is 413, not JSON is 415.
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete'])
+
+/** Adds to each operation the statuses every route of its kind can answer. */
+function withRouteStatuses (paths: PathItems, problems: ApiContext['problems']): PathItems {
+  return Object.fromEntries(Object.entries(paths).map(([path, item]) => [path, Object.fromEntries(Object.entries(item).map(([method, operation]) => {
+    if (method === 'parameters') return [method, operation]
+    const statuses = [...ANY_ROUTE, ...(BODY_METHODS.has(method) ? [413, 415] as const : []), ...(path.includes('{') ? [414] as const : [])]
+    const op = operation as { responses: Record<string, JsonSchema> }
+    return [method, { ...op, responses: { ...op.responses, ...problems(...statuses.filter((s) => op.responses[String(s)] === undefined)) } }]
+  }))]))
+}
+
+/** The `$ref`s in a value, deep. */
+function refsIn (value: unknown, into: Set<string>): Set<string> {
+  if (Array.isArray(value)) for (const v of value) refsIn(v, into)
+  else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string') into.add(v)
+      else refsIn(v, into)
+    }
+  }
+  return into
+}
+
+/**
+ * Only the components the paths use, directly or through other components: no body schema of an
+ * operation the caller cannot perform, no parameter or response of one.
+ */
+function usedComponents (paths: PathItems, components: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  const used = new Set<string>()
+  let pending = [...refsIn(paths, new Set())]
+  while (pending.length > 0) {
+    const next: string[] = []
+    for (const ref of pending) {
+      if (used.has(ref)) continue
+      used.add(ref)
+      const [, , kind, name] = ref.split('/')
+      const component = components[kind!]?.[name!]
+      if (component !== undefined) next.push(...refsIn(component, new Set()))
+    }
+    pending = next
+  }
+  return Object.fromEntries(Object.entries(components).map(([kind, members]) => [kind, Object.fromEntries(Object.entries(members).filter(([name]) => kind === 'securitySchemes' || used.has(`#/components/${kind}/${name}`)))]))
+}
+
+const RETRY_AFTER = { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds to wait before trying again.' } }
+
+function problemResponse (status: ProblemStatus, description: string): JsonSchema {
+  const headers = status === 401
+    ? { 'WWW-Authenticate': { required: true, schema: { type: 'string', enum: [...CHALLENGES] }, description: 'Bearer without a token; Bearer error="invalid_token" for an expired, revoked or invalid one (RFC 6750).' } }
+    : status === 429 || status === 503 ? RETRY_AFTER : undefined
+  return { description, ...(headers === undefined ? {} : { headers }), content: { 'application/problem+json': { schema: ref('schemas', 'Problem') } } }
+}
+
 export function openApiDocument (input: OpenApiInput): JsonSchema {
   const resources = input.plans.filter((p) => p.visible).map((p) => resourceApi(p, input.basePath))
   const api: ApiContext = {
@@ -99,8 +158,18 @@ export function openApiDocument (input: OpenApiInput): JsonSchema {
     problems: (...statuses) => Object.fromEntries(statuses.map((s) => [String(s), ref('responses', PROBLEM_RESPONSES[s].name)])),
     json: (schema) => ({ content: { 'application/json': { schema } } }),
   }
-  const paths: PathItems = {}
-  for (const describe of input.describers) merge(paths, describe(api))
+  const described: PathItems = {}
+  for (const describe of input.describers) merge(described, describe(api))
+  const paths = withRouteStatuses(described, api.problems)
+  const components = usedComponents(paths, {
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from GET /api/auth/token (15 minutes).' } },
+    schemas: {
+      Problem: PROBLEM_SCHEMA,
+      ...Object.fromEntries(resources.flatMap((r) => Object.entries(resourceSchemas(r, input.rowPermissions.has(r.name))))),
+    },
+    parameters: PARAMETERS,
+    responses: Object.fromEntries(Object.entries(PROBLEM_RESPONSES).map(([status, { name, description }]) => [name, problemResponse(Number(status) as ProblemStatus, description)])),
+  })
   return {
     openapi: '3.1.1',
     info: {
@@ -112,18 +181,6 @@ export function openApiDocument (input: OpenApiInput): JsonSchema {
     security: [{ bearer: [] }],
     tags: resources.map((r) => ({ name: r.name })),
     paths,
-    components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from GET /api/auth/token (15 minutes).' } },
-      schemas: {
-        Problem: PROBLEM_SCHEMA,
-        ...Object.fromEntries(resources.flatMap((r) => Object.entries(resourceSchemas(r, input.rowPermissions.has(r.name))))),
-      },
-      parameters: PARAMETERS,
-      responses: Object.fromEntries(Object.values(PROBLEM_RESPONSES).map(({ name, description }) => [name, {
-        description,
-        ...(name === 'Unauthenticated' ? { headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } } } : {}),
-        content: { 'application/problem+json': { schema: ref('schemas', 'Problem') } },
-      }])),
-    },
+    components,
   }
 }

@@ -59,18 +59,26 @@ export const PARAMETERS = {
   },
 } satisfies Record<string, JsonSchema>
 
-export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 428 | 429 | 504
+export type ProblemStatus = 400 | 401 | 403 | 404 | 408 | 409 | 412 | 413 | 414 | 415 | 428 | 429 | 431 | 500 | 503 | 504
 
 export const PROBLEM_RESPONSES: Record<ProblemStatus, { readonly name: string, readonly description: string }> = {
-  400: { name: 'BadRequest', description: 'Invalid parameter, filter, key or record (problem details say which).' },
+  400: { name: 'BadRequest', description: 'Invalid parameter, filter, key or record, or a URL that is not valid percent-encoded UTF-8 (problem details say which).' },
   401: { name: 'Unauthenticated', description: 'Missing, expired or invalid bearer token.' },
   403: { name: 'AccessDenied', description: 'The operation is not allowed for this caller or record.' },
   404: { name: 'NotFound', description: 'No such record, or none the caller may see.' },
+  408: { name: 'RequestTimeout', description: 'The request did not arrive in time; the connection is closed.' },
   409: { name: 'Conflict', description: 'The write conflicts with stored data.' },
   412: { name: 'PreconditionFailed', description: 'If-Match does not match the current ETag.' },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than the server accepts (1 MiB).' },
+  414: { name: 'UriTooLong', description: 'A path segment (the key) is longer than 4096 characters.' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json in UTF-8, or has a Content-Encoding.' },
   428: { name: 'PreconditionRequired', description: 'If-Match is required.' },
   429: { name: 'TooManyRequests', description: 'Too many at once: try again after Retry-After seconds.' },
+  431: { name: 'HeadersTooLarge', description: 'The request line and headers are larger than 128 KiB; the connection is closed. Send long filters in a :search body.' },
+  500: { name: 'InternalError', description: 'An unexpected failure; the detail is fixed and the error is reported.' },
+  503: { name: 'ServiceUnavailable', description: 'The database or the signing keys cannot be reached right now: try again shortly (after Retry-After seconds where sent).' },
   504: { name: 'StatementTimeout', description: 'The statement timeout was exceeded.' },
 }
+
+/** What a 401 sends as its challenge (RFC 6750): bare without a token, with the error for a bad one. */
+export const CHALLENGES = ['Bearer', 'Bearer error="invalid_token"'] as const

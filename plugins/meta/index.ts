@@ -6,10 +6,12 @@ import { CallerDocuments } from '../../lib/meta/caller-documents.js'
 import { runtimeOf } from '../../lib/runtime.js'
 import { metaRoutes } from './routes.js'
 import { docsRoutes } from './docs.js'
+import { describeMetaRoutes } from './openapi.js'
 
 async function meta (app: FastifyInstance): Promise<void> {
   const runtime = runtimeOf(app)
   const { config, models, apiDescribers, metaVersion } = runtime
+  apiDescribers.push(describeMetaRoutes(config.apiRoot))
   const documents = new CallerDocuments({ config, resources: [...models.keys()], describers: apiDescribers, metaVersion })
   await app.register(metaRoutes, { apiRoot: config.apiRoot, documents })
   await app.register(docsRoutes, { runtime, documents })

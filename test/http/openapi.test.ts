@@ -35,6 +35,7 @@ test('only the resources, fields and operations the caller\'s roles allow', () =
     '/api/v1/secrets:facets', '/api/v1/secrets:histogram', '/api/v1/tags:facets', '/api/v1/tags:histogram',
     '/api/v1:batchWrite',
     '/api/v1/orders:export', '/api/v1/secrets:export', '/api/v1/tags:export',
+    '/api/meta', '/api/openapi.json',
   ])
   assert.deepEqual(methods(documents.clerk, '/api/v1/orders/{key}'), ['get', 'patch'])
   assert.deepEqual(methods(documents.clerk, '/api/v1/orders'), ['get', 'post'])
@@ -97,15 +98,60 @@ test('errors are problem+json, the bearer scheme guards everything, AIP paramete
   const patch = document.paths['/api/v1/orders/{key}'].patch
   assert.deepEqual(patch.parameters.map((p: { $ref: string }) => document.components.parameters[p.$ref.split('/').at(-1)!]).map((p: any) => [p.name, p.in, p.required ?? false]), [['If-Match', 'header', true], ['Prefer', 'header', false]])
   assert.equal(document.paths['/api/v1/tags'].get.parameters.length, 6, 'no show_deleted on a hard-delete resource')
-  assert.equal(document.components.responses.Unauthenticated.headers['WWW-Authenticate'].schema.const, 'Bearer')
+  // The challenge as sent: bare without a token, with RFC 6750's error for a bad one.
+  assert.deepEqual(document.components.responses.Unauthenticated.headers['WWW-Authenticate'].schema, { type: 'string', enum: ['Bearer', 'Bearer error="invalid_token"'] })
   // Every status the server answers with is described: 304 on a conditional get, 400 for a
   // malformed key on delete and undelete, 413 and 415 wherever a body is taken.
   const record = document.paths['/api/v1/orders/{key}']
   assert.ok(record.get.responses['304'])
   assert.ok(record.get.parameters.some((p: { $ref: string }) => document.components.parameters[p.$ref.split('/').at(-1)!].name === 'If-None-Match'))
   for (const op of [record.delete, document.paths['/api/v1/orders/{key}:undelete'].post]) assert.ok(op.responses['400'])
-  for (const op of [document.paths['/api/v1/orders'].post, record.patch, document.paths['/api/v1/orders:search'].post, document.paths['/api/v1:batchWrite'].post]) {
+  for (const op of [document.paths['/api/v1/orders'].post, record.patch, record.delete, document.paths['/api/v1/orders:search'].post, document.paths['/api/v1:batchWrite'].post]) {
     assert.ok(op.responses['413'] && op.responses['415'], op.operationId)
+  }
+})
+
+test('every operation lists the statuses any route answers (408, 431, 500, 503), 414 where a key is in the path, 429 on exports', () => {
+  for (const document of Object.values(documents)) {
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        if (method === 'parameters') continue
+        const statuses = Object.keys(op.responses)
+        for (const status of ['400', '401', '408', '431', '500', '503']) assert.ok(statuses.includes(status), `${method} ${path} ${status}`)
+        assert.equal(statuses.includes('414'), path.includes('{key}'), `${method} ${path} 414`)
+        assert.equal(statuses.includes('429'), path.endsWith(':export'), `${method} ${path} 429`)
+      }
+    }
+  }
+})
+
+test('create declares its 201 without a JSON body (empty under Prefer: return=minimal); update 204 and delete 200 likewise follow Prefer', () => {
+  const { paths } = documents.admin
+  const created = paths['/api/v1/orders'].post.responses['201']
+  assert.equal(created.content, undefined)
+  assert.match(created.description, /Prefer: return=minimal there is no body/)
+  assert.deepEqual(Object.keys(created.headers), ['ETag', 'Location'])
+  const record = paths['/api/v1/orders/{key}']
+  assert.equal(record.patch.responses['204'].content, undefined)
+  assert.ok(record.patch.responses['200'].content['application/json'])
+  assert.equal(record.delete.responses['204'].content, undefined)
+  assert.ok(record.delete.responses['200'].content['application/json'])
+})
+
+test('no component for an operation the caller cannot perform: body schemas, parameters and responses are the ones its paths use', () => {
+  const names = (document: any, kind: string) => Object.keys(document.components[kind]).sort()
+  // The clerk reads tags but may not write them, and never deletes orders.
+  assert.deepEqual(names(documents.clerk, 'schemas'), ['Problem', 'orders', 'orders.create', 'orders.list', 'orders.update', 'tags', 'tags.list'])
+  assert.equal(documents.clerk.components.parameters.preferDelete, undefined)
+  assert.deepEqual(names(documents.admin, 'schemas'), ['Problem', 'orders', 'orders.create', 'orders.list', 'orders.update', 'secrets', 'secrets.create', 'secrets.list', 'secrets.update', 'tags', 'tags.create', 'tags.list', 'tags.update'])
+  for (const document of Object.values(documents)) {
+    const text = JSON.stringify(document.paths)
+    for (const kind of ['schemas', 'parameters', 'responses']) {
+      for (const name of Object.keys(document.components[kind])) {
+        const used = text.includes(`"#/components/${kind}/${name}"`) || JSON.stringify(document.components).includes(`"#/components/${kind}/${name}"`)
+        assert.ok(used, `${kind}/${name} is used`)
+      }
+    }
   }
 })
 
