@@ -238,12 +238,12 @@ test('order_by issues: unknown fields with a hint, directions, extra words, empt
   // json fields and fields declared not sortable are refused exactly like unknown ones.
   assert.deepEqual(orderIssues('data'), [{ code: 'unknown-field', message: "There is no field 'data' to order by.", hint: fields, span: { start: 0, end: 4 } }])
   assert.deepEqual(orderIssues('hidden_rank').map((i) => [i.code, i.message]), [['unknown-field', "There is no field 'hidden_rank' to order by."]])
-  assert.deepEqual(orderIssues('name up'), [{ code: 'syntax', message: 'A direction is asc or desc.', span: { start: 5, end: 7 } }])
+  assert.deepEqual(orderIssues('name up'), [{ code: 'syntax', message: 'A direction is asc or desc.', hint: "Write 'name asc' or 'name desc' (asc when left out).", span: { start: 5, end: 7 } }])
   assert.deepEqual(orderIssues('name desc nulls'), [{ code: 'syntax', message: 'A term of order_by is a field and an optional direction.', hint: 'Separate terms with commas: a desc, b.', span: { start: 10, end: 15 } }])
   assert.deepEqual(orderIssues('name,,count'), [{ code: 'syntax', message: 'An empty term in order_by.', hint: 'Separate terms with one comma: a desc, b.', span: { start: 5, end: 5 } }])
   assert.deepEqual(orderIssues('name,').map((i) => i.span), [{ start: 5, end: 5 }])
   assert.deepEqual(orderIssues(',').map((i) => i.span), [{ start: 0, end: 0 }, { start: 1, end: 1 }])
-  assert.deepEqual(orderIssues('name, count desc, name desc'), [{ code: 'duplicate-field', message: "'name' is already in order_by.", span: { start: 18, end: 22 } }])
+  assert.deepEqual(orderIssues('name, count desc, name desc'), [{ code: 'duplicate-field', message: "'name' is already in order_by.", hint: "Name each field once: remove this term or the earlier 'name'.", span: { start: 18, end: 22 } }])
   assert.deepEqual(orderIssues('  name desc ,  nope').map((i) => [i.code, i.span]), [['unknown-field', { start: 15, end: 19 }]])
   // Spans of later words count leading spaces once.
   assert.deepEqual(orderIssues('count,  name  up').map((i) => [i.code, i.span]), [['syntax', { start: 14, end: 16 }]])
