@@ -56,7 +56,7 @@ export interface ResolvedConfig {
   readonly resources: Readonly<Record<string, ResourceConfig>>
   /** How callers see the rows of plugins' resources that need it (the audit log's). */
   readonly presenters: ReadonlyMap<string, RowPresenter>
-  /** Plugins' migrations, run after the application's. */
+  /** Plugins' migrations, run before the application's (which may index their tables). */
   readonly pluginMigrations: readonly PluginMigration[]
   /** The fixed tenant of every caller (until organizations). */
   readonly tenant: string | undefined
