@@ -94,7 +94,7 @@ export const ResourceSchema = Type.Object({
   version: Type.Optional(Type.String({ description: 'An integer or `timestamptz` column every write bumps: ETags and `If-Match` use it.', examples: ['version'] })),
   fields: Type.Record(Type.String(), FieldSchema, { keyName: 'field', description: 'The fields by name (field names are what callers see; `column` maps one to another column).', examples: [{ id: { type: 'bigint', readOnly: true, dbDefault: true }, title: { type: 'string', required: true } }] }),
   validate: Type.Optional(unsafe<RecordValidator>(fn('(record, ctx) => issues'), {
-    description: 'A check of every record created or updated, after the field rules: answers `[{ field, code?, message }]` (empty: valid), each a field error of the 400 `invalid-record`. `ctx` is `{ user, tenant, operation }`.',
+    description: 'A check of every record created or updated, after the field rules: answers `[{ field, code?, message }]` (empty: valid), each a field error of the 400 `invalid-record`. `ctx` is `{ user, tenant, operation }`. `record` is the fields the body sets (on create with the defaults): on update the patch, not the stored record (see resources.md#validate).',
     examples: ["(record) => record.ends_at < record.starts_at ? [{ field: 'ends_at', message: 'ends_at must be after starts_at.' }] : []"],
   })),
   access: Type.Optional(AccessSchema),
