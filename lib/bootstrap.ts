@@ -5,7 +5,7 @@ import { resolveConfig, type ResolvedConfig } from './config/resolve.js'
 import type { Config } from './config/schema.js'
 import { connectDatabases, type Databases } from './db/connect.js'
 import type { Queryable } from './db/query.js'
-import { applyMigrations } from './db/migrations.js'
+import { applyMigrations, type Migrations } from './db/migrations.js'
 import { ensureTrigram } from './db/extensions.js'
 import { USERS_RESOURCE, userStoreOf } from './auth/users.js'
 import { createVerifier } from './auth/verifier.js'
@@ -31,15 +31,19 @@ export type Warn = (message: string) => void
 
 /**
  * `tablegate migrate`, and startup with `migrateOnStart`: the auth store (with the built-in
- * login), pg_trgm where this role may create it, then the application's migrations (which may
- * use pg_trgm). Returns the migration files applied.
+ * login), pg_trgm where this role may create it, then in one transaction the plugins' tables and
+ * the application's migrations (which may use pg_trgm, and index or refer to the plugins'
+ * tables). Returns the migration files applied.
  */
 export async function migrateDatabase (config: ResolvedConfig, db: Databases, warn: Warn): Promise<string[]> {
   if (config.verifier === undefined) await userStoreOf(config, db).migrate()
   await ensureTrigram(db.app, true, warn)
-  const applied = config.migrations === undefined ? [] : await applyMigrations(db.app, config.migrations)
-  for (const migrate of config.pluginMigrations) await migrate(db.app)
-  return applied
+  return await applyMigrations(db.app, migrationsOf(config))
+}
+
+/** What `migrateDatabase` (and `check`, in a transaction it rolls back) applies to the application database. */
+export function migrationsOf (config: ResolvedConfig): Migrations {
+  return { plugins: config.pluginMigrations, directory: config.migrations }
 }
 
 /** The models the config declares, with every name the access config gives checked: no database needed. */

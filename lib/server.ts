@@ -15,13 +15,14 @@ export interface ServerOptions {
 }
 
 export async function createServer (config: Config = {}, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const checked = validateConfig(config)
   const app = Fastify({
-    ...serverOptions(),
+    ...serverOptions({ bodyLimit: checked.bodyLimit }),
     ...(options.loggerInstance !== undefined
       ? { loggerInstance: options.loggerInstance }
       : { logger: options.logger ?? (config.logger as FastifyServerOptions['logger']) ?? false }),
     // The setting the config resolves to (request.ip, and so the sign-in limiter, follows it).
-    trustProxy: resolveTrustProxy(validateConfig(config).trustProxy, process.env.TRUST_PROXY) as FastifyServerOptions['trustProxy'],
+    trustProxy: resolveTrustProxy(checked.trustProxy, process.env.TRUST_PROXY) as FastifyServerOptions['trustProxy'],
   })
   try {
     // Awaiting the registration surfaces startup errors here, yet leaves the app open for more plugins.

@@ -7,7 +7,7 @@ import { resolveConfig, type ResolvedConfig } from '../config/resolve.js'
 import { ConfigError } from '../config/validate.js'
 import { connectDatabases, type Databases } from '../db/connect.js'
 import type { UserOperations } from '../auth/users.js'
-import { checkModels, migrateDatabase } from '../bootstrap.js'
+import { checkModels, migrateDatabase, migrationsOf } from '../bootstrap.js'
 import { applyPending, MIGRATION_TIMEOUT_MS } from '../db/migrations.js'
 import { beginTransaction } from '../db/transaction.js'
 import { createServer, type ServerOptions } from '../server.js'
@@ -65,7 +65,7 @@ export async function withUsers<T> (configFile: string | undefined, work: (users
 }
 
 /**
- * `tablegate migrate`: the auth store, pg_trgm, and the application's own migrations; then the
+ * `tablegate migrate`: the auth store, pg_trgm, the plugins' tables and the application's own migrations; then the
  * same model check as `check`, so "up to date" means a server would start.
  */
 export async function migrateAll (configFile: string | undefined): Promise<string[]> {
@@ -80,12 +80,12 @@ export async function migrateAll (configFile: string | undefined): Promise<strin
 /** `tablegate check`: the config's names and its resources against the database, as a start checks them; changes nothing. */
 export async function checkAll (configFile: string | undefined): Promise<number> {
   const config = await loadResolvedConfig(configFile)
-  // As a start would: the pending migrations applied first (and so checked too), in a transaction
-  // that is rolled back once the models are checked against what they made.
+  // As a start would: the plugins' tables and the pending migrations applied first (and so checked
+  // too), in a transaction that is rolled back once the models are checked against what they made.
   return await withDatabases(config, async (db) => {
     const transaction = await beginTransaction(db.app, { timeoutMs: MIGRATION_TIMEOUT_MS })
     try {
-      if (config.migrations !== undefined && config.migrateOnStart) await applyPending(transaction.tx, config.migrations)
+      if (config.migrateOnStart) await applyPending(transaction.tx, migrationsOf(config))
       return (await checkModels(config, transaction.tx, warn)).size
     } finally {
       await transaction.rollback()

@@ -9,6 +9,8 @@ import { resolveTrustProxy, type TrustProxy } from './trust-proxy.js'
 import { contributedResources, type PluginMigration, type RowPresenter } from './plugin-resources.js'
 
 export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
+/** A :search filter of 200,000 characters, and a :batchWrite of 500 operations of up to 2 KB each, fit inside 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024
 const MIN_SECRET_LENGTH = 16
 /** Quick tunnels serve a development API over https on a random subdomain; they are always trusted. */
 export const TUNNEL_ORIGIN = 'https://*.trycloudflare.com'
@@ -38,6 +40,8 @@ export interface ResolvedConfig {
   readonly trustProxy: TrustProxy
   readonly roles: RoleSetup
   readonly statementTimeoutMs: number
+  /** The largest JSON request body, in bytes. */
+  readonly bodyLimit: number
   readonly exportTimeoutMs: number
   /** Undefined when metrics are off. */
   readonly metrics: { readonly role: string } | undefined
@@ -56,7 +60,7 @@ export interface ResolvedConfig {
   readonly resources: Readonly<Record<string, ResourceConfig>>
   /** How callers see the rows of plugins' resources that need it (the audit log's). */
   readonly presenters: ReadonlyMap<string, RowPresenter>
-  /** Plugins' migrations, run after the application's. */
+  /** Plugins' migrations, run before the application's (which may index their tables). */
   readonly pluginMigrations: readonly PluginMigration[]
   /** The fixed tenant of every caller (until organizations). */
   readonly tenant: string | undefined
@@ -165,6 +169,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     trustProxy: resolveTrustProxy(config.trustProxy, env.TRUST_PROXY),
     roles,
     statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
+    bodyLimit: config.bodyLimit ?? DEFAULT_BODY_LIMIT,
     exportTimeoutMs: config.exportTimeoutMs ?? 600_000,
     metrics: config.metrics === false ? undefined : { role: config.metrics?.role ?? 'admin' },
     serverTiming: config.serverTiming ?? false,

@@ -94,7 +94,7 @@ export const ResourceSchema = Type.Object({
   version: Type.Optional(Type.String({ description: 'An integer or `timestamptz` column every write bumps: ETags and `If-Match` use it.', examples: ['version'] })),
   fields: Type.Record(Type.String(), FieldSchema, { keyName: 'field', description: 'The fields by name (field names are what callers see; `column` maps one to another column).', examples: [{ id: { type: 'bigint', readOnly: true, dbDefault: true }, title: { type: 'string', required: true } }] }),
   validate: Type.Optional(unsafe<RecordValidator>(fn('(record, ctx) => issues'), {
-    description: 'A check of every record created or updated, after the field rules: answers `[{ field, code?, message }]` (empty: valid), each a field error of the 400 `invalid-record`. `ctx` is `{ user, tenant, operation }`.',
+    description: 'A check of every record created or updated, after the field rules: answers `[{ field, code?, message }]` (empty: valid), each a field error of the 400 `invalid-record`. `ctx` is `{ user, tenant, operation }`. `record` is the fields the body sets (on create with the defaults): on update the patch, not the stored record (see resources.md#validate).',
     examples: ["(record) => record.ends_at < record.starts_at ? [{ field: 'ends_at', message: 'ends_at must be after starts_at.' }] : []"],
   })),
   access: Type.Optional(AccessSchema),
@@ -160,6 +160,13 @@ export const ConfigSchema = Type.Object({
   defaultAccess: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('deny')], { description: 'What an operation without a rule (and without a capability, with bundles) is, for every role, admin included.', defaultText: 'allowed with a plain role list; with bundles, a matching capability', examples: ['deny'] })),
   tenant: Type.Optional(Type.String({ description: 'The fixed tenant of every caller.', defaultText: 'none', examples: ['acme'] })),
   statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'The statement timeout of every request transaction; past it, 504 `statement-timeout`.', default: 15_000, examples: [5_000] })),
+  bodyLimit: Type.Optional(Type.Integer({
+    minimum: 1024,
+    maximum: 1_073_741_824,
+    description: 'The largest request body accepted, in bytes, on every route that reads a JSON body (writes, `:search`, `:batchWrite`, the login routes); a larger one is 413 `payload-too-large`. 1 MiB holds a `:search` filter of 200,000 characters and a `:batchWrite` of 500 operations of up to 2 KB each. In an app of your own (`app.register(tablegate, config)`) it holds for JSON bodies on every route, whatever the app\'s Fastify `bodyLimit` (see resources.md).',
+    default: 1_048_576,
+    examples: [4_194_304],
+  })),
   serverTiming: Type.Optional(Type.Boolean({ description: 'Answer every request with a `Server-Timing` header: `auth`, `access`, `plan`, `db`, `serialize` (see operations.md).', default: false, examples: [true] })),
   metrics: Type.Optional(Type.Union([Type.Literal(false), Type.Object({ role: Type.Optional(Type.String({ minLength: 1, description: 'The role that may read the metrics.', default: 'admin', examples: ['ops'] })) }, { additionalProperties: false })], {
     description: '`GET /api/metrics` (Prometheus text) for callers with `role`; `false`: no metrics route and no per-request work (see operations.md).',

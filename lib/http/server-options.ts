@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { IncomingMessage, Server } from 'node:http'
 import type { Socket } from 'node:net'
+import { DEFAULT_BODY_LIMIT } from '../config/resolve.js'
 import { PROBLEM_CONTENT_TYPE, problem, toProblemBody, type Problem, type ProblemSlug } from '../problems.js'
 
 /**
@@ -13,8 +14,6 @@ import { PROBLEM_CONTENT_TYPE, problem, toProblemBody, type Problem, type Proble
  * is what a long query meets.
  */
 export const MAX_HEADER_BYTES = 128 * 1024
-/** Record bodies and :search filters (200,000 characters) fit well inside 1 MiB. */
-export const BODY_LIMIT_BYTES = 1024 * 1024
 /** A path segment: a record key, composite keys included, each part percent-encoded. */
 export const MAX_PATH_SEGMENT = 4096
 
@@ -83,10 +82,13 @@ export function missingHost (request: IncomingMessage): Problem | undefined {
     : undefined
 }
 
-/** The options createServer gives Fastify; pass them to your own `Fastify()` to get the same. */
-export function serverOptions (): FastifyHttpOptions<Server> {
+/**
+ * The options createServer gives Fastify; pass them to your own `Fastify()` to get the same, with
+ * the config's `bodyLimit` where it has one.
+ */
+export function serverOptions (settings: { readonly bodyLimit?: number } = {}): FastifyHttpOptions<Server> {
   return {
-    bodyLimit: BODY_LIMIT_BYTES,
+    bodyLimit: settings.bodyLimit ?? DEFAULT_BODY_LIMIT,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
     // A body is checked as sent: `{"email": 1}` is a number where text belongs, not the text "1".
     ajv: { customOptions: { coerceTypes: false } },

@@ -20,11 +20,12 @@ async function auditLog (app: FastifyInstance, options: AuditLogOptions): Promis
   if (options.resource !== undefined && app.tablegate.models.get(options.resource)?.present === undefined) {
     throw new Error(`auditLog: the resource '${options.resource}' exists only when the plugin is given in config.plugins ([auditLog, { resource: '${options.resource}' }]), not registered on its own`)
   }
-  const table = tableOf(options)
+  const audit = tableOf(options)
+  const { table } = audit
   // The application database's table is made with the other migrations; the auth store's here,
   // like every other migration only where the config lets startup change the schema.
   const authDb = app.tablegate.authDb
-  if (app.tablegate.config.migrateOnStart && authDb !== undefined) await createAuditTable(authDb, table)
+  if (app.tablegate.config.migrateOnStart && authDb !== undefined) await createAuditTable(authDb, audit)
   app.tablegate.addWriteHook(async function auditLogRow (event: WriteEvent, tx: Queryable) {
     await query(tx, sql`INSERT INTO ${table} (resource, operation, record_key, user_id, tenant, before, after)
       VALUES (${event.resource}, ${event.operation}, ${event.key}, ${event.ctx.user?.id ?? HOST_ACTOR}, ${event.ctx.tenant ?? null},

@@ -73,19 +73,23 @@ function filterElements (filter: CheckedFilter | undefined): FilterElements {
   return elements
 }
 
+function distinct (elements: readonly string[]): string[] {
+  return [...new Set(elements)]
+}
+
 /**
  * The index to suggest: equality columns first, then range columns, then the order (a b-tree);
- * without either, a trigram GIN index for text matching, or a GIN index for json keys.
+ * without either, a trigram GIN index for text matching, or a GIN index for json keys. A GIN
+ * index takes every text (or key) element: a search over several fields is an OR of one match
+ * each, which an index on one of them cannot serve, while one GIN index over all of them serves
+ * each arm of the OR.
  */
 export function suggestIndex (plan: ListPlan): string {
   const { equality, range, text, keys } = filterElements(plan.filter)
   const table = plan.model.tableText.split('.').map(quoteIdent).join('.')
-  const elements: string[] = []
-  for (const element of [...equality, ...range, ...plan.order.map((t) => quoteIdent(t.field.column))]) {
-    if (!elements.includes(element)) elements.push(element)
-  }
-  if (equality.length === 0 && range.length === 0 && text.length > 0) return `CREATE INDEX ON ${table} USING gin (${text[0]!} gin_trgm_ops)`
-  if (equality.length === 0 && range.length === 0 && keys.length > 0) return `CREATE INDEX ON ${table} USING gin (${keys[0]!})`
+  const elements = distinct([...equality, ...range, ...plan.order.map((t) => quoteIdent(t.field.column))])
+  if (equality.length === 0 && range.length === 0 && text.length > 0) return `CREATE INDEX ON ${table} USING gin (${distinct(text).map((e) => `${e} gin_trgm_ops`).join(', ')})`
+  if (equality.length === 0 && range.length === 0 && keys.length > 0) return `CREATE INDEX ON ${table} USING gin (${distinct(keys).join(', ')})`
   return `CREATE INDEX ON ${table} (${elements.join(', ')})`
 }
 

@@ -2,7 +2,7 @@
 // the tokens it mints checked over HTTP against the JWKS of an app on the same database.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -35,13 +35,13 @@ export default { roles: ['admin', 'user'], plugins: [auditLog] }
 mkdirSync(emptyDir)
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 
-async function cli (args: string[], options: { env?: Record<string, string>, cwd?: string, config?: string | null } = {}): Promise<Run> {
+async function cli (args: string[], options: { env?: Record<string, string>, cwd?: string, config?: string | null, node?: string, nodeArgs?: string[] } = {}): Promise<Run> {
   const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET, ...options.env }
   for (const key of ['TABLEGATE_CONFIG', 'AUTH_URL', 'ADMIN_DATABASE_URL', 'TRUSTED_ORIGINS', 'NODE_OPTIONS']) {
     if (options.env?.[key] === undefined) delete env[key]
   }
   const withConfig = options.config === null ? args : [...args, '--config', options.config ?? config]
-  const child = spawn(process.execPath, [bin, ...withConfig], { cwd: options.cwd ?? root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(options.node ?? process.execPath, [...options.nodeArgs ?? [], bin, ...withConfig], { cwd: options.cwd ?? root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
@@ -184,6 +184,23 @@ test('user changes from the CLI run the config\'s write hooks: the audit log rec
     { operation: 'update', user_id: 'host', before_role: 'admin,user', after_role: 'admin,user', banned: 'false' },
     { operation: 'delete', user_id: 'host', before_role: 'admin,user', after_role: null, banned: null },
   ])
+})
+
+test('on a Node older than 22 the CLI says so in one line and exits 1, before loading anything', async () => {
+  // This Node, told it is 20: loading tablegate on a real Node 20 ends in a segmentation fault.
+  const oldNode = join(dir, 'node-20.mjs')
+  writeFileSync(oldNode, "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.11.1' } })\n")
+  const runs = [await cli(['--help'], { config: null, nodeArgs: ['--import', pathToFileURL(oldNode).href] })]
+  // The machine's own Node too, where it is an older one (a distribution's package often is).
+  const machine = spawnSync('/usr/bin/node', ['--version'], { encoding: 'utf8' })
+  const machineVersion = machine.status === 0 ? machine.stdout.trim().slice(1) : undefined
+  if (machineVersion !== undefined && Number(machineVersion.split('.')[0]) < 22) runs.push(await cli(['--help'], { config: null, node: '/usr/bin/node' }))
+  for (const [i, run] of runs.entries()) {
+    const version = i === 0 ? '20.11.1' : machineVersion!
+    assert.equal(run.code, 1, run.stderr)
+    assert.equal(run.stdout, '')
+    assert.equal(run.stderr, `tablegate: Node ${version} is too old: tablegate runs on Node 22 or 24 (install one, e.g. nvm install 22, and run it again)\n`)
+  }
 })
 
 test('every refusal exits non-zero with one line on stderr', async () => {

@@ -20,12 +20,20 @@ await runSql(databaseUrl, `
   INSERT INTO docs (meta) SELECT jsonb_build_object('color', (ARRAY['red', 'blue', 'green'])[1 + n % 3], 'size', n % 100, 'tags', jsonb_build_array('t' || n % 50))
     FROM generate_series(1, 30000) AS n;
   ANALYZE docs;
+  CREATE TABLE notes (id serial PRIMARY KEY, title text NOT NULL, body text NOT NULL);
+  INSERT INTO notes (title, body) SELECT 'Note ' || n, 'Body of note ' || n || ' with needle ' || n % 97 FROM generate_series(1, 30000) AS n;
+  ANALYZE notes;
+  CREATE TABLE labels (id serial PRIMARY KEY, name text NOT NULL);
+  INSERT INTO labels (name) SELECT 'needle ' || n FROM generate_series(1, 30000) AS n;
+  ANALYZE labels;
   CREATE TABLE unanalyzed (id serial PRIMARY KEY, label text NOT NULL);
   INSERT INTO unanalyzed (label) SELECT 'x' || n FROM generate_series(1, 20000) AS n;
 `)
 const resources: Config['resources'] = {
   big: { fields: { id: { type: 'bigint', readOnly: true }, status: { type: 'string' }, code: { type: 'integer' }, title: { type: 'string', searchable: true } } },
   unanalyzed: { fields: { id: { type: 'integer', readOnly: true }, label: { type: 'string' } } },
+  notes: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string', searchable: true }, body: { type: 'string', searchable: true } } },
+  labels: { fields: { id: { type: 'integer', readOnly: true }, name: { type: 'string', searchable: true } } },
   docs: { fields: { id: { type: 'integer', readOnly: true }, meta: { type: 'json' } } },
   // Each caller sees the rows of their own status; an admin sees all.
   narrowed: {
@@ -97,6 +105,32 @@ test('json traversal: the suggestion indexes the path expression, which then ser
     assert.equal((await docs(fresh, 'meta.color = blue')).body.items.length, 50)
   } finally {
     await runSql(databaseUrl, 'DROP INDEX docs_color_idx')
+  }
+})
+
+test('text matching: the suggested index, run as given, lets the same lists through, over one searchable field or several', async () => {
+  const cases = [
+    // A search over two fields is an OR of a match on each: an index on one of them serves neither arm alone.
+    { resource: 'notes', filters: ['search("needle 7")', 'needle'], suggestion: 'CREATE INDEX ON "notes" USING gin ("title" gin_trgm_ops, "body" gin_trgm_ops)' },
+    { resource: 'labels', filters: ['search("needle 7")', 'needle', 'similar(name, "needle 77")', 'regex(name, "^needle 7[0-9]$")'], suggestion: 'CREATE INDEX ON "labels" USING gin ("name" gin_trgm_ops)' },
+  ]
+  for (const { resource, filters, suggestion } of cases) {
+    const listed = async (via: typeof call, filter: string) => await via('GET', `/api/v1/${resource}?page_size=5&filter=${encodeURIComponent(filter)}`)
+    for (const filter of filters) {
+      const refused = await listed(call, filter)
+      assert.equal(refused.status, 400, filter)
+      assert.equal(refused.body.type, 'urn:service:problem:expensive-query', filter)
+      assert.equal(refused.body.suggestion, suggestion, filter)
+    }
+    await runSql(databaseUrl, suggestion)
+    // A verdict holds for the process lifetime: a new process judges the shapes again.
+    const { call: fresh } = await appWith(undefined)
+    for (const filter of filters) {
+      const served = await listed(fresh, filter)
+      assert.equal(served.status, 200, `${filter}: ${JSON.stringify(served.body)}`)
+      assert.equal(served.headers['x-service-warning'], undefined, filter)
+      assert.equal(served.body.items.length, 5, filter)
+    }
   }
 })
 

@@ -1,0 +1,84 @@
+// What the docs say, run: an app plugin's route reading request.ctx and refusing with problem()
+// (docs/plugins.md shows test/fixtures/route-plugin.ts verbatim), what validate receives on
+// create and on update (docs/resources.md), and what auditLog({ resources }) logs (docs/plugins.md).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { freshDatabase, runSql, withClient } from '../helpers/db.js'
+import { bearer, buildApp, caller, createUser } from '../helpers/app.js'
+import teamReport from '../fixtures/route-plugin.js'
+import auditLog from '../../plugins/audit-log/index.js'
+import type { ValidateContext } from '../../lib/config/functions.js'
+
+const root = new URL('../../../', import.meta.url)
+const databaseUrl = await freshDatabase()
+await runSql(databaseUrl, `
+  CREATE TABLE events (id serial PRIMARY KEY, title text NOT NULL, starts_at timestamptz NOT NULL, ends_at timestamptz NOT NULL, room text NOT NULL);
+  CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL)`)
+const seen: Array<{ record: Readonly<Record<string, unknown>>, operation: ValidateContext['operation'] }> = []
+const app = await buildApp({
+  databaseUrl,
+  roles: ['admin', 'member'],
+  resources: {
+    events: {
+      fields: {
+        id: { type: 'integer', readOnly: true },
+        title: { type: 'string' },
+        starts_at: { type: 'timestamp' },
+        ends_at: { type: 'timestamp' },
+        room: { type: 'string', default: 'main hall' },
+      },
+      validate: (record, ctx) => {
+        seen.push({ record, operation: ctx.operation })
+        return []
+      },
+    },
+    notes: { fields: { id: { type: 'integer', readOnly: true }, body: { type: 'string' } } },
+  },
+  plugins: [teamReport, [auditLog, { resources: ['events'] }]],
+})
+await createUser(app, 'admin@example.com', 'admin')
+await createUser(app, 'member@example.com', 'member')
+const admin = caller(app, await bearer(app, 'admin@example.com'))
+const member = caller(app, await bearer(app, 'member@example.com'))
+
+test('docs/plugins.md shows the route plugin this test runs, as it is', () => {
+  const docs = readFileSync(new URL('docs/plugins.md', root), 'utf8')
+  const source = readFileSync(new URL('test/fixtures/route-plugin.ts', root), 'utf8')
+  assert.ok(docs.includes('```ts\n' + source + '```\n'), 'docs/plugins.md must show test/fixtures/route-plugin.ts verbatim')
+})
+
+test('a route plugin reads request.ctx and refuses with problem(): 401 without a token, 403 problem for a member, the caller for an admin', async () => {
+  const anonymous = await app.inject({ method: 'GET', url: '/api/team-report' })
+  assert.equal(anonymous.statusCode, 401)
+  assert.equal(JSON.parse(anonymous.body).type, 'urn:service:problem:unauthenticated')
+  const refused = await member('GET', '/api/team-report')
+  assert.equal(refused.status, 403)
+  assert.equal(refused.headers['content-type'], 'application/problem+json; charset=utf-8')
+  assert.deepEqual(refused.body, { type: 'urn:service:problem:access-denied', title: 'Access denied', status: 403, detail: 'Only admins may read the team report.', instance: '/api/team-report' })
+  const served = await admin('GET', '/api/team-report')
+  assert.equal(served.status, 200)
+  const adminId = (await app.tablegate.users!.findByEmail('admin@example.com'))!.id
+  assert.deepEqual(served.body, { requestedBy: adminId, roles: ['admin'], tenant: null })
+})
+
+test('validate gets on create the fields sent and those with a default; on update only the fields sent, as sent', async () => {
+  seen.length = 0
+  const created = await admin('POST', '/api/v1/events', { payload: { title: 'Launch', starts_at: '2026-03-01T09:00:00Z', ends_at: '2026-03-01T10:00:00Z' } })
+  assert.equal(created.status, 201, JSON.stringify(created.body))
+  const updated = await admin('PATCH', `/api/v1/events/${created.body.id}`, { headers: { 'if-match': created.body.etag }, payload: { ends_at: '2026-03-01T11:00:00Z' } })
+  assert.equal(updated.status, 200, JSON.stringify(updated.body))
+  assert.deepEqual(seen, [
+    { operation: 'create', record: { title: 'Launch', starts_at: '2026-03-01T09:00:00Z', ends_at: '2026-03-01T10:00:00Z', room: 'main hall' } },
+    { operation: 'update', record: { ends_at: '2026-03-01T11:00:00Z' } },
+  ])
+})
+
+test('auditLog({ resources }) logs the writes of those resources only: not others, not user-store changes', async () => {
+  const before = await withClient(databaseUrl, async (c) => (await c.query<{ resource: string }>('SELECT DISTINCT resource FROM tablegate_audit_log ORDER BY resource')).rows)
+  await admin('POST', '/api/v1/notes', { payload: { body: 'not audited' } })
+  await createUser(app, 'later@example.com', 'member')
+  const after = await withClient(databaseUrl, async (c) => (await c.query<{ resource: string, n: number }>('SELECT resource, count(*)::int AS n FROM tablegate_audit_log GROUP BY resource ORDER BY resource')).rows)
+  assert.deepEqual(before.map((r) => r.resource), ['events'])
+  assert.deepEqual(after, [{ resource: 'events', n: 2 }])
+})
