@@ -69,7 +69,7 @@ export const PROBLEM_RESPONSES: Record<ProblemStatus, { readonly name: string, r
   408: { name: 'RequestTimeout', description: 'The request did not arrive in time; the connection is closed.' },
   409: { name: 'Conflict', description: 'The write conflicts with stored data.' },
   412: { name: 'PreconditionFailed', description: 'If-Match does not match the current ETag.' },
-  413: { name: 'PayloadTooLarge', description: 'The body is larger than the server accepts (1 MiB).' },
+  413: { name: 'PayloadTooLarge', description: 'The body is larger than the server accepts (config bodyLimit, 1 MiB by default).' },
   414: { name: 'UriTooLong', description: 'A path segment (the key) is longer than 4096 characters.' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json in UTF-8, or has a Content-Encoding.' },
   428: { name: 'PreconditionRequired', description: 'If-Match is required.' },
