@@ -39,6 +39,8 @@ export interface ResolvedConfig {
   readonly roles: RoleSetup
   readonly statementTimeoutMs: number
   readonly exportTimeoutMs: number
+  /** `:export`s one caller streams at once (per process). */
+  readonly exportsPerCaller: number
   /** Undefined when metrics are off. */
   readonly metrics: { readonly role: string } | undefined
   readonly serverTiming: boolean
@@ -166,6 +168,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     roles,
     statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
     exportTimeoutMs: config.exportTimeoutMs ?? 600_000,
+    exportsPerCaller: config.exportsPerCaller ?? 1,
     metrics: config.metrics === false ? undefined : { role: config.metrics?.role ?? 'admin' },
     serverTiming: config.serverTiming ?? false,
     connectTimeoutMs: config.connectTimeoutMs ?? 5_000,
