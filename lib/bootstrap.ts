@@ -16,6 +16,7 @@ import { Selections } from './model/selection.js'
 import { AccessResolver } from './access/resolve.js'
 import { RuleFilters } from './access/row-filter.js'
 import { checkAccessConfig } from './access/check-config.js'
+import { shadowedCapabilities } from './access/shadowed.js'
 import { BoundedCache } from './cache.js'
 import { RowSamples } from './read/samples.js'
 import { deriveKey } from './crypto.js'
@@ -46,18 +47,22 @@ export function migrationsOf (config: ResolvedConfig): Migrations {
   return { plugins: config.pluginMigrations, directory: config.migrations }
 }
 
-/** The models the config declares, with every name the access config gives checked: no database needed. */
-export function declaredModels (config: ResolvedConfig): Map<string, ResourceModel> {
+/**
+ * The models the config declares, with every name the access config gives checked (and a warning
+ * for each capability an explicit rule leaves granting nothing): no database needed.
+ */
+export function declaredModels (config: ResolvedConfig, warn: Warn): Map<string, ResourceModel> {
   const models = buildModels(config.resources, config.presenters)
   // A throwaway cache: checked filters point at these models, which introspection replaces.
   checkAccessConfig(config.config, models, config.roles, new RuleFilters())
+  for (const message of shadowedCapabilities(models, config.roles, config.defaultAccess)) warn(message)
   return models
 }
 
 /** `tablegate check`, and `migrate` after migrating: the config's models against the database, as a start checks them. */
 /** The config's models against the database `db` reaches (a pool, or a transaction of pending migrations). */
-export async function checkModels (config: ResolvedConfig, db: Queryable, warn?: Warn): Promise<ReadonlyMap<string, ResourceModel>> {
-  return await introspectModels(db, declaredModels(config), warn)
+export async function checkModels (config: ResolvedConfig, db: Queryable, warn: Warn): Promise<ReadonlyMap<string, ResourceModel>> {
+  return await introspectModels(db, declaredModels(config, warn), warn)
 }
 
 function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHooks): AppServices {
@@ -76,7 +81,7 @@ function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHo
 
 export async function openTablegate (options: Config, warn: Warn): Promise<Runtime> {
   const config = resolveConfig(options)
-  const declared = declaredModels(config)
+  const declared = declaredModels(config, warn)
   const db = await connectDatabases(config, { warn })
   try {
     if (config.migrateOnStart) await migrateDatabase(config, db, warn)

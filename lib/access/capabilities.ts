@@ -1,5 +1,7 @@
 // Capability bundles (`orders.read.own`, `*.read`, `orders.*`, `*`) → what an operation needs.
 // A role list means no bundles: then only explicit rules and `defaultAccess` decide.
+// Export follows read until a bundle names `export` for the resource (`orders.export`,
+// `*.export`): from then on exporting it takes an export capability (docs/decisions.md).
 import type { Operation } from './types.js'
 
 export type CapabilityGrant = 'all' | 'own' | 'none'
@@ -31,4 +33,16 @@ export function grantFor (capabilities: readonly string[], resource: string, ope
     if (scope === 'own') grant = 'own'
   }
   return grant
+}
+
+/**
+ * Whether some bundle names the export operation for the resource (`orders.export[.own]`,
+ * `*.export`): then read no longer grants export there. `orders.*` and `*` grant export without
+ * naming it, so admin's implied `*` changes nothing.
+ */
+export function bundlesNameExport (bundles: Readonly<Record<string, readonly string[]>>, resource: string): boolean {
+  return Object.values(bundles).some((bundle) => bundle.some((capability) => {
+    const [target, op] = capability.split('.')
+    return op === 'export' && matches(target, resource)
+  }))
 }

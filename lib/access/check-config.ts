@@ -33,6 +33,10 @@ function resourceIssues (model: ResourceModel, roles: readonly string[], filters
   const access = model.access
   if (access === undefined) return []
   const issues = OPERATIONS.flatMap((op) => ruleIssues(`${path}.${op}`, model, access[op], roles, filters))
+  if (typeof access.export === 'object' && access.export !== null && 'check' in access.export) {
+    issues.push(`${path}.export: an export judges no record, so its rule takes true, false, roles or { filter }, not { check }`)
+  }
+  issues.push(...roleIssues(`${path}.showDeleted`, access.showDeleted, roles))
   for (const [name, rules] of Object.entries(access.fields ?? {})) {
     const fieldPath = `${path}.fields.${name}`
     if (!model.fields.has(name)) issues.push(`${fieldPath}: '${name}' is not a field of ${model.name}${didYouMean(name, model.fields.keys())}`)

@@ -6,7 +6,7 @@ import { ALLOWED, type OperationAccess, type PermissionPlan, type RuleContext } 
 import type { FieldModel, ResourceModel } from '../model/types.js'
 
 /** The operation as seen from rows the caller can already read. */
-function withinRead (operation: OperationAccess, read: OperationAccess): OperationAccess {
+export function withinRead (operation: OperationAccess, read: OperationAccess): OperationAccess {
   if (!operation.allowed || !read.allowed || !sameFilter(operation.rows, read.rows)) return operation
   return operation.check === undefined ? ALLOWED : { allowed: true, rows: undefined, check: operation.check }
 }

@@ -6,7 +6,7 @@ import type { Principal } from '../principal.js'
 import { BoundedCache, type CacheStats } from '../cache.js'
 import { NO_ROUTE_DETAIL, problem } from '../problems.js'
 import { queryModel } from '../query/query-model.js'
-import { capabilitiesOf, grantFor } from './capabilities.js'
+import { bundlesNameExport, capabilitiesOf, grantFor } from './capabilities.js'
 import { AccessRuleError, RuleFilters } from './row-filter.js'
 import { permissionPlans } from './permissions.js'
 import { sameFilter } from '../query/filter/equal.js'
@@ -90,7 +90,7 @@ function fieldsKey (model: ResourceModel, fields: readonly FieldModel[]): string
 
 export function resolveAccess (caller: Principal, model: ResourceModel, settings: AccessSettings, key = callerKey(caller), shared = new SharedShapes()): AccessPlan {
   const base = { user: caller.user, tenant: caller.tenant, resource: model.name }
-  const rules = (model.access ?? {}) as Partial<Record<Operation, Rule>> & { fields?: Record<string, { read?: FieldRule, write?: FieldRule }> }
+  const rules = (model.access ?? {}) as Partial<Record<Operation, Rule>> & { fields?: Record<string, { read?: FieldRule, write?: FieldRule }>, showDeleted?: FieldRule }
   const capabilities = settings.bundles === undefined ? undefined : capabilitiesOf(caller.user.roles, settings.bundles)
   const owner = model.owner === undefined ? undefined : model.fields.get(model.owner)
 
@@ -106,21 +106,36 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
       ? { allowed: true, rows: settings.ruleFilters.compile(model, { [owner.name]: caller.user.id }), check: undefined }
       : DENIED
   }
+  // Export never reaches past read: denied where read is, its own rule or capability narrowing
+  // the read rule's rows; with neither, it is read itself.
+  const exportOf = (read: OperationAccess): OperationAccess => {
+    if (!read.allowed) return DENIED
+    if (rules.export !== undefined) {
+      const access = fromRule(model, rules.export, { ...base, operation: 'export' }, settings.ruleFilters)
+      if (access.allowed && access.check !== undefined) throw new AccessRuleError(`the export rule of ${model.name} returned { check }: an export judges no record, so it takes true, false, roles or { filter }`)
+      return access
+    }
+    const ownCapability = settings.defaultAccess === undefined && settings.bundles !== undefined && bundlesNameExport(settings.bundles, model.name)
+    return ownCapability ? accessOf('export') : read
+  }
   const distinct: OperationAccess[] = []
-  const resolve = (operation: Operation): OperationAccess => {
-    const access = accessOf(operation)
+  const intern = (access: OperationAccess): OperationAccess => {
     const same = distinct.find((other) => sameAccess(other, access))
     if (same !== undefined) return same
     distinct.push(access)
     return access
   }
+  const resolve = (operation: Operation): OperationAccess => intern(accessOf(operation))
+  const read = resolve('read')
   // One literal, its properties in the object itself: assigned one by one, the fifth needed an array of its own.
-  const operations = { read: resolve('read'), create: resolve('create'), update: resolve('update'), delete: resolve('delete'), undelete: resolve('undelete') }
+  const operations = { read, create: resolve('create'), update: resolve('update'), delete: resolve('delete'), undelete: resolve('undelete'), export: intern(exportOf(read)) }
 
   const readCtx: RuleContext = { ...base, operation: 'read' }
-  const writeCtx: RuleContext = { ...base, operation: 'update' }
   const readable = shared.fields(model, [...model.fields.values()].filter((f) => fieldAllowed(rules.fields?.[f.name]?.read, readCtx)))
-  const writable = shared.fields(model, readable.filter((f) => !f.readOnly && fieldAllowed(rules.fields?.[f.name]?.write, writeCtx)))
+  // Write rules see the operation they decide, so a field may be set on create and never after.
+  const writableOn = (operation: 'create' | 'update'): readonly FieldModel[] =>
+    shared.fields(model, readable.filter((f) => !f.readOnly && fieldAllowed(rules.fields?.[f.name]?.write, { ...base, operation })))
+  const writable = writableOn('update')
   const create = operations.create
   return {
     resource: model.name,
@@ -129,6 +144,8 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
     operations,
     readable,
     writable,
+    writableOnCreate: writableOn('create'),
+    showDeleted: model.softDelete !== undefined && read.allowed && fieldAllowed(rules.showDeleted, readCtx),
     query: shared.query(model, readable, settings.trigram),
     permissions: permissionPlans(operations, readable, writable, base),
     ownerField: create.allowed && create.rows !== undefined ? owner : undefined,

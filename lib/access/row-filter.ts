@@ -8,6 +8,7 @@ import { checkFilter } from '../query/filter/checker.js'
 import { parseFilter } from '../query/filter/parser.js'
 import { QuerySyntaxError } from '../query/span.js'
 import { BoundedCache } from '../cache.js'
+import { sameFilter } from '../query/filter/equal.js'
 import { didYouMean } from '../text.js'
 import type { AccessPlan, FilterSpec, OperationAccess } from './types.js'
 
@@ -85,4 +86,12 @@ export function readRows (access: AccessPlan): CheckedFilter | undefined {
 /** The rows a write may touch: rows the caller can read that the operation's own filter allows. */
 export function writeRows (access: AccessPlan, operation: OperationAccess & { allowed: true }): CheckedFilter | undefined {
   return both(readRows(access), operation.rows)
+}
+
+/** The rows an export streams: rows the caller can read that the export rule's own filter allows. */
+export function exportRows (access: AccessPlan): CheckedFilter | undefined {
+  const read = readRows(access)
+  const exported = access.operations.export
+  if (!exported.allowed || sameFilter(exported.rows, read)) return read
+  return both(read, exported.rows)
 }

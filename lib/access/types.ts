@@ -6,7 +6,7 @@ import type { Operation, RuleContext, FilterSpec, RecordCheck, RuleOutcome, Rule
 
 export type { Operation, RuleContext, FilterSpec, RecordCheck, RuleOutcome, Rule, FieldRule }
 
-export const OPERATIONS: readonly Operation[] = ['read', 'create', 'update', 'delete', 'undelete']
+export const OPERATIONS: readonly Operation[] = ['read', 'create', 'update', 'delete', 'undelete', 'export']
 
 /** One operation for one caller: denied, or allowed for rows matching `rows` and records passing `check`. */
 export type OperationAccess =
@@ -42,7 +42,12 @@ export interface AccessPlan {
   readonly visible: boolean
   readonly operations: Readonly<Record<Operation, OperationAccess>>
   readonly readable: readonly FieldModel[]
+  /** The fields the caller may set on update (field write rules see `update`). */
   readonly writable: readonly FieldModel[]
+  /** The fields the caller may set on create (field write rules see `create`). */
+  readonly writableOnCreate: readonly FieldModel[]
+  /** Whether the caller may read soft-deleted records (`show_deleted=true`): a soft-delete resource they read, and its `showDeleted` rule. */
+  readonly showDeleted: boolean
   /** What the caller may filter, sort and search: their readable fields, nothing else. */
   readonly query: QueryModel
   /** `permissions` of list items and of a get. */

@@ -43,6 +43,8 @@ export interface ResolvedConfig {
   /** The largest JSON request body, in bytes. */
   readonly bodyLimit: number
   readonly exportTimeoutMs: number
+  /** `:export`s one caller streams at once (per process). */
+  readonly exportsPerCaller: number
   /** Undefined when metrics are off. */
   readonly metrics: { readonly role: string } | undefined
   readonly serverTiming: boolean
@@ -171,6 +173,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
     bodyLimit: config.bodyLimit ?? DEFAULT_BODY_LIMIT,
     exportTimeoutMs: config.exportTimeoutMs ?? 600_000,
+    exportsPerCaller: config.exportsPerCaller ?? 1,
     metrics: config.metrics === false ? undefined : { role: config.metrics?.role ?? 'admin' },
     serverTiming: config.serverTiming ?? false,
     connectTimeoutMs: config.connectTimeoutMs ?? 5_000,

@@ -2,9 +2,12 @@
 // `defineConfig`. Access resolution (lib/access) turns them into AccessPlans.
 import type { CallerUser } from '../principal.js'
 
-export type Operation = 'read' | 'create' | 'update' | 'delete' | 'undelete'
+export type Operation = 'read' | 'create' | 'update' | 'delete' | 'undelete' | 'export'
 
-/** What rules see of the caller. */
+/**
+ * What rules see of the caller. `operation` is the one being decided; a field's `write` rule sees
+ * `create` or `update`, its `read` rule and the `showDeleted` rule see `read`.
+ */
 export interface RuleContext {
   readonly user: CallerUser
   readonly tenant: string | undefined

@@ -70,9 +70,19 @@ export const AccessSchema = Type.Object({
   update: OperationRule('update records', '(ctx) => ({ filter: { owner_id: ctx.user.id } })'),
   delete: OperationRule('delete records', "{ check: (record) => record.status !== 'locked' }"),
   undelete: OperationRule('undelete soft-deleted records', false, ' Without it, the `delete` rule decides.'),
+  export: Type.Optional(unsafe<Rule>(RuleSchema, {
+    description: 'Who may stream records with `:export` (never more than they may read: a row filter here narrows the read rule\'s rows). No `{ check }`: an export judges no record.',
+    defaultText: 'as `read`; with bundled `roles`, an `export` capability once a bundle names one for the resource (see access.md)',
+    examples: [['admin', 'analyst']],
+  })),
+  showDeleted: Type.Optional(unsafe<FieldRule>(FieldRuleSchema, {
+    description: 'Who may read soft-deleted records (`show_deleted=true`), under their read rule; others get 403 `access-denied`.',
+    default: true,
+    examples: [['admin']],
+  })),
   fields: Type.Optional(Type.Record(Type.String(), Type.Object({
     read: Type.Optional(unsafe<FieldRule>(FieldRuleSchema, { description: 'Who reads the field; everyone else works with a model without it.', default: true, examples: [['admin', 'manager']] })),
-    write: Type.Optional(unsafe<FieldRule>(FieldRuleSchema, { description: 'Who may set the field in a body (it must be readable too).', default: true, examples: [['admin']] })),
+    write: Type.Optional(unsafe<FieldRule>(FieldRuleSchema, { description: 'Who may set the field in a body (it must be readable too). A function sees `ctx.operation`: `create` on a create, `update` on an update (`(ctx) => ctx.operation === \'create\'`: set once, then read-only).', default: true, examples: [['admin']] })),
   }, { additionalProperties: false, title: 'Field access', description: 'Who reads and who writes one field.' }), {
     keyName: 'field',
     description: 'Field rules by field name.',
@@ -174,6 +184,7 @@ export const ConfigSchema = Type.Object({
     examples: [false],
   })),
   exportTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'How long one `:export` may stream, in one read-only transaction (its statement timeout).', default: 600_000, examples: [1_800_000] })),
+  exportsPerCaller: Type.Optional(Type.Integer({ minimum: 1, description: 'How many `:export`s one caller (user id and tenant) streams at once in one process; past it, 429 `too-many-requests` with `Retry-After`. The process also streams at most a quarter of `poolSizes.read` in all.', default: 1, examples: [2] })),
   revocationPollMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 10_000, description: 'How often each process reads new bans, deletions and role changes that void or limit tokens issued before them.', default: 5_000, examples: [1_000] })),
   poolSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'The connections of each application pool (writes, reads) of one process; a request that finds none free within `connectTimeoutMs` is a 503. For N processes see deployment.md.', env: 'DATABASE_POOL_SIZE', default: 10, examples: [20] })),
   poolSizes: Type.Optional(Type.Object({

@@ -2,6 +2,7 @@
 // menu, all derived from the caller's access plans, so a front end can build itself from it and
 // nothing it holds names a field or resource the caller cannot see.
 import type { AccessPlan, Operation, OperationAccess } from '../access/types.js'
+import { withinRead } from '../access/permissions.js'
 import type { FieldConfig, ResourceConfig } from '../config/schema.js'
 import type { FieldModel, FieldType } from '../model/types.js'
 import type { ClientMetadata } from './check.js'
@@ -9,7 +10,10 @@ import { trimMenu, trimPages, trimViews, type VisiblePlans } from './trim.js'
 
 export interface MetaField {
   readonly type: FieldType
+  /** Not writable on update (what an edit form shows as read-only). */
   readonly readOnly: boolean
+  /** Only where a write rule tells create from update: whether a create may not set the field either. */
+  readonly readOnlyOnCreate?: boolean
   readonly required: boolean
   readonly nullable: boolean
   readonly filterable: boolean
@@ -31,10 +35,14 @@ export interface MetaResource {
   readonly fields: Readonly<Record<string, MetaField>>
 }
 
-export const META_OPERATIONS = ['read', 'create', 'update', 'delete'] as const satisfies readonly Operation[]
+export const META_OPERATIONS = ['read', 'create', 'update', 'delete', 'export'] as const satisfies readonly Operation[]
 export type MetaOperation = typeof META_OPERATIONS[number]
 
-export type MetaPermissions = Readonly<Record<MetaOperation, boolean>> & { readonly conditional: readonly MetaOperation[] }
+export type MetaPermissions = Readonly<Record<MetaOperation, boolean>> & {
+  readonly conditional: readonly MetaOperation[]
+  /** Whether `show_deleted=true` is for the caller (never on a resource without soft delete). */
+  readonly showDeleted: boolean
+}
 
 const LIMITS = ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum'] as const
 
@@ -42,9 +50,12 @@ function metaField (field: FieldModel, plan: AccessPlan, config: FieldConfig | u
   const limits = Object.fromEntries(LIMITS.filter((k) => config?.[k] !== undefined).map((k) => [k, config![k]]))
   const values = config?.enum ?? field.enumLabels
   const defaultValue = field.hasDefault ? { value: field.default } : field.dbDefault ? { db: true as const } : undefined
+  const readOnly = !plan.writable.includes(field)
+  const readOnlyOnCreate = !plan.writableOnCreate.includes(field)
   return {
     type: field.type,
-    readOnly: !plan.writable.includes(field),
+    readOnly,
+    ...(readOnlyOnCreate === readOnly ? {} : { readOnlyOnCreate }),
     required: field.required,
     nullable: field.nullable,
     filterable: plan.query.filterable.has(field.name),
@@ -72,20 +83,23 @@ function conditional (access: OperationAccess): boolean {
 }
 
 export function metaPermissions (plan: AccessPlan): MetaPermissions {
-  // Update and delete as seen from the rows the caller can read: narrowed by exactly the read
-  // filter, they hold for every record the caller can see.
+  // Update, delete and export as seen from the rows the caller can read: narrowed by exactly the
+  // read filter, they hold for every record the caller can see.
   const effective: Record<MetaOperation, OperationAccess> = {
     read: plan.operations.read,
     create: plan.operations.create,
     update: plan.permissions.list.update,
     delete: plan.permissions.list.delete,
+    export: withinRead(plan.operations.export, plan.operations.read),
   }
   return {
     read: effective.read.allowed,
     create: effective.create.allowed,
     update: effective.update.allowed,
     delete: effective.delete.allowed,
+    export: effective.export.allowed,
     conditional: META_OPERATIONS.filter((op) => conditional(effective[op])),
+    showDeleted: plan.showDeleted,
   }
 }
 

@@ -74,12 +74,12 @@ export function recordSchema (access: AccessPlan, permissions: JsonSchema | unde
   return { type: 'object', properties, required: ['etag'], additionalProperties: false }
 }
 
-/** A create body: writable fields; those required without a default must be sent. */
+/** A create body: fields writable on create; those required without a default must be sent. */
 export function createBodySchema (access: AccessPlan): JsonSchema {
-  const required = access.writable.filter((f) => f.required && !f.hasDefault && !f.dbDefault).map((f) => f.name)
+  const required = access.writableOnCreate.filter((f) => f.required && !f.hasDefault && !f.dbDefault).map((f) => f.name)
   return {
     type: 'object',
-    properties: Object.fromEntries(access.writable.map((f) => [f.name, bodyValueSchema(f)])),
+    properties: Object.fromEntries(access.writableOnCreate.map((f) => [f.name, bodyValueSchema(f)])),
     ...(required.length === 0 ? {} : { required }),
     additionalProperties: false,
   }

@@ -1,7 +1,9 @@
 // Export parameters → ExportPlan, with no I/O: the same checks as a list (the caller's fields,
 // filter and order_by against their restricted model, tenant, row filter, soft delete), but no
 // page: every matching row, in order, with the selected fields only (no etag, no permissions).
+// The rows are those the caller reads that the export rule's own filter allows.
 import type { AccessPlan } from '../access/types.js'
+import { exportRows } from '../access/row-filter.js'
 import type { Selection } from '../model/selection.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import { invalidParameter, parseFieldMask, parseShowDeleted, textParameter } from '../query/params.js'
@@ -71,7 +73,7 @@ export function planExport (input: ExportInput, accept: string | undefined, acce
     model,
     format: formatOf(input.format, accept),
     select: services.selections.of(model, fields),
-    scope: readScope(access, parseShowDeleted(model, input.show_deleted)),
+    scope: readScope(access, parseShowDeleted(model, input.show_deleted), exportRows(access)),
     filter: planFilter(filterText, query, services.checks, MAX_FILTER_QUERY),
     filterText,
     order: planOrder(textParameter('order_by', input.order_by), model, query, services.checks),

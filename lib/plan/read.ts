@@ -2,6 +2,7 @@
 // page token is bound to, and the get plan. Pure: no I/O.
 import type { AccessPlan } from '../access/types.js'
 import { readRows } from '../access/row-filter.js'
+import { problem } from '../problems.js'
 import type { Selections } from '../model/selection.js'
 import type { PageTokens } from '../query/page-token.js'
 import type { OrderTerm } from '../query/order-by.js'
@@ -17,9 +18,13 @@ export interface PlanServices {
   readonly pageTokens: PageTokens
 }
 
-/** Rows the caller may see: their tenant, the read rule's row filter, and soft-deleted rows or not. */
-export function readScope (access: AccessPlan, showDeleted: boolean): ReadScope {
-  return { tenant: access.context.tenant, rows: readRows(access), showDeleted, present: access.present }
+/**
+ * Rows the caller may see: their tenant, the read rule's row filter, and soft-deleted rows or not
+ * (only where the `showDeleted` rule lets them: else 403).
+ */
+export function readScope (access: AccessPlan, showDeleted: boolean, rows = readRows(access)): ReadScope {
+  if (showDeleted && !access.showDeleted) throw problem('access-denied', `You may not read deleted ${access.resource} records (show_deleted=true).`)
+  return { tenant: access.context.tenant, rows, showDeleted, present: access.present }
 }
 
 /** Whether the caller sees only some rows of the table, whatever their filter: a row filter or a tenant. */

@@ -149,7 +149,7 @@ async function returnedRow (plan: WritePlan, found: Row | undefined, db: Queryab
 async function checkedBody (operation: 'create' | 'update', body: unknown, allowed: WritePlan['access'], ruleContext: RuleContext, context: WriteContext): Promise<Pick<WritePlan, 'values' | 'sent' | 'references'>> {
   const { ctx, access } = context
   const { model } = access
-  const checked = validateBody(model, access.readable, access.writable, body, operation)
+  const checked = validateBody(model, access.readable, operation === 'create' ? access.writableOnCreate : access.writable, body, operation)
   // `.own` on create: the owner is the caller unless the body names one (which the rule then checks).
   const owner = operation === 'create' && access.ownerField !== undefined && !checked.has(access.ownerField) ? access.ownerField : undefined
   const values = owner === undefined ? checked : new Map([...checked, [owner, ctx.user?.id ?? null]])

@@ -13,7 +13,7 @@ function describeAggregates (api: ApiContext, resource: ResourceApi): PathItems 
   const { access, collectionPath, name } = resource
   if (!access.operations.read.allowed) return {}
   const names = (types: readonly FieldType[]): string[] => [...access.query.filterable.values()].filter((f) => types.includes(f.type)).map((f) => f.name)
-  const common = [api.parameter('filter'), ...(access.model.softDelete === undefined ? [] : [api.parameter('show_deleted')])]
+  const common = [api.parameter('filter'), ...(access.showDeleted ? [api.parameter('show_deleted')] : [])]
   const operation = (id: string, summary: string, parameters: JsonSchema[], answer: JsonSchema): Record<string, unknown> => ({
     get: {
       operationId: `${id}_${name}`,

@@ -26,7 +26,7 @@ function opSchema (op: string, resources: readonly string[], properties: Record<
 }
 
 export function describeBatch (api: ApiContext): PathItems {
-  const allowing = (op: Operation) => api.resources.filter((r) => r.access.operations[op].allowed && (op === 'delete' || r.access.writable.length > 0)).map((r) => r.name)
+  const allowing = (op: Operation) => api.resources.filter((r) => r.access.operations[op].allowed && (op === 'delete' || (op === 'create' ? r.access.writableOnCreate : r.access.writable).length > 0)).map((r) => r.name)
   const creatable = allowing('create')
   const updatable = allowing('update')
   const deletable = allowing('delete')

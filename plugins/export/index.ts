@@ -1,5 +1,6 @@
 // GET {basePath}/{resource}:export: every row a list would show the caller (their fields, tenant,
-// row filter, filter, order), streamed as NDJSON or CSV from one read-only transaction.
+// row filter, filter, order) that the export rule allows, streamed as NDJSON or CSV from one
+// read-only transaction; each caller streams `exportsPerCaller` at once.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { runtimeOf } from '../../lib/runtime.js'
@@ -7,8 +8,8 @@ import { checkKnownParameters } from '../../lib/query/params.js'
 import { requireOperation, requireTenant, requireVisible } from '../../lib/access/require.js'
 import { EXPORT_TYPES, planExport, type ExportInput } from '../../lib/plan/export.js'
 import { openExport } from '../../lib/read/export.js'
-import { problem } from '../../lib/problems.js'
 import { describeExports } from './openapi.js'
+import { ExportSlots } from './slots.js'
 
 const PARAMETERS = ['format', 'filter', 'order_by', 'fields', 'show_deleted']
 const EXTENSIONS = { ndjson: 'ndjson', csv: 'csv' } as const
@@ -17,13 +18,14 @@ async function exportRoutes (app: FastifyInstance): Promise<void> {
   const { config, db, services, apiDescribers } = runtimeOf(app)
   apiDescribers.push(describeExports)
   // An export holds a read connection while it streams: a quarter of the pool at most, so lists go on.
-  const maxRunning = Math.max(1, Math.floor(config.poolSizes.read / 4))
-  let running = 0
+  const slots = new ExportSlots(Math.max(1, Math.floor(config.poolSizes.read / 4)), config.exportsPerCaller)
   for (const model of runtimeOf(app).models.values()) {
     const path = `${config.basePath}/${model.name}`.replace(/:/g, '::')
     app.get(`${path}::export`, async (request, reply) => {
       const access = requireVisible(request.ctx.access(model.name))
+      // Exporting is reading: a caller who may not read hears that, one who may hears of export.
       requireOperation(access, model, 'read')
+      requireOperation(access, model, 'export')
       const query = request.query as ExportInput & Record<string, unknown>
       checkKnownParameters(query, PARAMETERS)
       requireTenant(model, request.ctx.tenant)
@@ -31,13 +33,10 @@ async function exportRoutes (app: FastifyInstance): Promise<void> {
       times?.mark()
       const plan = planExport(query, request.headers.accept, access, services)
       times?.lap('plan')
-      if (running >= maxRunning) {
-        throw problem('too-many-requests', `${running} exports are running, the most this server runs at once: try again when one has finished.`, {}, { 'retry-after': '5' })
-      }
-      running++
+      const release = slots.take(JSON.stringify([request.ctx.tenant ?? null, request.ctx.user?.id ?? null]))
       const gone = new AbortController()
       reply.raw.once('close', () => {
-        running--
+        release()
         if (!reply.raw.writableFinished) gone.abort()
       })
       const body = await openExport(db.read, plan, { timeoutMs: config.exportTimeoutMs, signal: gone.signal })

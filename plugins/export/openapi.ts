@@ -1,4 +1,4 @@
-// :export in a caller's OpenAPI document: on resources the caller may read.
+// :export in a caller's OpenAPI document: on resources the caller may export.
 import type { ApiContext, PathItems } from '../../lib/openapi/document.js'
 import { EXPORT_TYPES } from '../../lib/plan/export.js'
 
@@ -6,7 +6,7 @@ export function describeExports (api: ApiContext): PathItems {
   const paths: PathItems = {}
   for (const resource of api.resources) {
     const { access, name } = resource
-    if (!access.operations.read.allowed) continue
+    if (!access.operations.export.allowed) continue
     paths[`${resource.collectionPath}:export`] = {
       get: {
         operationId: `export_${name}`,
@@ -18,7 +18,7 @@ export function describeExports (api: ApiContext): PathItems {
           api.parameter('filter'),
           api.parameter('order_by'),
           api.parameter('fields'),
-          ...(access.model.softDelete === undefined ? [] : [api.parameter('show_deleted')]),
+          ...(access.showDeleted ? [api.parameter('show_deleted')] : []),
         ],
         responses: {
           200: {

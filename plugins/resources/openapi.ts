@@ -12,7 +12,7 @@ function describeResource (api: ApiContext, resource: ResourceApi): PathItems {
   const { access, refs, name } = resource
   const allowed = (op: keyof typeof access.operations) => access.operations[op].allowed
   const softDelete = access.model.softDelete !== undefined
-  const showDeleted = softDelete ? [api.parameter('show_deleted')] : []
+  const showDeleted = access.showDeleted ? [api.parameter('show_deleted')] : []
   const listParameters = ['filter', 'order_by', 'page_size', 'page_token', 'fields', 'count'] as const
   const record = (description: string, status = '200') => ({ [status]: { description, headers: withEtag, ...api.json(refs.record) } })
   const collection: Record<string, JsonSchema> = {}
@@ -36,7 +36,7 @@ function describeResource (api: ApiContext, resource: ResourceApi): PathItems {
           page_token: { type: 'string' },
           fields: { type: 'array', items: { type: 'string' } },
           count: { type: 'string', enum: ['exact'] },
-          ...(softDelete ? { show_deleted: { type: 'boolean' } } : {}),
+          ...(access.showDeleted ? { show_deleted: { type: 'boolean' } } : {}),
         },
         additionalProperties: false,
       }),
@@ -66,7 +66,7 @@ function describeResource (api: ApiContext, resource: ResourceApi): PathItems {
       responses: { ...record('The record.'), 304: { description: 'Not modified: If-None-Match matched.', headers: withEtag }, ...api.problems(400, 401, 403, 404, 504) },
     })
   }
-  if (allowed('create') && access.writable.length > 0) {
+  if (allowed('create') && access.writableOnCreate.length > 0) {
     collection.post = operation(resource, 'create', `Create one of ${name}`, {
       parameters: [api.parameter('preferWrite')],
       requestBody: { required: true, ...api.json(refs.create) },

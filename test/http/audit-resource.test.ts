@@ -111,7 +111,7 @@ test('the log is read-only for everyone, and absent for a role its read rule lea
   assert.equal(hidden.status, 404)
   assert.equal(hidden.body.type, 'urn:service:problem:not-found')
   const meta = await auditor('GET', '/api/meta')
-  assert.deepEqual(meta.body.permissions.audit_log, { read: true, create: false, update: false, delete: false, conditional: [] })
+  assert.deepEqual(meta.body.permissions.audit_log, { read: true, create: false, update: false, delete: false, export: true, conditional: [], showDeleted: false })
 })
 
 test('a plugin resource whose name the config already uses fails the start, naming both', async () => {

@@ -320,6 +320,24 @@ test('check warns of a tenant resource whose unique key a caller fills in but le
   assert.equal(checked.stderr, "tablegate: config.resources.bays: the unique key (number, region) leaves out the tenant column 'tenant_id': a create that collides with another tenant's row answers 409, which tells the caller that this key exists there. Make the key or index (tenant_id, number, region).\n")
 })
 
+test('check warns of a bundle\'s capability that an explicit rule replaces, and of bundles defaultAccess replaces', async () => {
+  await runSql(databaseUrl, 'CREATE TABLE ledgers (id serial PRIMARY KEY, owner_id text)')
+  const ledgers = { owner: 'owner_id', fields: { id: { type: 'integer', readOnly: true }, owner_id: { type: 'string' } }, access: { read: true, delete: ['admin'] } }
+  const file = join(dir, 'ledgers.json')
+  writeFileSync(file, JSON.stringify({ roles: { clerk: ['ledgers.read.own', 'ledgers.create', 'ledgers.delete'], keeper: ['ledgers.*'] }, resources: { ledgers } }))
+  const checked = await cli(['check', '--config', file], { config: null })
+  assert.equal(checked.code, 0, checked.stderr)
+  assert.equal(checked.stdout.trim(), 'the config and the database agree (1 resource)')
+  // ledgers.* still grants create and update: only entries that grant nothing are named.
+  assert.equal(checked.stderr,
+    "tablegate: config.roles.clerk[0]: 'ledgers.read.own' grants nothing: the rule config.resources.ledgers.access.read decides instead (an explicit rule replaces the capabilities for its operation). Remove the entry, or the rule.\n" +
+    "tablegate: config.roles.clerk[2]: 'ledgers.delete' grants nothing: the rule config.resources.ledgers.access.delete decides instead (an explicit rule replaces the capabilities for its operation). Remove the entry, or the rule.\n")
+  writeFileSync(file, JSON.stringify({ roles: { clerk: ['ledgers.read'] }, defaultAccess: 'deny', resources: { ledgers } }))
+  const denied = await cli(['check', '--config', file], { config: null })
+  assert.equal(denied.code, 0, denied.stderr)
+  assert.equal(denied.stderr, "tablegate: config.defaultAccess: 'deny' decides every operation without a rule, so the capabilities of config.roles grant nothing: leave defaultAccess out, or give the rules it would decide\n")
+})
+
 test('migrate is safe to repeat', async () => {
   const first = await cli(['migrate'])
   ok(first, 'migrate')

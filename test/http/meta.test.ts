@@ -81,11 +81,12 @@ test('a manager reads cost but may not write it: readOnly', async () => {
 test('permissions: conditional names operations a row filter or a record rule decides', async () => {
   assert.deepEqual((await clerk('GET', '/api/meta')).body.permissions, {
     // The clerk's update is narrowed by exactly its read filter: it holds for every order it sees.
-    orders: { read: true, create: true, update: true, delete: false, conditional: ['read', 'create'] },
-    tags: { read: true, create: false, update: false, delete: false, conditional: [] },
+    // Export follows read: narrowed by the read filter alone, it too holds for every order the clerk sees.
+    orders: { read: true, create: true, update: true, delete: false, export: true, conditional: ['read', 'create'], showDeleted: true },
+    tags: { read: true, create: false, update: false, delete: false, export: true, conditional: [], showDeleted: false },
   })
-  assert.deepEqual((await manager('GET', '/api/meta')).body.permissions.orders, { read: true, create: true, update: true, delete: true, conditional: ['delete'] })
-  assert.deepEqual((await admin('GET', '/api/meta')).body.permissions.secrets, { read: true, create: true, update: true, delete: true, conditional: [] })
+  assert.deepEqual((await manager('GET', '/api/meta')).body.permissions.orders, { read: true, create: true, update: true, delete: true, export: true, conditional: ['delete'], showDeleted: true })
+  assert.deepEqual((await admin('GET', '/api/meta')).body.permissions.secrets, { read: true, create: true, update: true, delete: true, export: true, conditional: [], showDeleted: false })
 })
 
 test('views: the first view meeting the roles, every reference to a hidden field removed', async () => {

@@ -69,7 +69,7 @@ test('every name the access config gives is checked at startup, with its path an
     [{ things: { fields } }, { roles: { member: ['thing.*.own'] } },
       /config\.roles\.member\[0\]: 'thing\.\*\.own' names resource 'thing', which does not exist \(did you mean 'things'\?\)/],
     [{ things: { fields } }, { roles: { member: ['*.read', 'things.updte'] } },
-      /config\.roles\.member\[1\]: 'things\.updte' names operation 'updte', which does not exist \(read, create, update, delete, undelete or '\*'\) \(did you mean 'update'\?\)/],
+      /config\.roles\.member\[1\]: 'things\.updte' names operation 'updte', which does not exist \(read, create, update, delete, undelete, export or '\*'\) \(did you mean 'update'\?\)/],
     [{ things: { fields } }, { roles: { member: ['things.read.onw'] } },
       /config\.roles\.member\[0\]: 'things\.read\.onw' has scope 'onw': the only scope is 'own' \(did you mean 'own'\?\)/],
     [{ things: { fields } }, { roles: { member: ['things.update.own'] } },
