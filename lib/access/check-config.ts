@@ -8,7 +8,7 @@ import type { Config } from '../config/schema.js'
 import { ConfigError } from '../config/validate.js'
 import { didYouMean } from '../text.js'
 import { AccessRuleError, type RuleFilters } from './row-filter.js'
-import { OPERATIONS, type FieldRule, type FilterSpec, type Rule } from './types.js'
+import { OPERATIONS, RECORDLESS, recordlessRule, type FieldRule, type FilterSpec, type Rule } from './types.js'
 
 function roleIssues (path: string, rule: unknown, roles: readonly string[]): string[] {
   if (!Array.isArray(rule)) return []
@@ -33,8 +33,9 @@ function resourceIssues (model: ResourceModel, roles: readonly string[], filters
   const access = model.access
   if (access === undefined) return []
   const issues = OPERATIONS.flatMap((op) => ruleIssues(`${path}.${op}`, model, access[op], roles, filters))
-  if (typeof access.export === 'object' && access.export !== null && 'check' in access.export) {
-    issues.push(`${path}.export: an export judges no record, so its rule takes true, false, roles or { filter }, not { check }`)
+  for (const op of RECORDLESS) {
+    const rule = access[op]
+    if (typeof rule === 'object' && rule !== null && 'check' in rule) issues.push(`${path}.${op}: ${recordlessRule(op)}`)
   }
   issues.push(...roleIssues(`${path}.showDeleted`, access.showDeleted, roles))
   for (const [name, rules] of Object.entries(access.fields ?? {})) {

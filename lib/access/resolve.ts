@@ -10,7 +10,7 @@ import { bundlesNameExport, capabilitiesOf, grantFor } from './capabilities.js'
 import { AccessRuleError, RuleFilters } from './row-filter.js'
 import { permissionPlans } from './permissions.js'
 import { sameFilter } from '../query/filter/equal.js'
-import { ALLOWED, DENIED, OPERATIONS, type AccessPlan, type FieldRule, type Operation, type OperationAccess, type Rule, type RuleContext, type RuleOutcome } from './types.js'
+import { ALLOWED, DENIED, OPERATIONS, RECORDLESS, recordlessRule, type AccessPlan, type FieldRule, type Operation, type OperationAccess, type Rule, type RuleContext, type RuleOutcome } from './types.js'
 
 export interface AccessSettings {
   /** Capability bundles per role, when roles are configured as bundles. */
@@ -106,14 +106,17 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
       ? { allowed: true, rows: settings.ruleFilters.compile(model, { [owner.name]: caller.user.id }), check: undefined }
       : DENIED
   }
+  const recordless = (operation: typeof RECORDLESS[number], access: OperationAccess): OperationAccess => {
+    if (access.allowed && access.check !== undefined) throw new AccessRuleError(`the ${operation} rule of ${model.name} returned { check }: ${recordlessRule(operation)}`)
+    return access
+  }
   // Export never reaches past read: denied where read is, its own rule or capability narrowing
   // the read rule's rows; with neither, it is read itself.
   const exportOf = (read: OperationAccess): OperationAccess => {
     if (!read.allowed) return DENIED
     if (rules.export !== undefined) {
       const access = fromRule(model, rules.export, { ...base, operation: 'export' }, settings.ruleFilters)
-      if (access.allowed && access.check !== undefined) throw new AccessRuleError(`the export rule of ${model.name} returned { check }: an export judges no record, so it takes true, false, roles or { filter }`)
-      return access
+      return recordless('export', access)
     }
     const ownCapability = settings.defaultAccess === undefined && settings.bundles !== undefined && bundlesNameExport(settings.bundles, model.name)
     return ownCapability ? accessOf('export') : read
@@ -127,6 +130,7 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
   }
   const resolve = (operation: Operation): OperationAccess => intern(accessOf(operation))
   const read = resolve('read')
+  recordless('read', read)
   // One literal, its properties in the object itself: assigned one by one, the fifth needed an array of its own.
   const operations = { read, create: resolve('create'), update: resolve('update'), delete: resolve('delete'), undelete: resolve('undelete'), export: intern(exportOf(read)) }
 

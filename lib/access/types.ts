@@ -8,6 +8,16 @@ export type { Operation, RuleContext, FilterSpec, RecordCheck, RuleOutcome, Rule
 
 export const OPERATIONS: readonly Operation[] = ['read', 'create', 'update', 'delete', 'undelete', 'export']
 
+/**
+ * Operations that judge no record: a `{ check }` runs in a write transaction with the stored
+ * record, and a read or an export has neither, so such a rule would let every row through.
+ */
+export const RECORDLESS = ['read', 'export'] as const satisfies readonly Operation[]
+
+export function recordlessRule (operation: typeof RECORDLESS[number]): string {
+  return `${operation === 'export' ? 'an' : 'a'} ${operation} judges no record, so its rule takes true, false, roles or { filter }, not { check }`
+}
+
 /** One operation for one caller: denied, or allowed for rows matching `rows` and records passing `check`. */
 export type OperationAccess =
   | { readonly allowed: false }

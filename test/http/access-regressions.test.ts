@@ -65,3 +65,23 @@ test('an equality filter on an undefined value matches no row', async () => {
   assert.equal(listed.status, 200)
   assert.deepEqual(listed.body.items, [])
 })
+
+test('a read rule that returns { check } fails closed: the start names it, and returned by a function it answers 500, not every row', async () => {
+  await assert.rejects(buildApp({ databaseUrl, resources: { secrets: { fields: { id: { type: 'integer', readOnly: true }, value: { type: 'string' } }, access: { read: { check: () => false } } } } }),
+    { message: 'invalid config: config.resources.secrets.access.read: a read judges no record, so its rule takes true, false, roles or { filter }, not { check }' })
+  const reported: Error[] = []
+  const checked = await buildApp({
+    databaseUrl,
+    onUnhandledError: (err) => { reported.push(err as Error) },
+    resources: { secrets: { fields: { id: { type: 'integer', readOnly: true }, value: { type: 'string' } }, access: { read: () => ({ check: () => false }) } } },
+  })
+  const call = caller(checked, await bearer(checked, 'user@example.com'))
+  for (const url of ['/api/v1/secrets', '/api/v1/secrets/1']) {
+    const response = await call('GET', url)
+    assert.equal(response.status, 500, url)
+    assert.equal(response.body.type, 'urn:service:problem:internal-error')
+    assert.equal(JSON.stringify(response.body).includes('value'), false)
+  }
+  assert.match(reported[0]?.message ?? '', /the read rule of secrets returned \{ check \}: a read judges no record/)
+  await checked.close()
+})
