@@ -28,7 +28,7 @@ function stepOf (granularity: Granularity): string {
  * 23 or 25 hours after the one before across DST), and a date field's value is its local midnight.
  * Calendar steps (a day and longer) are taken on the zone's wall clock (`AT TIME ZONE` to local
  * time, add, back), which is what PostgreSQL 16's date_add(…, zone) does; an hour is an hour of
- * elapsed time, as date_add takes it too, so the hour of a fall-back night is counted twice.
+ * elapsed time, as date_add takes it too, so the night clocks go back has both its 02:00 hours.
  */
 function seriesClock (plan: SeriesPlan & { granularity: Granularity }) {
   const zone = sql`${plan.timeZone}::text`
