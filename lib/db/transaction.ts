@@ -1,10 +1,16 @@
-// One transaction per unit of work. The pool's connections carry the statement timeout; a unit of
-// work that needs another one (a migration, an export) sets its own for the transaction, which
-// holds through a transaction pooler too, and tells the pool's watch (pool.ts) about it. A
-// connection that dies while checked out (the server killed, a backend terminated) fails the work
-// in flight and is discarded, never left to crash the process with an unhandled 'error' event.
-import { setStatementTimeout, type Pool, type PoolClient } from './pool.js'
-import { control, statementNamesOf, withStatementNames } from './query.js'
+// One transaction per unit of work. Directly connected, the pool's connections carry the statement
+// timeout in their startup packet. Behind a transaction pooler no session is ours: each
+// transaction gets whichever server connection is free, so each carries the timeout itself, sent
+// with its BEGIN (`BEGIN; SET LOCAL statement_timeout = …`, one message and one round trip, as
+// BEGIN alone), and a statement run on the pool itself travels in a transaction of its own that
+// starts the same way (timeoutInEveryTransaction). PostgreSQL then enforces it as it does
+// directly connected, and SET LOCAL ends with the transaction, leaving nothing on the server
+// connection. A unit of work that needs another timeout (a migration, an export) sends its own
+// with its BEGIN in both modes, and tells the pool's watch (pool.ts) about it. A connection that
+// dies while checked out (the server killed, a backend terminated) fails the work in flight and is
+// discarded, never left to crash the process with an unhandled 'error' event.
+import type { Pool, PoolClient } from './pool.js'
+import { control, setStatementTimeout, statementNamesOf, withStatementNames, type BeginStatement, type ControlStatement, type Queryable } from './query.js'
 
 export interface TxOptions {
   readonly readOnly?: boolean
@@ -29,7 +35,26 @@ export interface OpenTransaction {
   rollback (): Promise<void>
 }
 
+/** Pooled: the statement timeout every transaction on a pool starts with (timeoutInEveryTransaction). */
+const pooledTimeouts = new WeakMap<Pool, number>()
+
+/** BEGIN, with the transaction's statement timeout when the session does not carry it. */
+function beginStatement (readOnly: boolean, timeoutMs: number | undefined): BeginStatement {
+  const begin = readOnly ? 'BEGIN READ ONLY' : 'BEGIN'
+  // 0 would be no timeout at all.
+  return timeoutMs === undefined ? begin : `${begin}; SET LOCAL statement_timeout = ${Math.max(1, Math.trunc(timeoutMs))}`
+}
+
+/** A control statement the work does not see: the transaction a lone statement travels in. */
+async function unpublished (db: Queryable, text: ControlStatement): Promise<string | undefined> {
+  return (await db.query(text) as { command?: string }).command
+}
+
 export async function beginTransaction (pool: Pool, options: TxOptions = {}): Promise<OpenTransaction> {
+  return await open(pool, options, control)
+}
+
+async function open (pool: Pool, options: TxOptions, send: typeof control): Promise<OpenTransaction> {
   const client = await pool.connect()
   // pg emits 'error' on a checked-out client whose connection ends; the statement in flight
   // rejects on its own, so the listener only has to keep the client from going back to the pool.
@@ -56,7 +81,7 @@ export async function beginTransaction (pool: Pool, options: TxOptions = {}): Pr
     }
     let command: string | undefined
     try {
-      command = await control(client, statement)
+      command = await send(client, statement)
     } catch (err) {
       if (statement === 'ROLLBACK') return release(true)
       // A COMMIT refused (a deferred constraint) leaves a healthy connection once rolled back.
@@ -70,11 +95,8 @@ export async function beginTransaction (pool: Pool, options: TxOptions = {}): Pr
     if (statement === 'COMMIT' && command === 'ROLLBACK') throw new TransactionRolledBackError()
   }
   try {
-    await control(client, options.readOnly === true ? 'BEGIN READ ONLY' : 'BEGIN')
-    if (options.timeoutMs !== undefined) {
-      setStatementTimeout(client, options.timeoutMs)
-      await client.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.trunc(options.timeoutMs))])
-    }
+    if (options.timeoutMs !== undefined) setStatementTimeout(client, options.timeoutMs)
+    await send(client, beginStatement(options.readOnly === true, options.timeoutMs ?? pooledTimeouts.get(pool)))
   } catch (err) {
     await end('ROLLBACK')
     throw err
@@ -83,7 +105,10 @@ export async function beginTransaction (pool: Pool, options: TxOptions = {}): Pr
 }
 
 export async function withTransaction<T> (pool: Pool, options: TxOptions, work: (tx: Tx) => Promise<T>): Promise<T> {
-  const transaction = await beginTransaction(pool, options)
+  return await within(await beginTransaction(pool, options), work)
+}
+
+async function within<T> (transaction: OpenTransaction, work: (tx: Tx) => Promise<T>): Promise<T> {
   let result: T
   try {
     result = await work(transaction.tx)
@@ -93,4 +118,35 @@ export async function withTransaction<T> (pool: Pool, options: TxOptions, work: 
   }
   await transaction.commit()
   return result
+}
+
+type Done = (err: Error | null | undefined, result?: unknown) => void
+type Submit = (text: unknown, values: unknown, done: Done) => void
+
+/**
+ * Behind a transaction pooler: every transaction on the pool starts with its statement timeout,
+ * and a statement run on the pool itself (a read, a one-statement write, the auth store's) runs in
+ * a transaction of its own, read-only on the read pool. That transaction is the pool's, not the
+ * work's: the query channel shows the statement alone, as directly connected.
+ */
+export function timeoutInEveryTransaction (pool: Pool, timeoutMs: number, readOnly: boolean): void {
+  pooledTimeouts.set(pool, timeoutMs)
+  const lone = async (text: unknown, values: unknown): Promise<unknown> =>
+    await within(await open(pool, { readOnly }, unpublished), async (tx) => await new Promise((resolve, reject) => {
+      const done: Done = (err, result) => { if (err === null || err === undefined) resolve(result); else reject(err) }
+      // A submittable (a pg.Query) takes its callback in place of the values.
+      if (values === undefined) (tx.query as unknown as (text: unknown, done: Done) => void)(text, done)
+      else (tx.query as unknown as Submit)(text, values, done)
+    }))
+  // pg-pool's forms: (text or query, values?, callback?), a promise without a callback.
+  pool.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof values === 'function') {
+      callback = values
+      values = undefined
+    }
+    const result = lone(text, values)
+    if (typeof callback !== 'function') return result
+    result.then((found) => { (callback as Done)(null, found) }, (err: Error) => { (callback as Done)(err) })
+    return undefined
+  }) as unknown as Pool['query']
 }
