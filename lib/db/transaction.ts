@@ -1,16 +1,16 @@
 // One transaction per unit of work. Directly connected, the pool's connections carry the statement
 // timeout in their startup packet. Behind a transaction pooler no session is ours: each
 // transaction gets whichever server connection is free, so each carries the timeout itself, sent
-// with its BEGIN (`BEGIN; SET LOCAL statement_timeout = …`, one message and one round trip, as
-// BEGIN alone), and a statement run on the pool itself travels in a transaction of its own that
-// starts the same way (timeoutInEveryTransaction). PostgreSQL then enforces it as it does
-// directly connected, and SET LOCAL ends with the transaction, leaving nothing on the server
-// connection. A unit of work that needs another timeout (a migration, an export) sends its own
-// with its BEGIN in both modes, and tells the pool's watch (pool.ts) about it. A connection that
-// dies while checked out (the server killed, a backend terminated) fails the work in flight and is
-// discarded, never left to crash the process with an unhandled 'error' event.
+// with its BEGIN (`BEGIN; SET LOCAL statement_timeout = …`, one message, as BEGIN alone), and a
+// statement run on the pool itself travels in a transaction of its own that starts the same way,
+// written with its COMMIT in one round trip (timeoutInEveryTransaction). PostgreSQL then enforces
+// the timeout as it does directly connected, and SET LOCAL ends with the transaction, leaving
+// nothing on the server connection. A unit of work that needs another timeout (a migration, an
+// export) sends its own with its BEGIN in both modes, and tells the pool's watch (pool.ts) about
+// it. A connection that dies while checked out (the server killed, a backend terminated) fails the
+// work in flight and is discarded, never left to crash the process with an unhandled 'error' event.
 import type { Pool, PoolClient } from './pool.js'
-import { control, setStatementTimeout, statementNamesOf, withStatementNames, type BeginStatement, type ControlStatement, type Queryable } from './query.js'
+import { control, setStatementTimeout, statementNamesOf, withStatementNames, type BeginStatement } from './query.js'
 
 export interface TxOptions {
   readonly readOnly?: boolean
@@ -45,16 +45,7 @@ function beginStatement (readOnly: boolean, timeoutMs: number | undefined): Begi
   return timeoutMs === undefined ? begin : `${begin}; SET LOCAL statement_timeout = ${Math.max(1, Math.trunc(timeoutMs))}`
 }
 
-/** A control statement the work does not see: the transaction a lone statement travels in. */
-async function unpublished (db: Queryable, text: ControlStatement): Promise<string | undefined> {
-  return (await db.query(text) as { command?: string }).command
-}
-
 export async function beginTransaction (pool: Pool, options: TxOptions = {}): Promise<OpenTransaction> {
-  return await open(pool, options, control)
-}
-
-async function open (pool: Pool, options: TxOptions, send: typeof control): Promise<OpenTransaction> {
   const client = await pool.connect()
   // pg emits 'error' on a checked-out client whose connection ends; the statement in flight
   // rejects on its own, so the listener only has to keep the client from going back to the pool.
@@ -81,7 +72,7 @@ async function open (pool: Pool, options: TxOptions, send: typeof control): Prom
     }
     let command: string | undefined
     try {
-      command = await send(client, statement)
+      command = await control(client, statement)
     } catch (err) {
       if (statement === 'ROLLBACK') return release(true)
       // A COMMIT refused (a deferred constraint) leaves a healthy connection once rolled back.
@@ -96,7 +87,7 @@ async function open (pool: Pool, options: TxOptions, send: typeof control): Prom
   }
   try {
     if (options.timeoutMs !== undefined) setStatementTimeout(client, options.timeoutMs)
-    await send(client, beginStatement(options.readOnly === true, options.timeoutMs ?? pooledTimeouts.get(pool)))
+    await control(client, beginStatement(options.readOnly === true, options.timeoutMs ?? pooledTimeouts.get(pool)))
   } catch (err) {
     await end('ROLLBACK')
     throw err
@@ -105,10 +96,7 @@ async function open (pool: Pool, options: TxOptions, send: typeof control): Prom
 }
 
 export async function withTransaction<T> (pool: Pool, options: TxOptions, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return await within(await beginTransaction(pool, options), work)
-}
-
-async function within<T> (transaction: OpenTransaction, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const transaction = await beginTransaction(pool, options)
   let result: T
   try {
     result = await work(transaction.tx)
@@ -121,7 +109,39 @@ async function within<T> (transaction: OpenTransaction, work: (tx: Tx) => Promis
 }
 
 type Done = (err: Error | null | undefined, result?: unknown) => void
-type Submit = (text: unknown, values: unknown, done: Done) => void
+/** pg's pipeline mode, a client option read as each statement is sent and answered. */
+type Pipelining = PoolClient & { pipeline: boolean }
+
+/** A statement in any of pg's forms: text and values, a config object, or a submittable (a pg.Query). */
+async function submit (client: PoolClient, text: unknown, values: unknown): Promise<unknown> {
+  return await new Promise((resolve, reject) => {
+    const done: Done = (err, result) => { if (err === null || err === undefined) resolve(result); else reject(err) }
+    // A submittable takes its callback in place of the values.
+    if (values === undefined) (client.query as unknown as (text: unknown, done: Done) => void)(text, done)
+    else (client.query as unknown as (text: unknown, values: unknown, done: Done) => void)(text, values, done)
+  })
+}
+
+/**
+ * A statement run on a pooled pool itself, in a transaction of its own that starts with the
+ * timeout, in one round trip: BEGIN, the statement and COMMIT are written together (pg's pipeline
+ * mode, on for these three only) and PostgreSQL answers them in order, each behind its own Sync.
+ * A statement that fails (57014 at the timeout) leaves the COMMIT answering ROLLBACK and the
+ * connection idle, ready for the next; a failed BEGIN or COMMIT, or a lost connection, discards it.
+ */
+async function lone (pool: Pool, begin: BeginStatement, text: unknown, values: unknown): Promise<unknown> {
+  const client = await pool.connect() as Pipelining
+  let lost: Error | undefined
+  const onLost = (err: Error): void => { lost ??= err }
+  client.on('error', onLost)
+  client.pipeline = true
+  const [began, ran, committed] = await Promise.allSettled([client.query(begin), submit(client, text, values), client.query('COMMIT')])
+  client.pipeline = false
+  client.removeListener('error', onLost)
+  client.release(lost ?? (began.status === 'rejected' || committed.status === 'rejected'))
+  for (const step of [began, ran, committed]) if (step.status === 'rejected') throw step.reason
+  return (ran as PromiseFulfilledResult<unknown>).value
+}
 
 /**
  * Behind a transaction pooler: every transaction on the pool starts with its statement timeout,
@@ -131,20 +151,14 @@ type Submit = (text: unknown, values: unknown, done: Done) => void
  */
 export function timeoutInEveryTransaction (pool: Pool, timeoutMs: number, readOnly: boolean): void {
   pooledTimeouts.set(pool, timeoutMs)
-  const lone = async (text: unknown, values: unknown): Promise<unknown> =>
-    await within(await open(pool, { readOnly }, unpublished), async (tx) => await new Promise((resolve, reject) => {
-      const done: Done = (err, result) => { if (err === null || err === undefined) resolve(result); else reject(err) }
-      // A submittable (a pg.Query) takes its callback in place of the values.
-      if (values === undefined) (tx.query as unknown as (text: unknown, done: Done) => void)(text, done)
-      else (tx.query as unknown as Submit)(text, values, done)
-    }))
+  const begin = beginStatement(readOnly, timeoutMs)
   // pg-pool's forms: (text or query, values?, callback?), a promise without a callback.
   pool.query = ((text: unknown, values?: unknown, callback?: unknown) => {
     if (typeof values === 'function') {
       callback = values
       values = undefined
     }
-    const result = lone(text, values)
+    const result = lone(pool, begin, text, values)
     if (typeof callback !== 'function') return result
     result.then((found) => { (callback as Done)(null, found) }, (err: Error) => { (callback as Done)(err) })
     return undefined
