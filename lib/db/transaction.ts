@@ -35,8 +35,8 @@ export interface OpenTransaction {
   rollback (): Promise<void>
 }
 
-/** Pooled: the statement timeout every transaction on a pool starts with (timeoutInEveryTransaction). */
-const pooledTimeouts = new WeakMap<Pool, number>()
+/** Pooled: what every transaction on a pool starts with (timeoutInEveryTransaction). */
+const pooledSessions = new WeakMap<Pool, { readonly timeoutMs: number, readonly readOnly: boolean }>()
 
 /** BEGIN, with the transaction's statement timeout when the session does not carry it. */
 function beginStatement (readOnly: boolean, timeoutMs: number | undefined): BeginStatement {
@@ -87,7 +87,8 @@ export async function beginTransaction (pool: Pool, options: TxOptions = {}): Pr
   }
   try {
     if (options.timeoutMs !== undefined) setStatementTimeout(client, options.timeoutMs)
-    await control(client, beginStatement(options.readOnly === true, options.timeoutMs ?? pooledTimeouts.get(pool)))
+    const pooled = pooledSessions.get(pool)
+    await control(client, beginStatement(options.readOnly ?? (pooled?.readOnly === true), options.timeoutMs ?? pooled?.timeoutMs))
   } catch (err) {
     await end('ROLLBACK')
     throw err
@@ -144,13 +145,13 @@ async function lone (pool: Pool, begin: BeginStatement, text: unknown, values: u
 }
 
 /**
- * Behind a transaction pooler: every transaction on the pool starts with its statement timeout,
- * and a statement run on the pool itself (a read, a one-statement write, the auth store's) runs in
- * a transaction of its own, read-only on the read pool. That transaction is the pool's, not the
+ * Behind a transaction pooler: every transaction on the pool starts with its statement timeout
+ * (and is read-only on the read pool unless it says otherwise), and a statement run on the pool
+ * itself (a read, a one-statement write, the auth store's) runs in a transaction of its own. That transaction is the pool's, not the
  * work's: the query channel shows the statement alone, as directly connected.
  */
 export function timeoutInEveryTransaction (pool: Pool, timeoutMs: number, readOnly: boolean): void {
-  pooledTimeouts.set(pool, timeoutMs)
+  pooledSessions.set(pool, { timeoutMs, readOnly })
   const begin = beginStatement(readOnly, timeoutMs)
   // pg-pool's forms: (text or query, values?, callback?), a promise without a callback.
   pool.query = ((text: unknown, values?: unknown, callback?: unknown) => {
