@@ -9,7 +9,7 @@
 // export) sends its own with its BEGIN in both modes, and tells the pool's watch (pool.ts) about
 // it. A connection that dies while checked out (the server killed, a backend terminated) fails the
 // work in flight and is discarded, never left to crash the process with an unhandled 'error' event.
-import type { Pool, PoolClient } from './pool.js'
+import type pg from 'pg'
 import { control, setStatementTimeout, statementNamesOf, withStatementNames, type BeginStatement } from './query.js'
 
 export interface TxOptions {
@@ -18,6 +18,8 @@ export interface TxOptions {
   readonly timeoutMs?: number
 }
 
+type Pool = pg.Pool
+type PoolClient = pg.PoolClient
 export type Tx = PoolClient
 
 /** A COMMIT that PostgreSQL answered with ROLLBACK: a statement of the transaction had failed. */
