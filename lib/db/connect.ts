@@ -105,5 +105,7 @@ function connectFailure (err: unknown): string {
     '28000': 'the server does not let this user in from here (pg_hba.conf)',
     '3D000': 'the database does not exist: create it, or name another in the URL',
   }
+  // A transaction pooler (PgBouncer) refuses the settings a direct connection sends at startup.
+  if (message?.startsWith('unsupported startup parameter') === true) return `${message} (a transaction pooler answers at this URL: set DATABASE_POOLER=transaction, or databasePooler: 'transaction' in the config)`
   return `${message ?? String(err)}${code !== undefined && hint[code] !== undefined ? ` (${hint[code]})` : ''}`
 }

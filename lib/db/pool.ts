@@ -2,15 +2,20 @@
 // Directly connected, the settings every statement needs travel in the connection's startup
 // packet: the statement timeout always, UTC, and read-only for the pool that serves reads. Behind a
 // transaction pooler (PgBouncer, pgcat, Supavisor) a session is not ours: the packet carries
-// nothing, statements are unnamed, the timeout is a cancel request sent from here, timestamps of
-// any offset are read as UTC (types.ts), and read-only is the pooler entry's or the role's setting.
+// nothing, statements are unnamed, every transaction starts with the statement timeout and a lone
+// statement runs in a transaction of its own (transaction.ts), read-only on the read pool, and
+// timestamps of any offset are read as UTC (types.ts).
 import pg from 'pg'
 import { recordTypes } from './types.js'
-import { cancelStatement, withStatementNames } from './query.js'
+import { statementTimeoutOf, withStatementNames } from './query.js'
+import { timeoutInEveryTransaction } from './transaction.js'
 
-/** How much longer than the statement timeout a statement may run before its backend counts as lost. */
-const LOST_MARGIN_MS = 5_000
-const kTimeoutMs = Symbol('tablegate.statementTimeoutMs')
+/**
+ * How much longer than the statement timeout a statement may run before its backend counts as
+ * lost: the timeout again, within these bounds. Below the floor, a backend answering its own
+ * cancel a moment late (a busy machine, a pooler in between) was taken as lost: 503, not 504.
+ */
+const LOST_MARGIN_MS = { min: 250, max: 5_000 }
 
 export type Pool = pg.Pool
 export type PoolClient = pg.PoolClient
@@ -23,13 +28,13 @@ export interface PoolOptions {
   readonly applicationName?: string
   /**
    * The statement timeout of every statement on these connections. A statement still unanswered a
-   * little later (up to 5 s, at most the timeout again) means a backend that stopped answering,
-   * which cannot enforce its own timeout: its connection is closed, failing the statement.
+   * little later (the timeout again, at least 250 ms and at most 5 s) means a backend that stopped
+   * answering, which cannot enforce its own timeout: its connection is closed, failing the statement.
    */
   readonly statementTimeoutMs?: number
   /** How long a caller waits for a connection: a new one, or a free one of a busy pool. */
   readonly connectTimeoutMs?: number
-  /** default_transaction_read_only: a single statement here is a read-only transaction (direct only). */
+  /** Every transaction here is read-only unless it says otherwise: a single statement is a read-only transaction. */
   readonly readOnly?: boolean
   /** Record connections: UTC, and values parsed as their JSON text (see types.ts). */
   readonly records?: boolean
@@ -55,33 +60,27 @@ export function createPool (connectionString: string, options: PoolOptions = {})
   })
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
   pool.on('error', () => {})
-  if (options.statementTimeoutMs !== undefined) watchStatements(pool, options.statementTimeoutMs, pooled)
+  if (options.statementTimeoutMs !== undefined) {
+    if (pooled) timeoutInEveryTransaction(pool, options.statementTimeoutMs, options.readOnly === true)
+    watchStatements(pool, options.statementTimeoutMs)
+  }
   // A pooled statement name would be prepared on one server connection and bound on another.
   return pooled ? pool : withStatementNames(pool)
-}
-
-type TimedClient = PoolClient & { [kTimeoutMs]?: number }
-
-/**
- * The statement timeout of a checked-out connection's statements until it is restored with
- * undefined: a transaction that set its own (set_config) is not cancelled or taken as lost at the pool's.
- */
-export function setStatementTimeout (client: PoolClient, timeoutMs: number | undefined): void {
-  (client as TimedClient)[kTimeoutMs] = timeoutMs
 }
 
 // node-postgres' own query_timeout arms a timer per statement, which measured 70 µs more server
 // CPU per list page under load; one sweep per pool finds the same statements. It reads pg's
 // internals (pinned by the lockfile), and test/http/connection-loss.test.ts fails if they move.
-interface PgInternals { _clients: Array<TimedClient & { _activeQuery: object | null, connection: { stream: { destroy (): void } } }> }
+interface PgInternals { _clients: Array<PoolClient & { _activeQuery: object | null, connection: { stream: { destroy (): void } } }> }
 
 /**
- * Watches statements against their timeout: pooled, one that reaches it is cancelled (the server
- * answers 57014, as for its own statement_timeout); any unanswered for the timeout and a margin
- * more has its connection closed. Checks as often as a tenth of the timeout.
+ * Watches statements against their timeout, which PostgreSQL enforces in both modes (the startup
+ * packet, or SET LOCAL with each transaction): one unanswered for the timeout and a margin more
+ * means a backend that stopped answering, and has its connection closed. Checks as often as a
+ * tenth of the timeout.
  */
-function watchStatements (pool: pg.Pool, timeoutMs: number, cancelAtTimeout: boolean): void {
-  const seen = new WeakMap<object, { query: object, since: number, cancelled: boolean }>()
+function watchStatements (pool: pg.Pool, timeoutMs: number): void {
+  const seen = new WeakMap<object, { query: object, since: number }>()
   const timer = setInterval(() => {
     const now = Date.now()
     for (const client of (pool as unknown as PgInternals)._clients) {
@@ -89,17 +88,11 @@ function watchStatements (pool: pg.Pool, timeoutMs: number, cancelAtTimeout: boo
       if (active === null || active === undefined) continue
       const known = seen.get(client)
       if (known?.query !== active) {
-        seen.set(client, { query: active, since: now, cancelled: false })
+        seen.set(client, { query: active, since: now })
         continue
       }
-      const limit = client[kTimeoutMs] ?? timeoutMs
-      const running = now - known.since
-      if (running >= limit + Math.min(LOST_MARGIN_MS, limit)) {
-        client.connection.stream.destroy()
-      } else if (cancelAtTimeout && !known.cancelled && running >= limit) {
-        known.cancelled = true
-        cancelStatement(client).catch(() => {})
-      }
+      const limit = statementTimeoutOf(client) ?? timeoutMs
+      if (now - known.since >= limit + Math.min(LOST_MARGIN_MS.max, Math.max(LOST_MARGIN_MS.min, limit))) client.connection.stream.destroy()
     }
   }, Math.max(50, Math.floor(timeoutMs / 10)))
   timer.unref()

@@ -77,6 +77,21 @@ export function streamRows (client: pg.PoolClient, fragment: Sql, batchSize: num
   return client.query(new QueryStream(text, values, { batchSize }))
 }
 
+const kTimeoutMs = Symbol('tablegate.statementTimeoutMs')
+type TimedClient = pg.PoolClient & { [kTimeoutMs]?: number }
+
+/**
+ * The statement timeout of a checked-out connection's statements until it is restored with
+ * undefined: a transaction that set its own is not taken as lost at the pool's (pool.ts).
+ */
+export function setStatementTimeout (client: pg.PoolClient, timeoutMs: number | undefined): void {
+  (client as TimedClient)[kTimeoutMs] = timeoutMs
+}
+
+export function statementTimeoutOf (client: pg.PoolClient): number | undefined {
+  return (client as TimedClient)[kTimeoutMs]
+}
+
 const CANCEL_REQUEST_CODE = 80877102
 /** How long a cancel request's socket waits for the server to close it. */
 const CANCEL_WAIT_MS = 5_000
@@ -109,7 +124,9 @@ export async function cancelStatement (client: pg.PoolClient): Promise<void> {
   })
 }
 
-export type ControlStatement = 'BEGIN' | 'BEGIN READ ONLY' | 'COMMIT' | 'ROLLBACK' | `${'SAVEPOINT' | 'RELEASE SAVEPOINT' | 'ROLLBACK TO SAVEPOINT'} tg_${string}`
+/** BEGIN, with the transaction's statement timeout in the same message where the session does not carry it. */
+export type BeginStatement = 'BEGIN' | 'BEGIN READ ONLY' | `${'BEGIN' | 'BEGIN READ ONLY'}; SET LOCAL statement_timeout = ${number}`
+export type ControlStatement = BeginStatement | 'COMMIT' | 'ROLLBACK' | `${'SAVEPOINT' | 'RELEASE SAVEPOINT' | 'ROLLBACK TO SAVEPOINT'} tg_${string}`
 
 /**
  * A statement without parameters that is not built (BEGIN, COMMIT, savepoints), published like

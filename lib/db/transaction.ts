@@ -1,10 +1,16 @@
-// One transaction per unit of work. The pool's connections carry the statement timeout; a unit of
-// work that needs another one (a migration, an export) sets its own for the transaction, which
-// holds through a transaction pooler too, and tells the pool's watch (pool.ts) about it. A
-// connection that dies while checked out (the server killed, a backend terminated) fails the work
-// in flight and is discarded, never left to crash the process with an unhandled 'error' event.
-import { setStatementTimeout, type Pool, type PoolClient } from './pool.js'
-import { control, statementNamesOf, withStatementNames } from './query.js'
+// One transaction per unit of work. Directly connected, the pool's connections carry the statement
+// timeout in their startup packet. Behind a transaction pooler no session is ours: each
+// transaction gets whichever server connection is free, so each carries the timeout itself, sent
+// with its BEGIN (`BEGIN; SET LOCAL statement_timeout = …`, one message, as BEGIN alone), and a
+// statement run on the pool itself travels in a transaction of its own that starts the same way,
+// written with its COMMIT in one round trip (timeoutInEveryTransaction). PostgreSQL then enforces
+// the timeout as it does directly connected, and SET LOCAL ends with the transaction, leaving
+// nothing on the server connection. A unit of work that needs another timeout (a migration, an
+// export) sends its own with its BEGIN in both modes, and tells the pool's watch (pool.ts) about
+// it. A connection that dies while checked out (the server killed, a backend terminated) fails the
+// work in flight and is discarded, never left to crash the process with an unhandled 'error' event.
+import type pg from 'pg'
+import { control, setStatementTimeout, statementNamesOf, withStatementNames, type BeginStatement } from './query.js'
 
 export interface TxOptions {
   readonly readOnly?: boolean
@@ -12,6 +18,8 @@ export interface TxOptions {
   readonly timeoutMs?: number
 }
 
+type Pool = pg.Pool
+type PoolClient = pg.PoolClient
 export type Tx = PoolClient
 
 /** A COMMIT that PostgreSQL answered with ROLLBACK: a statement of the transaction had failed. */
@@ -27,6 +35,16 @@ export interface OpenTransaction {
   readonly tx: Tx
   commit (): Promise<void>
   rollback (): Promise<void>
+}
+
+/** Pooled: what every transaction on a pool starts with (timeoutInEveryTransaction). */
+const pooledSessions = new WeakMap<Pool, { readonly timeoutMs: number, readonly readOnly: boolean }>()
+
+/** BEGIN, with the transaction's statement timeout when the session does not carry it. */
+function beginStatement (readOnly: boolean, timeoutMs: number | undefined): BeginStatement {
+  const begin = readOnly ? 'BEGIN READ ONLY' : 'BEGIN'
+  // 0 would be no timeout at all.
+  return timeoutMs === undefined ? begin : `${begin}; SET LOCAL statement_timeout = ${Math.max(1, Math.trunc(timeoutMs))}`
 }
 
 export async function beginTransaction (pool: Pool, options: TxOptions = {}): Promise<OpenTransaction> {
@@ -70,11 +88,9 @@ export async function beginTransaction (pool: Pool, options: TxOptions = {}): Pr
     if (statement === 'COMMIT' && command === 'ROLLBACK') throw new TransactionRolledBackError()
   }
   try {
-    await control(client, options.readOnly === true ? 'BEGIN READ ONLY' : 'BEGIN')
-    if (options.timeoutMs !== undefined) {
-      setStatementTimeout(client, options.timeoutMs)
-      await client.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.trunc(options.timeoutMs))])
-    }
+    if (options.timeoutMs !== undefined) setStatementTimeout(client, options.timeoutMs)
+    const pooled = pooledSessions.get(pool)
+    await control(client, beginStatement(options.readOnly ?? (pooled?.readOnly === true), options.timeoutMs ?? pooled?.timeoutMs))
   } catch (err) {
     await end('ROLLBACK')
     throw err
@@ -93,4 +109,61 @@ export async function withTransaction<T> (pool: Pool, options: TxOptions, work: 
   }
   await transaction.commit()
   return result
+}
+
+type Done = (err: Error | null | undefined, result?: unknown) => void
+/** pg's pipeline mode, a client option read as each statement is sent and answered. */
+type Pipelining = PoolClient & { pipeline: boolean }
+
+/** A statement in any of pg's forms: text and values, a config object, or a submittable (a pg.Query). */
+async function submit (client: PoolClient, text: unknown, values: unknown): Promise<unknown> {
+  return await new Promise((resolve, reject) => {
+    const done: Done = (err, result) => { if (err === null || err === undefined) resolve(result); else reject(err) }
+    // A submittable takes its callback in place of the values.
+    if (values === undefined) (client.query as unknown as (text: unknown, done: Done) => void)(text, done)
+    else (client.query as unknown as (text: unknown, values: unknown, done: Done) => void)(text, values, done)
+  })
+}
+
+/**
+ * A statement run on a pooled pool itself, in a transaction of its own that starts with the
+ * timeout, in one round trip: BEGIN, the statement and COMMIT are written together (pg's pipeline
+ * mode, on for these three only) and PostgreSQL answers them in order, each behind its own Sync.
+ * A statement that fails (57014 at the timeout) leaves the COMMIT answering ROLLBACK and the
+ * connection idle, ready for the next; a failed BEGIN or COMMIT, or a lost connection, discards it.
+ */
+async function lone (pool: Pool, begin: BeginStatement, text: unknown, values: unknown): Promise<unknown> {
+  const client = await pool.connect() as Pipelining
+  let lost: Error | undefined
+  const onLost = (err: Error): void => { lost ??= err }
+  client.on('error', onLost)
+  client.pipeline = true
+  const [began, ran, committed] = await Promise.allSettled([client.query(begin), submit(client, text, values), client.query('COMMIT')])
+  client.pipeline = false
+  client.removeListener('error', onLost)
+  client.release(lost ?? (began.status === 'rejected' || committed.status === 'rejected'))
+  for (const step of [began, ran, committed]) if (step.status === 'rejected') throw step.reason
+  return (ran as PromiseFulfilledResult<unknown>).value
+}
+
+/**
+ * Behind a transaction pooler: every transaction on the pool starts with its statement timeout
+ * (and is read-only on the read pool unless it says otherwise), and a statement run on the pool
+ * itself (a read, a one-statement write, the auth store's) runs in a transaction of its own. That transaction is the pool's, not the
+ * work's: the query channel shows the statement alone, as directly connected.
+ */
+export function timeoutInEveryTransaction (pool: Pool, timeoutMs: number, readOnly: boolean): void {
+  pooledSessions.set(pool, { timeoutMs, readOnly })
+  const begin = beginStatement(readOnly, timeoutMs)
+  // pg-pool's forms: (text or query, values?, callback?), a promise without a callback.
+  pool.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof values === 'function') {
+      callback = values
+      values = undefined
+    }
+    const result = lone(pool, begin, text, values)
+    if (typeof callback !== 'function') return result
+    result.then((found) => { (callback as Done)(null, found) }, (err: Error) => { (callback as Done)(err) })
+    return undefined
+  }) as unknown as Pool['query']
 }

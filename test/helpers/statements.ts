@@ -14,7 +14,10 @@ export async function statementsOf (work: () => Promise<unknown>): Promise<strin
   return seen
 }
 
-/** The first word of each statement, and whether it locks: `SELECT FOR UPDATE`, `UPDATE`, `BEGIN`. */
+/**
+ * The first word of each statement, and whether it locks: `SELECT FOR UPDATE`, `UPDATE`, `BEGIN`
+ * (also for `BEGIN; SET LOCAL statement_timeout = …`, a BEGIN behind a transaction pooler).
+ */
 export function kinds (statements: readonly string[]): string[] {
-  return statements.map((text) => /FOR UPDATE$/.test(text) ? 'SELECT FOR UPDATE' : text.split(' ')[0]!)
+  return statements.map((text) => /FOR UPDATE$/.test(text) ? 'SELECT FOR UPDATE' : text.split(/[ ;]/)[0]!)
 }
