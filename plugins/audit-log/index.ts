@@ -1,13 +1,14 @@
 // The built-in audit log, written exactly as a third-party plugin would be: it depends on
 // `tablegate` and uses only `app.tablegate` (its database and addWriteHook) and the exported
-// API. Each write adds a row with the stored records before and after it, in the same
-// transaction, so the audit row commits or rolls back with the write. User-store changes
+// API, imported from lib/public.ts (what 'tablegate' exports but the plugins, this one among them,
+// so no import cycle). Each write adds a row with the stored records before and after it, in the
+// same transaction, so the audit row commits or rolls back with the write. User-store changes
 // (resource `auth.users`) are written too, with `host` as the actor of changes made on the host
 // (CLI, library); they commit in the auth store's database, so the table lives there as well.
 // With `resource`, the log is also a read-only resource (resource.ts).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { sql, query, withResources, type WriteEvent, type Queryable } from 'tablegate'
+import { sql, query, withResources, type WriteEvent, type Queryable } from '../../lib/public.js'
 import { auditResources, createAuditTable, tableOf, type AuditLogOptions } from './resource.js'
 
 export type { AuditLogOptions }

@@ -2,7 +2,7 @@
 // whole stored records, so each caller sees in them only the fields they may read of the audited
 // resource (none of a resource they cannot read), and may not filter, sort or search by them:
 // a filter on a hidden field would answer by the value it hides.
-import { sql, query, type PluginResources, type Queryable, type ResourceConfig, type Rule, type RowPresenter } from 'tablegate'
+import { sql, query, type PluginResources, type Queryable, type ResourceConfig, type Rule, type RowPresenter } from '../../lib/public.js'
 
 export interface AuditLogOptions {
   /** Table of the audit rows; created by `tablegate migrate` and on start with `migrateOnStart`. Default `tablegate_audit_log`. */

@@ -1,5 +1,6 @@
 // The repository's import graph, read from source text: every import and re-export form, type-only
-// ones included, with relative specifiers resolved to repository paths (`./x.js` → `lib/x.ts`).
+// ones included, with relative specifiers resolved to repository paths (`./x.js` → `lib/x.ts`) and the
+// package's own name to its entry (`tablegate` → `lib/index.ts`), which is what Node loads for it.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -7,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 
 export interface Import {
-  /** A repository path (`lib/sql/sql.ts`) or a package specifier (`fastify`, `node:crypto`). */
+  /** A repository path (`lib/sql/sql.ts`) or another package's specifier (`fastify`, `node:crypto`). */
   readonly to: string
   /** Erased at compile time. `import { type A }` is not: verbatimModuleSyntax keeps `import {}`. */
   readonly typeOnly: boolean
@@ -38,7 +39,11 @@ export function parseImports (file: string, text: string): Import[] {
   return found.map(({ spec, typeOnly }) => ({ to: resolveSpecifier(file, spec), typeOnly }))
 }
 
+/** The package's entry: `exports` has only `.`, so any `tablegate/…` is the entry or nothing. */
+const OWN_ENTRY = 'lib/index.ts'
+
 function resolveSpecifier (file: string, spec: string): string {
+  if (spec === 'tablegate' || spec.startsWith('tablegate/')) return OWN_ENTRY
   if (!spec.startsWith('.')) return spec
   return relative(root, join(root, file, '..', spec)).replace(/\.js$/, '.ts')
 }
