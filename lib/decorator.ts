@@ -1,7 +1,7 @@
-// `app.tablegate`: what a plugin author gets of tablegate. Narrow on purpose: read-only settings
-// (no secrets, no connection strings), the models, the app's database and the login store's for
-// the plugin's own statements, the host-side user operations, the page-token codec, and the two
-// extension points. The user store's tables and signing keys, AUTH_SECRET and the hook runner
+// `app.tablegate`: what a plugin author gets of tablegate. Narrow on purpose: the listed settings,
+// read-only (no secrets, no connection strings), the models, the app's database and the login
+// store's for the plugin's own statements, the host-side user operations, the page-token codec,
+// and the two extension points. The user store's tables and signing keys, AUTH_SECRET and the hook runner
 // stay inside.
 import type { ResolvedConfig } from './config/resolve.js'
 import type { Queryable } from './db/query.js'
@@ -13,8 +13,21 @@ import type { Runtime } from './runtime.js'
 import type { WriteHook, WriteHookOptions } from '../hooks/types.js'
 import { HookRegistrationError } from '../hooks/registry.js'
 
-/** The resolved settings a plugin may read: every default filled in, secrets and URLs left out. */
-export type TablegateSettings = Omit<ResolvedConfig, 'config' | 'authSecret' | 'databaseUrl' | 'databaseReadUrl' | 'adminDatabaseUrl' | 'onUnhandledError' | 'plugins' | 'presenters' | 'pluginMigrations'>
+/**
+ * The resolved settings a plugin may read, each named: a setting added to the resolved config
+ * reaches plugins only once it is listed here. Left out: secrets and connection strings, the
+ * config's functions and resources (plugins read `models`), and the login store's and the pools'
+ * internals (`dataDir` holds the generated AUTH_SECRET).
+ */
+const PLUGIN_SETTINGS = [
+  'basePath', 'apiRoot', 'publicUrl', 'pageOrigins',
+  'roles', 'tenant', 'defaultAccess',
+  'statementTimeoutMs', 'bodyLimit', 'exportTimeoutMs', 'exportsPerCaller', 'scanGuard',
+  'serverTiming', 'metrics', 'migrateOnStart', 'databasePooler',
+] as const satisfies ReadonlyArray<keyof ResolvedConfig>
+
+/** The resolved settings a plugin may read: every default filled in, frozen through. */
+export type TablegateSettings = Pick<ResolvedConfig, typeof PLUGIN_SETTINGS[number]>
 
 export interface TablegateDecorator {
   readonly config: TablegateSettings
@@ -44,9 +57,8 @@ export interface TablegateDecorator {
 }
 
 export function decoratorOf (runtime: Runtime): TablegateDecorator {
-  const { config: _raw, authSecret: _secret, databaseUrl: _url, databaseReadUrl: _read, adminDatabaseUrl: _admin, onUnhandledError: _report, plugins: _plugins, presenters: _presenters, pluginMigrations: _migrations, ...settings } = runtime.config
   return Object.freeze({
-    config: Object.freeze(settings),
+    config: settingsOf(runtime.config),
     models: readOnly(runtime.models),
     db: runtime.db.app,
     authDb: runtime.users?.pool,
@@ -60,6 +72,16 @@ export function decoratorOf (runtime: Runtime): TablegateDecorator {
       runtime.listGuards.push(guard)
     },
   })
+}
+
+/** A copy of the listed settings, frozen through, so a plugin can change neither it nor the app's own. */
+function settingsOf (config: ResolvedConfig): TablegateSettings {
+  return frozen(structuredClone(Object.fromEntries(PLUGIN_SETTINGS.map((key) => [key, config[key]])))) as TablegateSettings
+}
+
+function frozen<T> (value: T): T {
+  if (typeof value === 'object' && value !== null) for (const member of Object.values(value)) frozen(member)
+  return Object.freeze(value)
 }
 
 /** A view of a map that has no set, delete or clear: the models are the app's, not a plugin's to change. */

@@ -21,6 +21,8 @@ async function stockKeeper (app: FastifyInstance): Promise<void> {
   app.tablegate.addWriteHook(async () => {}, { operations: ['upsert'] })
   // @ts-expect-error no secret on the decorator
   void app.tablegate.config.authSecret
+  // @ts-expect-error only the listed settings: where the embedded database and its secret live is not one
+  void app.tablegate.config.dataDir
 }
 
 export const stockKeeperPlugin = fp(stockKeeper, { name: 'stock-keeper', fastify: '5.x', dependencies: ['tablegate'] })
