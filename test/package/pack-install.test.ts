@@ -76,9 +76,11 @@ test('the tarball installs into a fresh project, and its bin migrates, serves, c
 
   mkdirSync(join(project, 'migrations'))
   writeFileSync(join(project, 'migrations', '001_notes.sql'), 'CREATE TABLE notes (id bigserial PRIMARY KEY, body text NOT NULL);\n')
-  writeFileSync(join(project, 'tablegate.config.mjs'), `import { defineConfig } from 'tablegate'
+  // The audit log ships inside the package: it loads from there, as users import it.
+  writeFileSync(join(project, 'tablegate.config.mjs'), `import { auditLog, defineConfig } from 'tablegate'
 
 export default defineConfig({
+  plugins: [auditLog],
   migrations: new URL('./migrations', import.meta.url).pathname,
   resources: {
     notes: { fields: { id: { type: 'bigint', readOnly: true, dbDefault: true }, body: { type: 'string', required: true } } },
@@ -146,6 +148,7 @@ export function keepsStock (event: WriteEvent): void {
 }
 
 async function stock (app: FastifyInstance): Promise<void> {
+  if (app.tablegate.config.scanGuard.mode === 'off') app.log.warn('no scan guard')
   app.tablegate.addWriteHook(async (event: WriteEvent, tx: Queryable) => {
     keepsStock(event)
     await query(tx, sql\`UPDATE \${sql.ident('public', 'stock')} SET n = n - 1 WHERE id = \${event.key} ORDER BY id \${sql.keyword('ASC')} LIMIT \${sql.int(1)}\${sql.empty}\`)
