@@ -1,6 +1,7 @@
-// A browser's caller on /api/docs (DESIGN 5.14): a bearer token as anywhere else, or a signed-in
-// session cookie, verified against the session store. Either way the page's "try it" calls need a
-// bearer token: the one sent, or one minted for the session's user (as GET /api/auth/token would).
+// A browser's caller on /api/docs (docs/meta.md, "The docs in a browser"): a bearer token as
+// anywhere else, or a signed-in session cookie, verified against the session store. Either way the
+// page's "try it" calls need a bearer token: the one sent, or one minted for the session's user (as
+// GET /api/auth/token would).
 import type { Principal, Verifier } from './verifier.js'
 import type { UserStore } from './users.js'
 import { sessionUser } from './sessions.js'

@@ -1,8 +1,8 @@
 // Tokens outlive nothing that ends a user: a ban or a deletion ends every token issued before it,
-// and a role change limits every token issued before it to the new roles. The user store writes
-// one row per user in the change's own transaction; every process reads new rows on a short
-// interval (default 5 s, under the 10 s the spec allows) and the verifier consults them from
-// memory, so a request pays a Map lookup, not a query.
+// and a role change limits every token issued before it to the new roles. The user store writes one
+// row per user in the change's own transaction; every process reads new rows on a short interval
+// (default 5 s, so a change reaches every process within 10 s: docs/login.md, "Revocation") and the
+// verifier consults them from memory, so a request pays a Map lookup, not a query.
 import { sql } from '../sql/sql.js'
 import { query, rows, type Queryable } from '../db/query.js'
 import { rolesOf } from '../config/roles.js'

@@ -1,5 +1,5 @@
 // The session cookie as better-auth names it, and the key that signs it: the login routes set it,
-// and /api/docs accepts it (DESIGN 5.14), so both read it the same way.
+// and /api/docs accepts it (docs/meta.md, "The docs in a browser"), so both read it the same way.
 import { deriveKey } from '../crypto.js'
 
 const SESSION_COOKIE = 'better-auth.session_token'

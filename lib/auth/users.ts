@@ -1,7 +1,8 @@
-// Host-side user operations (spec: "Host-side user operations"), shared by the CLI, the
+// Host-side user operations (docs/login.md, "Host-side user operations"), shared by the CLI, the
 // `app.tablegate.users` decorator and the admin routes. Every refusal is a UserStoreError with a
 // code the callers map to an exit line or a problem. Every change runs the write hooks in its own
-// transaction as resource `auth.users` (DESIGN 5.16), so a hook that throws undoes it.
+// transaction as resource `auth.users` (docs/login.md, "User changes are write events"), so a hook
+// that throws undoes it.
 import { randomBytes } from 'node:crypto'
 import { sql } from '../sql/sql.js'
 import { query, rows, type Queryable } from '../db/query.js'
@@ -86,7 +87,10 @@ export interface UserStore {
   roleChoices (): string[]
 }
 
-/** The host-side user operations (SPEC), all a plugin gets of the store: no pool, tables or keys. */
+/**
+ * The host-side user operations (docs/login.md), all a plugin gets of the store: no pool, tables or
+ * keys.
+ */
 export type UserOperations = Pick<UserStore, 'migrate' | 'create' | 'hasUsers' | 'list' | 'findByEmail' | 'setRole' | 'setBanned' | 'delete' | 'revokeSessions' | 'issueToken' | 'roleChoices'>
 
 /** The operations of a store, as an object of their own: the store's pool, tables and signing keys are not reachable from it. */

@@ -1,6 +1,6 @@
-// Client metadata in the config: views, pages and the user menu (DESIGN 1.4). Their shapes are
-// checked with the rest of the config; their references to resources and fields are checked
-// against the models at startup (lib/meta/check.ts).
+// Client metadata in the config: views, pages and the user menu (docs/meta.md, "Views, pages and
+// the user menu"). Their shapes are checked with the rest of the config; their references to
+// resources and fields are checked against the models at startup (lib/meta/check.ts).
 import { Type, type Static, type TArray, type TString } from '@sinclair/typebox'
 
 function Names (description: string, example: string[]): TArray<TString> {

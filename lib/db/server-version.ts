@@ -1,6 +1,6 @@
-// The PostgreSQL majors tablegate runs on (DESIGN.md §5.17): each one's SQL is the same, and the
-// test suite runs on the oldest and the newest. An older server is refused before anything runs on
-// it, in one line, rather than failing later on the first feature it lacks.
+// The PostgreSQL majors tablegate runs on (docs/deployment.md, "PostgreSQL 14 to 18"): each one's
+// SQL is the same, and the test suite runs on the oldest and the newest. An older server is refused
+// before anything runs on it, in one line, rather than failing later on the first feature it lacks.
 import { sql } from '../sql/sql.js'
 import { rows, type Queryable } from './query.js'
 

@@ -1,7 +1,8 @@
-// Fastify and Node server options under which the spec's limits are the ones callers meet, and
-// the refusals Node and Fastify make on their own (a header block too large, a URL that is not
-// valid percent-encoded UTF-8, an over-long path segment) are problem+json like every other error.
-// createServer uses them; an app that makes its own Fastify instance passes them to Fastify().
+// Fastify and Node server options under which the limits of docs/resources.md ("Limits") are the
+// ones callers meet, and the refusals Node and Fastify make on their own (a header block too large,
+// a URL that is not valid percent-encoded UTF-8, an over-long path segment) are problem+json like
+// every other error. createServer uses them; an app that makes its own Fastify instance passes them
+// to Fastify().
 import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { IncomingMessage, Server } from 'node:http'
 import type { Socket } from 'node:net'

@@ -1,4 +1,4 @@
-// GET /api/meta for one caller (DESIGN 1.4): the restricted models, views, permissions, pages and
+// GET /api/meta for one caller (docs/meta.md): the restricted models, views, permissions, pages and
 // menu, all derived from the caller's access plans, so a front end can build itself from it and
 // nothing it holds names a field or resource the caller cannot see.
 import type { AccessPlan, Operation, OperationAccess } from '../access/types.js'

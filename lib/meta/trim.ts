@@ -1,6 +1,6 @@
-// Views, pages and the user menu as one caller may see them (DESIGN 1.4): every reference to a
-// field it cannot read is removed, and so is everything about a resource it cannot see or an
-// action it may not do.
+// Views, pages and the user menu as one caller may see them (docs/meta.md, "Views, pages and the
+// user menu"): every reference to a field it cannot read is removed, and so is everything about a
+// resource it cannot see or an action it may not do.
 import type { MenuEntryConfig, PageConfig, PageElementConfig, ViewConfig, ViewsConfig } from '../config/metadata-schema.js'
 import type { AccessPlan } from '../access/types.js'
 import { sortTerms, titleFields } from './view-fields.js'

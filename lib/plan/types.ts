@@ -84,7 +84,10 @@ export interface ReferenceCheck {
   readonly tenant: string | undefined
 }
 
-/** A write whose request is checked (spec steps 1 and 2): what remains needs the database. */
+/**
+ * A write whose request is checked (docs/resources.md, "The write pipeline", steps 1 and 2): what
+ * remains needs the database.
+ */
 export interface WritePlan {
   readonly kind: 'write'
   readonly operation: RecordWriteOperation

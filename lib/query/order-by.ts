@@ -10,7 +10,10 @@ export interface OrderTerm {
   readonly direction: 'ASC' | 'DESC'
 }
 
-/** Every order_by issue says how to fix it (SPEC "Errors"): the fields named are sortable ones the caller reads. */
+/**
+ * Every order_by issue says how to fix it (docs/queries.md, "Ordering"): the fields named are
+ * sortable ones the caller reads.
+ */
 type OrderIssue = QueryIssue & { readonly hint: string }
 
 export type OrderResult = { readonly ok: true, readonly order: readonly OrderTerm[] } | { readonly ok: false, readonly issues: readonly OrderIssue[] }

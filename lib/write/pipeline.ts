@@ -1,7 +1,7 @@
-// The write pipeline: one create, update, delete or undelete, in the spec's order: operation and
-// tenant → body (prepareWrite, no database) → lock → record rule → If-Match → write → hooks
-// (commitWrite, on a transaction it is given, so a batch can run hundreds in one). Nothing here
-// commits or rolls back; the caller owns the transaction.
+// The write pipeline: one create, update, delete or undelete, in the order docs/resources.md ("The
+// write pipeline") gives: operation and tenant → body (prepareWrite, no database) → lock → record
+// rule → If-Match → write → hooks (commitWrite, on a transaction it is given, so a batch can run
+// hundreds in one). Nothing here commits or rolls back; the caller owns the transaction.
 import { problem, recordNotFound } from '../problems.js'
 import { rows, type Queryable } from '../db/query.js'
 import type { TablegateContext } from '../context.js'

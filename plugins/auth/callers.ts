@@ -1,5 +1,6 @@
 // Who calls a login route: the session cookie (signed, HttpOnly) and, on the admin routes, an
-// admin's bearer token or session cookie (DESIGN 5.8). Shared by the session and admin routes.
+// admin's bearer token or session cookie (docs/login.md, "Routes"). Shared by the session and admin
+// routes.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { UserStore } from '../../lib/auth/users.js'
 import { liveSession, SESSION_TTL_SECONDS, type SessionRow } from '../../lib/auth/sessions.js'

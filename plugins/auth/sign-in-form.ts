@@ -1,6 +1,6 @@
 // GET {apiRoot}/auth/sign-in: a small page that signs a person in (POST /sign-in/email, which sets
 // the session cookie) and returns to the interactive docs, so /api/docs opens in a plain browser
-// (DESIGN 5.14). Nothing of the request is echoed into the page.
+// (docs/meta.md, "The docs in a browser"). Nothing of the request is echoed into the page.
 import type { FastifyInstance } from 'fastify'
 
 export interface SignInFormOptions {

@@ -1,8 +1,8 @@
 // GET {apiRoot}/docs: Scalar's interactive reference over the caller's own OpenAPI document. Its
 // bundle is served from the package (no network at run time), loaded on the first request
 // (reference.ts). A browser holds a session cookie, not a bearer token, so this scope accepts
-// either (DESIGN 5.14) and checks them itself; the document it hands the page carries a bearer
-// token for the page's "try it" calls.
+// either (docs/meta.md, "The docs in a browser") and checks them itself; the document it hands the
+// page carries a bearer token for the page's "try it" calls.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import cookie from '@fastify/cookie'
 import { callerAccess } from '../../lib/access/resolve.js'

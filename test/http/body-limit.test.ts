@@ -1,6 +1,7 @@
 // Config `bodyLimit`: the largest JSON body, 1 MiB by default. Over it is 413 payload-too-large as
 // problem+json, under it works, in createServer and in an app tablegate is registered in. The
-// spec's largest bodies (a 500-operation :batchWrite, a 200,000-character :search filter) fit the default.
+// largest bodies the other limits allow (docs/resources.md, "Limits": a 500-operation :batchWrite,
+// a 200,000-character :search filter) fit the default.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -52,7 +53,7 @@ test('by default 1 MiB: a 500-operation :batchWrite and a 200,000-character :sea
   const auth = await signedIn(app)
   const call = caller(app, auth)
   assert.equal(app.tablegate.config.bodyLimit, 1_048_576)
-  // 500 creates of nearly 2 KB each: the largest batch the spec allows, of records of a good size.
+  // 500 creates of nearly 2 KB each: the largest batch allowed, of records of a good size.
   const ops = Array.from({ length: 500 }, (_, i) => ({ op: 'create', resource: 'notes', data: { title: `note ${i}`, body: 'b'.repeat(1_950) } }))
   assert.ok(JSON.stringify({ ops }).length > 1_000_000)
   const batch = await call('POST', '/api/v1:batchWrite', { payload: { ops } })

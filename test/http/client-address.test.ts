@@ -1,6 +1,7 @@
-// The sign-in limiter's client is request.ip under `trustProxy` (DESIGN 5.15): x-forwarded-for is
-// believed only from trusted peers (by default loopback and private networks), so a client that
-// reaches the server directly cannot pick a fresh bucket for each attempt.
+// The sign-in limiter's client is request.ip under `trustProxy` (docs/login.md, "Sign-in limit and
+// the client address"): x-forwarded-for is believed only from trusted peers (by default loopback
+// and private networks), so a client that reaches the server directly cannot pick a fresh bucket
+// for each attempt.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'

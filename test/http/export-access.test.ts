@@ -1,7 +1,7 @@
-// Export as an operation of its own (DESIGN 5.18): allowed where read is unless a rule or a
-// bundle says otherwise, its row filter narrowing the read rule's rows, reflected in /api/meta and
-// the caller's OpenAPI; and at most `exportsPerCaller` running exports a caller, so one reader's
-// stalled exports leave the others' alone.
+// Export as an operation of its own (docs/access.md, "Export"): allowed where read is unless a rule
+// or a bundle says otherwise, its row filter narrowing the read rule's rows, reflected in /api/meta
+// and the caller's OpenAPI; and at most `exportsPerCaller` running exports a caller, so one
+// reader's stalled exports leave the others' alone.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { connect, type Socket } from 'node:net'

@@ -1,5 +1,6 @@
 // Hostile input over a real socket: every refusal is a 4xx problem+json with its exact slug, Node's
-// and Fastify's own refusals included, and the spec's limits are the ones a caller meets.
+// and Fastify's own refusals included, and the limits of docs/resources.md ("Limits") are the ones
+// a caller meets.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { request } from 'node:http'

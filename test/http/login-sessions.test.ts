@@ -1,5 +1,6 @@
-// The routes better-auth 1.7's client calls beyond sign-in (DESIGN 1.5): get-session, sign-out,
-// sign-in's callbackURL, and the admin plugin's routes, with better-auth's shapes and codes.
+// The routes better-auth 1.7's client calls beyond sign-in (docs/login.md, "Routes"): get-session,
+// sign-out, sign-in's callbackURL, and the admin plugin's routes, with better-auth's shapes and
+// codes.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'

@@ -1,5 +1,6 @@
-// The login routes under /api/auth/* (SPEC "Login routes", "Authentication", "Login store";
-// DESIGN 3 and 5.6-5.8), over HTTP against a real PostgreSQL, with better-auth 1.7 shapes.
+// The login routes under /api/auth/* (docs/login.md "Routes", "Sessions and cookies",
+// "Host-side user operations" and "Verification"), over HTTP against a real PostgreSQL, with
+// better-auth 1.7 shapes.
 import { test } from 'node:test'
 import { runtimeOf } from '../../lib/runtime.js'
 import assert from 'node:assert/strict'

@@ -1,6 +1,6 @@
-// Tokens outlive nothing that ends a user: after a ban or a deletion, every token issued before
-// is refused, and after a role change it holds no role the user lost, on every process within
-// the poll interval (here 100 ms; 5 s by default, under the spec's 10 s).
+// Tokens outlive nothing that ends a user: after a ban or a deletion, every token issued before is
+// refused, and after a role change it holds no role the user lost, on every process within the poll
+// interval (here 100 ms; 5 s by default, so within 10 s everywhere: docs/login.md, "Revocation").
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'

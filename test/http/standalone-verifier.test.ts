@@ -1,4 +1,4 @@
-// The generic verifier against a remote key set (SPEC "Claims and session", "Verification rules"):
+// The generic verifier against a remote key set (docs/login.md, "Verification"):
 // a tiny JWKS server on 127.0.0.1, createVerifier with a fake clock, then a whole tablegate server
 // that takes its tokens from that key set and has no login routes of its own.
 import { after, test } from 'node:test'

@@ -1,7 +1,7 @@
-// User-store changes are write events (DESIGN 5.16): every change, from the library or the admin
-// routes (the CLI: cli.test.ts), runs the write hooks in the store's transaction as resource
-// `auth.users`, without password data; the audit log records who changed whom; a hook that
-// throws rolls the change back.
+// User-store changes are write events (docs/login.md, "User changes are write events"): every
+// change, from the library or the admin routes (the CLI: cli.test.ts), runs the write hooks in the
+// store's transaction as resource `auth.users`, without password data; the audit log records who
+// changed whom; a hook that throws rolls the change back.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fp from 'fastify-plugin'

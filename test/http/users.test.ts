@@ -1,4 +1,4 @@
-// Host-side user operations (spec: "Host-side user operations", "User account", "Login store")
+// Host-side user operations (docs/login.md, "Host-side user operations")
 // through `app.tablegate.users`, against a real database.
 import { test } from 'node:test'
 import { runtimeOf } from '../../lib/runtime.js'

@@ -1,6 +1,6 @@
-// The authentication gate and the built-in bearer-token verifier, attack by attack (SPEC
-// "Authentication", "Errors"; DESIGN 5.5 no leeway on exp, nbf honoured, iat in the future refused;
-// DESIGN 5.6 X-Meta-Version on every response).
+// The authentication gate and the built-in bearer-token verifier, attack by attack (docs/login.md
+// "Verification": every failure a 401 problem, no clock leeway on exp, nbf honoured, an iat in the
+// future refused; docs/meta.md: X-Meta-Version on every response).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createPublicKey } from 'node:crypto'

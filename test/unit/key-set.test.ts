@@ -1,4 +1,4 @@
-// The verifier's key set with a fake clock (SPEC "Verification rules" 3): read once, again every
+// The verifier's key set with a fake clock (docs/login.md, "Verification"): read once, again every
 // refreshMs, and on an unknown kid at most once per minReloadMs however many such tokens arrive.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'

@@ -4,7 +4,7 @@ import { RoleError, formatRoles, parseRoles, roleSetup, rolesForNewUser, rolesOf
 
 type Roles = Parameters<typeof roleSetup>[0]
 
-test('roleSetup: the list always starts with admin, and the default role follows the spec', () => {
+test('roleSetup: the list always starts with admin, and the default role is the only other role, if there is one', () => {
   const cases: Array<{ roles: Roles, defaultRole?: string, list: string[], defaultRoleIs: string | undefined }> = [
     { roles: undefined, list: ['admin', 'user'], defaultRoleIs: 'user' },
     { roles: ['admin', 'user'], list: ['admin', 'user'], defaultRoleIs: 'user' },
