@@ -105,7 +105,8 @@ async function serveHere (opts: ServeOptions, resolved: ResolvedConfig, io: CliI
   say(`tablegate is serving ${url} (API ${url}${resolved.basePath}${login})`)
   // Tokens name the public URL, which a proxy or a tunnel may rightly make another; say which it is.
   if (login !== '' && new URL(resolved.publicUrl).origin !== url) say(`tokens are issued for the public URL ${resolved.publicUrl} (publicUrl in the config, or AUTH_URL)`)
-  if (app.tablegate.users !== undefined && !(await app.tablegate.users.hasUsers())) {
+  // Only a hint: a database that cannot answer right now must not end a server that is serving.
+  if (app.tablegate.users !== undefined && !(await app.tablegate.users.hasUsers().catch(() => true))) {
     say('No user yet. Create the first admin in another terminal:')
     say('  npx tablegate user create --email you@example.com --generate-password')
   }
