@@ -27,6 +27,7 @@ import { checkClientMetadata, clientMetadata } from './meta/check.js'
 import { WriteHooks } from '../hooks/registry.js'
 import type { Runtime, AppServices } from './runtime.js'
 import type { ResourceModel } from './model/types.js'
+import { RouteTable } from './route/table.js'
 
 export type Warn = (message: string) => void
 
@@ -112,6 +113,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       hooks: services.hooks,
       listGuards: [],
       apiDescribers: [],
+      routes: new RouteTable(),
       metaVersion: createMetaVersion({ resources: config.resources, roles: config.roles.list, views: config.config.views, pages: config.config.pages, userMenu: config.config.userMenu }),
       services,
       close: async () => {

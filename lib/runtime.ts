@@ -12,6 +12,7 @@ import type { ListGuard, ReadServices } from './read/execute.js'
 import type { WriteServices } from './write/pipeline.js'
 import type { WriteHooks } from '../hooks/registry.js'
 import type { OperationsDescriber } from './openapi/document.js'
+import type { RouteTable } from './route/table.js'
 
 /** What plans, reads and writes use of the app: checks, selections, page tokens, ETags, estimates, hooks. */
 export type AppServices = PlanServices & ReadServices & WriteServices & { readonly ruleFilters: RuleFilters }
@@ -29,6 +30,8 @@ export interface Runtime {
   readonly access: AccessResolver
   readonly hooks: WriteHooks
   readonly listGuards: ListGuard[]
+  /** The routes every request runs through (lib/route/), built-in and added by plugins. */
+  readonly routes: RouteTable
   /** Each plugin's description of its routes for the callers' OpenAPI documents. */
   readonly apiDescribers: OperationsDescriber[]
   /** `X-Meta-Version` for a role set. */

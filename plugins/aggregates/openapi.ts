@@ -1,84 +1,83 @@
-// :facets, :series and :histogram in a caller's OpenAPI document: on resources the caller may
-// read, with `field` listing only the fields each may use.
-import type { ApiContext, JsonSchema, PathItems, ResourceApi } from '../../lib/openapi/document.js'
+// The parameters and answers of :facets, :series and :histogram in a caller's OpenAPI document:
+// `field` lists only the fields the caller may use for each, and an aggregate with no such field
+// is not offered.
+import type { AccessPlan } from '../../lib/access/types.js'
+import type { ApiContext, JsonSchema, ResourceApi } from '../../lib/openapi/document.js'
 import type { FieldType } from '../../lib/model/types.js'
+import type { InlineParameter } from '../../lib/route/parameters.js'
 import { COUNTABLE, NUMERIC, TEMPORAL } from '../../lib/plan/aggregates.js'
-
-const query = (name: string, schema: JsonSchema, description: string, required = false): JsonSchema =>
-  ({ name, in: 'query', required, schema, description })
 
 const COUNT = { type: 'integer', minimum: 0 }
 
-function describeAggregates (api: ApiContext, resource: ResourceApi): PathItems {
-  const { access, collectionPath, name } = resource
-  if (!access.operations.read.allowed) return {}
-  const names = (types: readonly FieldType[]): string[] => [...access.query.filterable.values()].filter((f) => types.includes(f.type)).map((f) => f.name)
-  const common = [api.parameter('filter'), ...(access.showDeleted ? [api.parameter('show_deleted')] : [])]
-  const operation = (id: string, summary: string, parameters: JsonSchema[], answer: JsonSchema): Record<string, unknown> => ({
-    get: {
-      operationId: `${id}_${name}`,
-      tags: [name],
-      summary,
-      parameters: [...parameters, ...common],
-      responses: { 200: { description: summary, ...api.json(answer) }, ...api.problems(400, 401, 403, 504) },
-    },
-  })
-  const paths: PathItems = {}
-  const any = names(COUNTABLE)
-  if (any.length > 0) {
-    paths[`${collectionPath}:facets`] = operation('facets', `Counts of ${name} per value of a field`, [
-      query('field', { type: 'string', enum: any }, 'The field to count by.', true),
-      query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'The most frequent values to return.'),
-    ], {
-      type: 'object',
-      properties: { field: { type: 'string' }, facets: { type: 'array', items: { type: 'object', properties: { value: {}, count: COUNT }, required: ['value', 'count'] } } },
-      required: ['field', 'facets'],
-    })
-  }
-  const temporal = names(TEMPORAL)
-  if (temporal.length > 0) {
-    const instant = { type: ['string', 'null'], format: 'date-time' }
-    paths[`${collectionPath}:series`] = operation('series', `Counts of ${name} over time`, [
-      query('field', { type: 'string', enum: temporal }, 'The timestamp or date field to count over.', true),
-      query('range', { type: 'string', enum: ['7d', '30d', '90d', '1y', 'all'], default: '30d' }, 'The span up to now, or all of the data; or send from and to.'),
-      query('from', { type: 'string' }, 'Start (inclusive): an ISO 8601 date or date-time; without an offset, wall time in time_zone.'),
-      query('to', { type: 'string' }, 'End (exclusive), as from.'),
-      query('granularity', { type: 'string', enum: ['hour', 'day', 'week', 'month', 'quarter', 'year'] }, 'Bucket size; chosen from the span when absent.'),
-      query('time_zone', { type: 'string', default: 'UTC' }, 'IANA time zone whose local boundaries the buckets follow.'),
-    ], {
-      type: 'object',
-      properties: {
-        field: { type: 'string' },
-        granularity: { type: ['string', 'null'] },
-        time_zone: { type: 'string' },
-        from: instant,
-        to: instant,
-        buckets: { type: 'array', items: { type: 'object', properties: { start: { type: 'string', format: 'date-time' }, count: COUNT }, required: ['start', 'count'] } },
-      },
-      required: ['field', 'buckets'],
-    })
-  }
-  const numeric = names(NUMERIC)
-  if (numeric.length > 0) {
-    const edge = { type: ['number', 'string', 'null'] }
-    paths[`${collectionPath}:histogram`] = operation('histogram', `Distribution of ${name} over a numeric field`, [
-      query('field', { type: 'string', enum: numeric }, 'The numeric field.', true),
-      query('buckets', { type: 'integer', minimum: 1, maximum: 100, default: 10 }, 'Equal-width buckets between the minimum and maximum.'),
-    ], {
-      type: 'object',
-      properties: {
-        field: { type: 'string' },
-        min: edge,
-        max: edge,
-        buckets: { type: 'array', items: { type: 'object', properties: { start: edge, end: edge, count: COUNT }, required: ['start', 'end', 'count'] } },
-        nulls: COUNT,
-      },
-      required: ['field', 'buckets', 'nulls'],
-    })
-  }
-  return paths
+/** The fields of these types the caller may filter on, which are the ones they may aggregate. */
+export function fieldsOf (access: AccessPlan, types: readonly FieldType[]): string[] {
+  return [...access.query.filterable.values()].filter((f) => types.includes(f.type)).map((f) => f.name)
 }
 
-export function describeAggregateRoutes (api: ApiContext): PathItems {
-  return Object.assign({}, ...api.resources.map((r) => describeAggregates(api, r))) as PathItems
+const query = (name: string, schema: JsonSchema, description: string): InlineParameter => ({ name, in: 'query', schema, description })
+
+/** `field`, required, naming the caller's fields of these types. */
+function fieldParameter (types: readonly FieldType[], description: string): InlineParameter {
+  return { name: 'field', in: 'query', required: true, schema: (access) => ({ type: 'string', enum: fieldsOf(access, types) }), description }
+}
+
+const answer = (summary: string, api: ApiContext, schema: JsonSchema): JsonSchema =>
+  ({ summary, responses: { 200: { description: summary, ...api.json(schema) }, ...api.problems(400, 401, 403, 504) } })
+
+export const FACETS_PARAMETERS = [
+  fieldParameter(COUNTABLE, 'The field to count by.'),
+  query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'The most frequent values to return.'),
+] as const
+
+export function describeFacets (api: ApiContext, resource: ResourceApi): JsonSchema {
+  return answer(`Counts of ${resource.name} per value of a field`, api, {
+    type: 'object',
+    properties: { field: { type: 'string' }, facets: { type: 'array', items: { type: 'object', properties: { value: {}, count: COUNT }, required: ['value', 'count'] } } },
+    required: ['field', 'facets'],
+  })
+}
+
+export const SERIES_PARAMETERS = [
+  fieldParameter(TEMPORAL, 'The timestamp or date field to count over.'),
+  query('range', { type: 'string', enum: ['7d', '30d', '90d', '1y', 'all'], default: '30d' }, 'The span up to now, or all of the data; or send from and to.'),
+  query('from', { type: 'string' }, 'Start (inclusive): an ISO 8601 date or date-time; without an offset, wall time in time_zone.'),
+  query('to', { type: 'string' }, 'End (exclusive), as from.'),
+  query('granularity', { type: 'string', enum: ['hour', 'day', 'week', 'month', 'quarter', 'year'] }, 'Bucket size; chosen from the span when absent.'),
+  query('time_zone', { type: 'string', default: 'UTC' }, 'IANA time zone whose local boundaries the buckets follow.'),
+] as const
+
+export function describeSeries (api: ApiContext, resource: ResourceApi): JsonSchema {
+  const instant = { type: ['string', 'null'], format: 'date-time' }
+  return answer(`Counts of ${resource.name} over time`, api, {
+    type: 'object',
+    properties: {
+      field: { type: 'string' },
+      granularity: { type: ['string', 'null'] },
+      time_zone: { type: 'string' },
+      from: instant,
+      to: instant,
+      buckets: { type: 'array', items: { type: 'object', properties: { start: { type: 'string', format: 'date-time' }, count: COUNT }, required: ['start', 'count'] } },
+    },
+    required: ['field', 'buckets'],
+  })
+}
+
+export const HISTOGRAM_PARAMETERS = [
+  fieldParameter(NUMERIC, 'The numeric field.'),
+  query('buckets', { type: 'integer', minimum: 1, maximum: 100, default: 10 }, 'Equal-width buckets between the minimum and maximum.'),
+] as const
+
+export function describeHistogram (api: ApiContext, resource: ResourceApi): JsonSchema {
+  const edge = { type: ['number', 'string', 'null'] }
+  return answer(`Distribution of ${resource.name} over a numeric field`, api, {
+    type: 'object',
+    properties: {
+      field: { type: 'string' },
+      min: edge,
+      max: edge,
+      buckets: { type: 'array', items: { type: 'object', properties: { start: edge, end: edge, count: COUNT }, required: ['start', 'end', 'count'] } },
+      nulls: COUNT,
+    },
+    required: ['field', 'buckets', 'nulls'],
+  })
 }

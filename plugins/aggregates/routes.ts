@@ -1,60 +1,53 @@
-// `GET /{resource}:facets`, `:series` and `:histogram`. Handlers only glue HTTP to the stages:
-// access (read, tenant) → params → plan → one read-only statement → JSON, as lists do.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { ResourceModel } from '../../lib/model/types.js'
+// `GET /{resource}:facets`, `:series` and `:histogram` as route declarations: each plans from its
+// parameters and reads in one read-only statement whose answer is JSON, as lists do.
+import type { FieldType } from '../../lib/model/types.js'
 import type { AccessPlan } from '../../lib/access/types.js'
 import type { AppServices, Runtime } from '../../lib/runtime.js'
 import type { Queryable } from '../../lib/db/query.js'
-import { requireOperation, requireTenant, requireVisible } from '../../lib/access/require.js'
-import { checkKnownParameters } from '../../lib/query/params.js'
-import { planFacets, planHistogram, planSeries } from '../../lib/plan/aggregates.js'
+import type { ApiContext, JsonSchema, ResourceApi } from '../../lib/openapi/document.js'
+import type { RouteParameter } from '../../lib/route/parameters.js'
+import { resourceRoute, type AnyResourceRoute } from '../../lib/route/types.js'
+import { COUNTABLE, NUMERIC, TEMPORAL, planFacets, planHistogram, planSeries } from '../../lib/plan/aggregates.js'
 import { readFacets, readHistogram, readSeries } from '../../lib/read/aggregates.js'
+import { describeFacets, describeHistogram, describeSeries, fieldsOf, FACETS_PARAMETERS, HISTOGRAM_PARAMETERS, SERIES_PARAMETERS } from './openapi.js'
 
 type Query = Record<string, unknown>
 
-export interface AggregateRouteOptions {
-  readonly model: ResourceModel
-  readonly runtime: Runtime
-}
-
 const JSON_TYPE = 'application/json; charset=utf-8'
+const COMMON: readonly RouteParameter[] = ['filter', 'show_deleted']
 
-/** An aggregate: its parameters, its planner and its reader (one read-only statement → JSON). */
+/** An aggregate: its parameters, the fields it works on, its planner, its reader and its description. */
 interface Aggregate<P> {
-  readonly parameters: readonly string[]
+  readonly name: string
+  readonly parameters: readonly RouteParameter[]
+  readonly types: readonly FieldType[]
   readonly plan: (query: Query, access: AccessPlan, services: AppServices) => P
   readonly read: (db: Queryable, plan: P) => Promise<string>
+  readonly describe: (api: ApiContext, resource: ResourceApi) => JsonSchema
 }
 
-function aggregate<P> (definition: Aggregate<P>): Aggregate<unknown> {
-  return definition as Aggregate<unknown>
+function aggregateRoute<P> (aggregate: Aggregate<P>, runtime: Runtime): AnyResourceRoute {
+  const { db, services } = runtime
+  return resourceRoute({
+    id: aggregate.name,
+    method: 'GET',
+    target: 'collection',
+    customMethod: aggregate.name,
+    operations: ['read'],
+    parameters: [...aggregate.parameters, ...COMMON],
+    // Offered where the caller may read and has a field to aggregate.
+    offered: (access) => access.operations.read.allowed && fieldsOf(access, aggregate.types).length > 0,
+    plan: (input) => aggregate.plan(input.query, input.access, services),
+    run: async (plan) => await aggregate.read(db.read, plan),
+    respond: (json) => ({ status: 200, type: JSON_TYPE, body: json }),
+    describe: aggregate.describe,
+  })
 }
 
-const AGGREGATES: Record<string, Aggregate<unknown>> = {
-  facets: aggregate({ parameters: ['field', 'filter', 'limit', 'show_deleted'], plan: planFacets, read: readFacets }),
-  series: aggregate({ parameters: ['field', 'range', 'from', 'to', 'granularity', 'time_zone', 'filter', 'show_deleted'], plan: planSeries, read: readSeries }),
-  histogram: aggregate({ parameters: ['field', 'buckets', 'filter', 'show_deleted'], plan: planHistogram, read: readHistogram }),
-}
-
-export async function aggregateRoutes (app: FastifyInstance, options: AggregateRouteOptions): Promise<void> {
-  const { model, runtime } = options
-  const { config, db, services } = runtime
-  const collectionPath = `${config.basePath}/${model.name}`.replace(/:/g, '::')
-
-  for (const [name, aggregate] of Object.entries(AGGREGATES)) {
-    app.get(`${collectionPath}::${name}`, async (request: FastifyRequest, reply) => {
-      const access = requireVisible(request.ctx.access(model.name))
-      requireOperation(access, model, 'read')
-      const query = request.query as Query
-      checkKnownParameters(query, aggregate.parameters)
-      requireTenant(model, request.ctx.tenant)
-      const times = request.ctx.timing
-      times?.mark()
-      const plan = aggregate.plan(query, access, services)
-      times?.lap('plan')
-      const json = await aggregate.read(db.read, plan)
-      times?.lap('db')
-      return reply.type(JSON_TYPE).send(json)
-    })
-  }
+export function aggregateRoutes (runtime: Runtime): AnyResourceRoute[] {
+  return [
+    aggregateRoute({ name: 'facets', parameters: FACETS_PARAMETERS, types: COUNTABLE, plan: planFacets, read: readFacets, describe: describeFacets }, runtime),
+    aggregateRoute({ name: 'series', parameters: SERIES_PARAMETERS, types: TEMPORAL, plan: planSeries, read: readSeries, describe: describeSeries }, runtime),
+    aggregateRoute({ name: 'histogram', parameters: HISTOGRAM_PARAMETERS, types: NUMERIC, plan: planHistogram, read: readHistogram, describe: describeHistogram }, runtime),
+  ]
 }

@@ -1,6 +1,6 @@
 // POST {basePath}:batchWrite in a caller's OpenAPI document: present when the caller may write
 // some resource, each operation kind naming only the resources it may do that to.
-import type { ApiContext, JsonSchema, PathItems } from '../../lib/openapi/document.js'
+import type { ApiContext, JsonSchema } from '../../lib/openapi/document.js'
 import type { Operation } from '../../lib/access/types.js'
 import { MAX_OPERATIONS } from './operations.js'
 
@@ -25,7 +25,7 @@ function opSchema (op: string, resources: readonly string[], properties: Record<
   }
 }
 
-export function describeBatch (api: ApiContext): PathItems {
+export function describeBatch (api: ApiContext): JsonSchema | undefined {
   const allowing = (op: Operation) => api.resources.filter((r) => r.access.operations[op].allowed && (op === 'delete' || (op === 'create' ? r.access.writableOnCreate : r.access.writable).length > 0)).map((r) => r.name)
   const creatable = allowing('create')
   const updatable = allowing('update')
@@ -41,48 +41,43 @@ export function describeBatch (api: ApiContext): PathItems {
     }, ['field', 'keys', 'etags']))
   }
   if (deletable.length > 0) ops.push(opSchema('delete', deletable, { key: KEY, etag: { type: 'string' } }, ['key']))
-  if (ops.length === 0) return {}
+  if (ops.length === 0) return undefined
   const record = { anyOf: api.resources.map((r) => r.refs.record) }
   return {
-    [`${api.basePath}:batchWrite`]: {
-      post: {
-        operationId: 'batchWrite',
-        summary: 'Many writes in one transaction',
-        description: 'The operations run in order in one transaction, each through the same checks as a single write; on any failure nothing is written and the problem names the operation.',
-        requestBody: {
-          required: true,
-          ...api.json({
-            type: 'object',
-            properties: { ops: { type: 'array', maxItems: MAX_OPERATIONS, items: { oneOf: ops } } },
-            required: ['ops'],
-            additionalProperties: false,
-          }),
-        },
-        responses: {
-          200: {
-            description: 'One result per operation, in order.',
-            ...api.json({
-              type: 'object',
-              properties: {
-                results: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    properties: {
-                      record,
-                      etag: { type: 'string' },
-                      deleted: { const: true },
-                      records: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, etag: { type: 'string' } }, required: ['key', 'etag'] } },
-                    },
-                  },
+    summary: 'Many writes in one transaction',
+    description: 'The operations run in order in one transaction, each through the same checks as a single write; on any failure nothing is written and the problem names the operation.',
+    requestBody: {
+      required: true,
+      ...api.json({
+        type: 'object',
+        properties: { ops: { type: 'array', maxItems: MAX_OPERATIONS, items: { oneOf: ops } } },
+        required: ['ops'],
+        additionalProperties: false,
+      }),
+    },
+    responses: {
+      200: {
+        description: 'One result per operation, in order.',
+        ...api.json({
+          type: 'object',
+          properties: {
+            results: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  record,
+                  etag: { type: 'string' },
+                  deleted: { const: true },
+                  records: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, etag: { type: 'string' } }, required: ['key', 'etag'] } },
                 },
               },
-              required: ['results'],
-            }),
+            },
           },
-          ...api.problems(400, 401, 403, 404, 409, 412, 413, 415, 428, 504),
-        },
+          required: ['results'],
+        }),
       },
+      ...api.problems(400, 401, 403, 404, 409, 412, 413, 415, 428, 504),
     },
   }
 }

@@ -24,6 +24,7 @@ import health from '../health/index.js'
 import metrics from '../metrics/index.js'
 import aggregates from '../aggregates/index.js'
 import meta from '../meta/index.js'
+import { mountRoutes } from './routes.js'
 
 const NO_ROLES: readonly string[] = Object.freeze([])
 
@@ -89,7 +90,12 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     if (closing) reply.header('connection', 'close')
     done(null, payload)
   })
-  app.addHook('onReady', async () => { runtime.hooks.seal() })
+  app.addHook('onReady', async () => {
+    runtime.hooks.seal()
+    runtime.routes.seal()
+  })
+  mountRoutes(app, runtime)
+  runtime.apiDescribers.push(runtime.routes.describe)
   await app.register(auth)
   await app.register(health)
   await app.register(metrics)

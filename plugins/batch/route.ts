@@ -1,0 +1,22 @@
+// POST {basePath}:batchWrite as an API route: many writes, in order, all or none. The engine
+// gates each operation's resource as a resource route's gate would (plugins/batch/run.ts).
+import type { Runtime } from '../../lib/runtime.js'
+import { apiRoute, type AnyApiRoute } from '../../lib/route/api-route.js'
+import { parseOperations, type BatchOperation } from './operations.js'
+import { runBatch } from './run.js'
+import { describeBatch } from './openapi.js'
+
+export function batchRoute (runtime: Runtime): AnyApiRoute {
+  const { config, db, services } = runtime
+  return apiRoute<readonly BatchOperation[], string>({
+    id: 'batchWrite',
+    method: 'POST',
+    customMethod: 'batchWrite',
+    parameters: [],
+    plan: (input) => parseOperations(input.body),
+    // A batch's stages interleave operation by operation: its work counts as db.
+    run: async (operations, input) => await runBatch(operations, { ctx: input.ctx, services, rowPermissions: config.rowPermissions, timeoutMs: config.statementTimeoutMs }, db.app),
+    respond: (json) => ({ status: 200, type: 'application/json; charset=utf-8', body: json }),
+    describe: describeBatch,
+  })
+}
