@@ -10,6 +10,7 @@ import type { ResourceModel } from './model/types.js'
 import type { PageTokens } from './query/page-token.js'
 import type { ListGuard } from './read/execute.js'
 import type { Runtime } from './runtime.js'
+import { pluginRouteDeclaration, type PluginResourceRoute } from './route/plugin-route.js'
 import type { WriteHook, WriteHookOptions } from '../hooks/types.js'
 import { HookRegistrationError } from '../hooks/registry.js'
 
@@ -54,6 +55,11 @@ export interface TablegateDecorator {
   addWriteHook (hook: WriteHook, options?: WriteHookOptions): void
   /** Adds a check that runs before every list's queries (the scan guard is one). */
   addListGuard (guard: ListGuard): void
+  /**
+   * Adds a route on every resource (`GET /{resource}:stats`), gated, checked, documented per
+   * caller and timed like the built-in ones (docs/plugins.md). Only before the app is ready.
+   */
+  addResourceRoute<Result> (route: PluginResourceRoute<Result>): void
 }
 
 export function decoratorOf (runtime: Runtime): TablegateDecorator {
@@ -66,6 +72,7 @@ export function decoratorOf (runtime: Runtime): TablegateDecorator {
     pageTokens: runtime.services.pageTokens,
     metaVersion: runtime.metaVersion,
     addWriteHook: (hook: WriteHook, options?: WriteHookOptions) => { runtime.hooks.add(hook, options) },
+    addResourceRoute: (route: PluginResourceRoute) => { runtime.routes.addResourceRoute(pluginRouteDeclaration(route, runtime.services, runtime.db.read)) },
     addListGuard: (guard: ListGuard) => {
       if (typeof guard !== 'function') throw new TypeError('addListGuard expects a function (plan, db) => Promise<string | undefined>')
       if (runtime.hooks.sealed) throw new HookRegistrationError('TG_ERR_HOOK_AFTER_READY', 'addListGuard after the app is ready: add list guards while plugins register')

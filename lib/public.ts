@@ -22,3 +22,6 @@ export type { WriteEvent, WriteHook, WriteHookOptions, WriteOperation, RecordWri
 export { sql, type Sql } from './sql/sql.js'
 export { query, rows, type Queryable } from './db/query.js'
 export { withResources, kPluginResources, type PluginResources, type PluginResource, type PluginMigration, type RowPresenter, type ContributeResources } from './config/plugin-resources.js'
+export type { PluginResourceRoute, PluginRouteInput, PluginRouteParameter, PluginParameterValue } from './route/plugin-route.js'
+export { RouteRegistrationError, type RouteRegistrationCode } from './route/table.js'
+export type { JsonSchema } from './openapi/document.js'

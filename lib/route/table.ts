@@ -102,7 +102,7 @@ export class RouteTable {
     const paths: PathItems = {}
     for (const resource of api.resources) {
       for (const { route } of this.#resourceRoutes) {
-        if (!offered(route, resource.access)) continue
+        if (route.appliesTo?.(resource.access.model) === false || !offered(route, resource.access)) continue
         const base = route.target === 'collection' ? resource.collectionPath : resource.recordPath
         const path = route.customMethod === undefined ? base : `${base}:${route.customMethod}`
         const { summary, description, ...rest } = route.describe(api, resource)

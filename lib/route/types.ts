@@ -50,6 +50,8 @@ export interface ResourceRoute<Plan = unknown, Result = unknown> {
   readonly operations: readonly Operation[]
   /** Query parameters and headers: the query ones are all the route takes, the rest is refused. */
   readonly parameters: readonly RouteParameter[]
+  /** Whether the resource has this route at all (default: every resource has it). */
+  readonly appliesTo?: (model: ResourceModel) => boolean
   /** Whether the route is there for this caller in the OpenAPI document (default: the gate's operations). */
   readonly offered?: (access: AccessPlan) => boolean
   plan (input: RouteInput): Plan | Promise<Plan>

@@ -63,6 +63,7 @@ export function mountRoutes (app: FastifyInstance, runtime: Runtime): void {
   runtime.routes.mountWith({
     resource: (mounted) => {
       for (const model of runtime.models.values()) {
+        if (mounted.route.appliesTo?.(model) === false) continue
         const collectionPath = `${basePath}/${model.name}`
         if (mounted.route.target === 'record') {
           mountRecord(model, collectionPath, mounted)
