@@ -1,10 +1,10 @@
-// POST {basePath}:batchWrite: many writes, in order, all or none (plugins/batch/run.ts).
+// POST {basePath}:batchWrite: many writes, in order, all or none (lib/write/batch.ts).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { runtimeOf } from '../../lib/runtime.js'
 import { checkKnownParameters } from '../../lib/query/params.js'
-import { parseOperations } from './operations.js'
-import { runBatch } from './run.js'
+import { parseOperations } from '../../lib/write/batch-operations.js'
+import { runBatch } from '../../lib/write/batch.js'
 import { describeBatch } from './openapi.js'
 
 async function batch (app: FastifyInstance): Promise<void> {

@@ -4,28 +4,28 @@
 // resource that no hook hears of and no record rule judges are one INSERT of many rows. A
 // failure is the operation's own problem with `operation`, `op` and `resource` added; the caller
 // rolls everything back.
-import { rows, type Queryable } from '../../lib/db/query.js'
-import type { Pool } from '../../lib/db/pool.js'
-import { withTransaction } from '../../lib/db/transaction.js'
-import type { TablegateContext } from '../../lib/context.js'
-import { requireVisible } from '../../lib/access/require.js'
-import { keyFromValue, keyParts } from '../../lib/model/keys.js'
-import { isProblem, problem, withExtras } from '../../lib/problems.js'
-import { isPgError, problemFromPgError } from '../../lib/db/pg-errors.js'
-import { rowPermissions } from '../../lib/read/permissions.js'
-import { recordJson } from '../../lib/serialize/json.js'
-import type { Row } from '../../lib/serialize/record.js'
-import { compileInsertMany } from '../../lib/sql/write.js'
-import type { WritePlan } from '../../lib/plan/types.js'
-import type { AppServices } from '../../lib/runtime.js'
-import { commitWrite, prepareLike, prepareWrite, written, type WriteContext } from '../../lib/write/pipeline.js'
-import type { BatchOperation } from './operations.js'
-import { Refs, refsNamed } from './refs.js'
+import { rows, type Queryable } from '../db/query.js'
+import type { Pool } from '../db/pool.js'
+import { withTransaction } from '../db/transaction.js'
+import type { TablegateContext } from '../context.js'
+import { requireVisible } from '../access/require.js'
+import { keyFromValue, keyParts } from '../model/keys.js'
+import { isProblem, problem, withExtras } from '../problems.js'
+import { isPgError, problemFromPgError } from '../db/pg-errors.js'
+import { rowPermissions } from '../read/permissions.js'
+import { recordJson } from '../serialize/json.js'
+import type { Row } from '../serialize/record.js'
+import { compileInsertMany } from '../sql/write.js'
+import type { WritePlan } from '../plan/types.js'
+import type { WriteServices } from './pipeline.js'
+import { commitWrite, prepareLike, prepareWrite, written, type WriteContext } from './pipeline.js'
+import type { BatchOperation } from './batch-operations.js'
+import { Refs, refsNamed } from './batch-refs.js'
 import { reorder } from './reorder.js'
 
 export interface BatchContext {
   readonly ctx: TablegateContext
-  readonly services: AppServices
+  readonly services: WriteServices
   /** The resources whose records carry `permissions`. */
   readonly rowPermissions: ReadonlySet<string>
   /** The statement timeout, which covers the whole batch: no operation starts past it. */

@@ -1,7 +1,7 @@
 // A :batchWrite body → typed operations, or the 400 that names the operation at fault. No
 // database here: what each operation may do is the write pipeline's business.
-import { problem, type Problem } from '../../lib/problems.js'
-import { parseIfMatch } from '../../lib/query/params.js'
+import { problem, type Problem } from '../problems.js'
+import { parseIfMatch } from '../query/params.js'
 
 export const MAX_OPERATIONS = 500
 

@@ -1,8 +1,8 @@
 // References between the operations of a batch: `ref` on a create names the record; a later
 // `{ "$ref": "r" }` stands for its key (as a key, a key part, or a value in data) and
 // `{ "$ref": "r", "field": "f" }` for the value of a field the caller may read.
-import type { AccessPlan } from '../../lib/access/types.js'
-import { invalidOperation, type BatchOperation } from './operations.js'
+import type { AccessPlan } from '../access/types.js'
+import { invalidOperation, type BatchOperation } from './batch-operations.js'
 
 interface Named {
   readonly access: AccessPlan

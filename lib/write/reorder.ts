@@ -4,16 +4,16 @@
 // use without touching their ETags (above the highest value, or below the lowest when a check
 // constraint refuses that), and finally written as ordinary updates: one version bump each, and
 // the hooks see each with its stored record from before the reorder.
-import { control, query, rows, type Queryable } from '../../lib/db/query.js'
-import { keyFromValue, partsText } from '../../lib/model/keys.js'
-import { isPgError } from '../../lib/db/pg-errors.js'
-import { problem } from '../../lib/problems.js'
-import { parseIfMatch } from '../../lib/query/params.js'
-import { compileBounds, compileSetAside } from '../../lib/sql/write.js'
-import { applyWrite, lockForWrite, prepareWrite, type LockedRecord, type WriteContext } from '../../lib/write/pipeline.js'
-import type { WritePlan } from '../../lib/plan/types.js'
-import { invalidOperation, type BatchOperation } from './operations.js'
-import type { Refs } from './refs.js'
+import { control, query, rows, type Queryable } from '../db/query.js'
+import { keyFromValue, partsText } from '../model/keys.js'
+import { isPgError } from '../db/pg-errors.js'
+import { problem } from '../problems.js'
+import { parseIfMatch } from '../query/params.js'
+import { compileBounds, compileSetAside } from '../sql/write.js'
+import { applyWrite, lockForWrite, prepareWrite, type LockedRecord, type WriteContext } from './pipeline.js'
+import type { WritePlan } from '../plan/types.js'
+import { invalidOperation, type BatchOperation } from './batch-operations.js'
+import type { Refs } from './batch-refs.js'
 
 type Reorder = Extract<BatchOperation, { op: 'reorder' }>
 
