@@ -22,3 +22,15 @@ export function requireVisible (access: AccessPlan): AccessPlan {
   if (!access.visible) throw problem('not-found', NO_ROUTE_DETAIL)
   return access
 }
+
+/**
+ * The one gate of every route, reads and writes alike, in this order: the resource visible (else
+ * the unknown-route 404), the operation allowed (403 access-denied), a tenant when the resource
+ * is kept per tenant (403 tenant-required). The operation as the caller may do it.
+ */
+export function admit (access: AccessPlan, model: ResourceModel, operation: Operation, tenant: string | undefined): OperationAccess & { allowed: true } {
+  requireVisible(access)
+  const allowed = requireOperation(access, model, operation)
+  requireTenant(model, tenant)
+  return allowed
+}

@@ -10,7 +10,7 @@ import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, type ListContext, type Lis
 import { planSeek } from '../../lib/plan/seek.js'
 import type { ListPlan } from '../../lib/plan/types.js'
 import { planGet } from '../../lib/plan/read.js'
-import { requireOperation, requireTenant, requireVisible } from '../../lib/access/require.js'
+import { admit, requireOperation, requireTenant, requireVisible } from '../../lib/access/require.js'
 import { recordJson } from '../../lib/serialize/json.js'
 import type { AccessPlan, Operation } from '../../lib/access/types.js'
 import { NO_ROUTE_DETAIL, problem } from '../../lib/problems.js'
@@ -46,11 +46,12 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
   }
 
   // One statement where it is atomic on its own; otherwise the pipeline in a transaction.
-  const write = async (request: FastifyRequest, access: AccessPlan, write: WriteRequest): Promise<WriteOutcome> => {
+  const write = async (request: FastifyRequest, access: AccessPlan, write: Omit<WriteRequest, 'admitted'>): Promise<WriteOutcome> => {
     const context = { ctx: request.ctx, access, services }
     const times = request.ctx.timing
     times?.mark()
-    const plan = await prepareWrite(write, context)
+    const admitted = admit(access, model, write.operation, request.ctx.tenant)
+    const plan = await prepareWrite({ ...write, admitted }, context)
     times?.lap('plan')
     const outcome = await writeInOneStatement(plan, context, db.app) ??
       await withTransaction(db.app, {}, async (tx) => await commitWrite(plan, context, tx))
@@ -61,17 +62,17 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
 
   // Bodies are JSON text already (lib/serialize/json.ts): Fastify sends JSON text as it is.
   const sendJson = (reply: FastifyReply, status: number, json: string) => reply.code(status).type(JSON_TYPE).send(json)
-  const recordOf = (request: FastifyRequest, access: AccessPlan, outcome: WriteOutcome): string => {
+  const recordOf = (request: FastifyRequest, outcome: WriteOutcome): string => {
     request.ctx.timing?.mark()
-    const json = recordJson(services.selections.of(model, access.readable), outcome.row, outcome.etag)
+    const json = recordJson(outcome.select, outcome.row, outcome.etag)
     request.ctx.timing?.lap('serialize')
     return json
   }
 
-  const respond = (request: FastifyRequest, reply: FastifyReply, status: number, access: AccessPlan, outcome: WriteOutcome, prefer: ReturnType<typeof parsePrefer>) => {
+  const respond = (request: FastifyRequest, reply: FastifyReply, status: number, outcome: WriteOutcome, prefer: ReturnType<typeof parsePrefer>) => {
     reply.header('etag', outcome.etag)
     if (prefer === 'minimal') return reply.code(status === 201 ? 201 : 204).send()
-    return sendJson(reply, status, recordOf(request, access, outcome))
+    return sendJson(reply, status, recordOf(request, outcome))
   }
 
   const list = async (request: FastifyRequest, reply: FastifyReply, access: AccessPlan, plan: (context: ListContext) => ListPlan, maxFilterLength: number) => {
@@ -131,14 +132,14 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     checkKnownParameters(request.query as Query, [])
     const outcome = await write(request, access, { operation: 'create', body: request.body })
     reply.header('location', `${collectionPath}/${outcome.key}`)
-    return respond(request, reply, 201, access, outcome, parsePrefer(request.headers.prefer))
+    return respond(request, reply, 201, outcome, parsePrefer(request.headers.prefer))
   })
 
   app.patch(`${collectionPath}/:key`, async (request, reply) => {
     const access = accessFor(request)
     checkKnownParameters(request.query as Query, [])
     const outcome = await write(request, access, { operation: 'update', key: keyOf(request), body: request.body, ifMatch: parseIfMatch(request.headers['if-match']) })
-    return respond(request, reply, 200, access, outcome, parsePrefer(request.headers.prefer))
+    return respond(request, reply, 200, outcome, parsePrefer(request.headers.prefer))
   })
 
   app.delete(`${collectionPath}/:key`, async (request, reply) => {
@@ -148,7 +149,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     if (parsePrefer(request.headers.prefer) !== 'representation') return reply.code(204).send()
     // The record in the body carries the ETag header its `etag` equals, as every record does.
     reply.header('etag', outcome.etag)
-    return sendJson(reply, 200, recordOf(request, access, outcome))
+    return sendJson(reply, 200, recordOf(request, outcome))
   })
 
   app.post(`${collectionPath}/:key`, async (request, reply) => {
@@ -157,6 +158,6 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     checkKnownParameters(request.query as Query, [])
     const outcome = await write(request, access, { operation: 'undelete', key: keyOf(request, UNDELETE), ifMatch: parseIfMatch(request.headers['if-match']) })
     reply.header('etag', outcome.etag)
-    return sendJson(reply, 200, recordOf(request, access, outcome))
+    return sendJson(reply, 200, recordOf(request, outcome))
   })
 }
