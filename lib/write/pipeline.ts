@@ -8,7 +8,7 @@ import { problem, recordNotFound } from '../problems.js'
 import { rows, type Queryable } from '../db/query.js'
 import type { TablegateContext } from '../context.js'
 import type { ResourceModel } from '../model/types.js'
-import type { Selections } from '../model/selection.js'
+import type { Selection, Selections } from '../model/selection.js'
 import { keyText } from '../model/keys.js'
 import { compileDelete, compileInsert, compileLock, compileReferenceCheck, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
 import { storedRecord, type Row } from '../serialize/record.js'
@@ -61,7 +61,7 @@ export interface WriteOutcome {
   /** The key as URL text. */
   readonly key: string
   /** What the answer carries of the row (the plan's). */
-  readonly select: WritePlan['select']
+  readonly select: Selection
 }
 
 type StoredRow = Row & { __deleted: boolean }
