@@ -22,3 +22,17 @@ export function requireVisible (access: AccessPlan): AccessPlan {
   if (!access.visible) throw problem('not-found', NO_ROUTE_DETAIL)
   return access
 }
+
+/**
+ * The one gate of every route, reads and writes alike, in this order: the resource visible (else
+ * the unknown-route 404), each operation allowed (403 access-denied; an export must be a read
+ * too), a tenant when the resource is kept per tenant (403 tenant-required). The last operation
+ * as the caller may do it.
+ */
+export function admit (access: AccessPlan, model: ResourceModel, operations: Operation | readonly Operation[], tenant: string | undefined): OperationAccess & { allowed: true } {
+  requireVisible(access)
+  let allowed: OperationAccess & { allowed: true } | undefined
+  for (const operation of typeof operations === 'string' ? [operations] : operations) allowed = requireOperation(access, model, operation)
+  requireTenant(model, tenant)
+  return allowed!
+}

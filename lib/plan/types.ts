@@ -99,6 +99,13 @@ export interface WritePlan {
   readonly ifMatch: '*' | readonly string[] | undefined
   readonly access: OperationAccess & { readonly allowed: true }
   readonly ruleContext: RuleContext
+  /** The fields the caller may read: what the answer carries and its ETag covers. */
+  readonly readable: readonly FieldModel[]
+  /**
+   * The rows the lock and a guarded update may find: those the caller may read and this
+   * operation may write. A row outside them does not exist for the caller.
+   */
+  readonly scope: CheckedFilter | undefined
   /** What the answer carries: every field the caller may read. */
   readonly select: Selection
   /**

@@ -8,8 +8,7 @@ import type { Stage } from '../timing.js'
 import type { ResourceModel } from '../model/types.js'
 import { parseKey } from '../model/keys.js'
 import { checkKnownParameters } from '../query/params.js'
-import { requireOperation, requireTenant, requireVisible } from '../access/require.js'
-import type { OperationAccess } from '../access/types.js'
+import { admit } from '../access/require.js'
 import type { AnyResourceRoute, Answer, RouteInput } from './types.js'
 import type { AnyApiRoute, ApiRouteInput } from './api-route.js'
 
@@ -27,16 +26,14 @@ export interface RouteRequest {
 /** Runs `route` of `model` for one request: the gate, the parameters, then its stages. */
 export async function runResourceRoute (route: AnyResourceRoute, queryNames: readonly string[], model: ResourceModel, request: RouteRequest): Promise<Answer> {
   const { ctx } = request
-  const access = requireVisible(ctx.access(model.name))
-  let allowed: OperationAccess & { allowed: true } | undefined
-  for (const operation of route.operations) allowed = requireOperation(access, model, operation)
-  requireTenant(model, ctx.tenant)
+  const access = ctx.access(model.name)
+  const allowed = admit(access, model, route.operations, ctx.tenant)
   checkKnownParameters(request.query, queryNames)
   const input: RouteInput = {
     ctx,
     model,
     access,
-    allowed: allowed!,
+    allowed,
     key: request.rawKey === undefined ? undefined : parseKey(model, request.rawKey),
     query: request.query,
     body: request.body,

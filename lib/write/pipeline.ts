@@ -1,12 +1,14 @@
 // The write pipeline: one create, update, delete or undelete, in the order docs/resources.md ("The
-// write pipeline") gives: operation and tenant → body (prepareWrite, no database) → lock → record
-// rule → If-Match → write → hooks (commitWrite, on a transaction it is given, so a batch can run
-// hundreds in one). Nothing here commits or rolls back; the caller owns the transaction.
+// write pipeline") gives: operation and tenant (admit, lib/access/require.ts, before the plan) →
+// body (prepareWrite, no database) → lock → record rule → If-Match → write → hooks (commitWrite,
+// on a transaction it is given, so a batch can run hundreds in one). The executors read the plan
+// alone, never the access plan again. Nothing here commits or rolls back; the caller owns the
+// transaction.
 import { problem, recordNotFound } from '../problems.js'
 import { rows, type Queryable } from '../db/query.js'
 import type { TablegateContext } from '../context.js'
 import type { ResourceModel } from '../model/types.js'
-import type { Selections } from '../model/selection.js'
+import type { Selection, Selections } from '../model/selection.js'
 import { keyText } from '../model/keys.js'
 import { compileDelete, compileInsert, compileLock, compileReferenceCheck, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
 import { storedRecord, type Row } from '../serialize/record.js'
@@ -15,15 +17,16 @@ import { invalidRecord, validateBody } from './validate-body.js'
 import type { ValidateContext } from '../config/functions.js'
 import type { WriteHooks } from '../../hooks/registry.js'
 import type { RecordWriteOperation } from '../../hooks/types.js'
-import type { AccessPlan, RuleContext } from '../access/types.js'
+import type { AccessPlan, OperationAccess, RuleContext } from '../access/types.js'
 import { both, readRows, writeRows, type RuleFilters } from '../access/row-filter.js'
-import { requireOperation, requireTenant } from '../access/require.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import type { ColumnValues, ReferenceCheck, WritePlan } from '../plan/types.js'
 import { needsStoredRecord } from '../plan/read.js'
 
 export interface WriteRequest {
   readonly operation: RecordWriteOperation
+  /** The operation as `admit` let the caller do it: a write is planned only once it is admitted. */
+  readonly admitted: OperationAccess & { readonly allowed: true }
   /** Key parts (decoded); absent on create. */
   readonly key?: readonly string[] | undefined
   readonly body?: unknown
@@ -40,6 +43,7 @@ export interface WriteServices {
   readonly ruleFilters: RuleFilters
 }
 
+/** What planning a write needs: the request's context, the caller's access to the resource, the app. */
 export interface WriteContext {
   readonly ctx: TablegateContext
   /** The caller's access to this resource: required, so no write can skip it. */
@@ -47,12 +51,17 @@ export interface WriteContext {
   readonly services: WriteServices
 }
 
+/** What running a planned write needs beside its plan: the app, and the request's context the hooks hear. */
+export type RunContext = Pick<WriteContext, 'ctx' | 'services'>
+
 export interface WriteOutcome {
   /** The row as written (as deleted, after a delete): at least the caller's readable fields. */
   readonly row: Row
   readonly etag: string
   /** The key as URL text. */
   readonly key: string
+  /** What the answer carries of the row (the plan's). */
+  readonly select: Selection
 }
 
 type StoredRow = Row & { __deleted: boolean }
@@ -168,15 +177,12 @@ export async function prepareLike (plan: WritePlan, body: unknown, context: Writ
   return { ...plan, ...(await checkedBody(operation, body, plan.access, plan.ruleContext, context)) }
 }
 
-/** Steps 1 and 2, which need no database: the operation, the tenant, then the body and the resource's own rules. */
+/** Step 2 of an admitted write, which needs no database: the body and the resource's own rules. */
 export async function prepareWrite (request: WriteRequest, context: WriteContext): Promise<WritePlan> {
-  const { operation } = request
+  const { operation, admitted: allowed } = request
   const { ctx, access, services } = context
   const { model } = access
-  const allowed = requireOperation(access, model, operation)
   const ruleContext: RuleContext = { ...access.context, operation }
-  // 1. A tenant-scoped resource needs a caller with a tenant.
-  requireTenant(model, ctx.tenant)
   if ((operation === 'undelete') && model.softDelete === undefined) {
     throw problem('invalid-parameter', `${model.name} has no soft delete: a deleted record is gone and cannot be undeleted.`, {
       errors: [{ parameter: 'undelete', message: 'not available on a resource without soft delete' }],
@@ -198,6 +204,8 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     ifMatch: request.ifMatch,
     access: allowed,
     ruleContext,
+    readable: access.readable,
+    scope: writeRows(access, allowed),
     select,
     fetch: services.selections.fetch(select, access.readable, hooked || allowed.check !== undefined || needsStoredRecord(permissions)),
     values,
@@ -209,13 +217,18 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
 }
 
 /** The INSERT of a create, one statement; `check` is verified on the row as written. */
-export async function insertRecord (plan: WritePlan, context: WriteContext, db: Queryable, check: CheckedFilter | undefined): Promise<WriteOutcome> {
+export async function insertRecord (plan: WritePlan, context: RunContext, db: Queryable, check: CheckedFilter | undefined): Promise<WriteOutcome> {
   const [found] = await rows<Row>(db, compileInsert(plan, check))
   const row = written(plan.model, await returnedRow(plan, found, db), check)
-  return { row, etag: context.services.etags.of(plan.model, context.access.readable)(row), key: keyText(plan.model, row) }
+  return outcomeOf(plan, context, row, keyText(plan.model, row))
 }
 
-async function runHooks (plan: WritePlan, context: WriteContext, tx: Queryable, key: string, before: Row | undefined, after: Row | undefined): Promise<void> {
+/** The outcome of a write that returned `row`: its ETag over the caller's readable fields. */
+export function outcomeOf (plan: WritePlan, context: RunContext, row: Row, key: string): WriteOutcome {
+  return { row, etag: context.services.etags.of(plan.model, plan.readable)(row), key, select: plan.select }
+}
+
+async function runHooks (plan: WritePlan, context: RunContext, tx: Queryable, key: string, before: Row | undefined, after: Row | undefined): Promise<void> {
   if (!plan.hooked) return
   const { model, operation } = plan
   await context.services.hooks.run({
@@ -237,10 +250,10 @@ export interface LockedRecord {
 }
 
 /** Steps 3 and 4: the stored row, locked; then the record-level rule and If-Match. */
-export async function lockForWrite (plan: WritePlan, context: WriteContext, tx: Queryable): Promise<LockedRecord> {
+export async function lockForWrite (plan: WritePlan, context: RunContext, tx: Queryable): Promise<LockedRecord> {
   const { model, operation } = plan
   // A row of another tenant, or outside the caller's filters, does not exist.
-  const [locked] = await rows<StoredRow>(tx, compileLock(plan, writeRows(context.access, plan.access)))
+  const [locked] = await rows<StoredRow>(tx, compileLock(plan, plan.scope))
   if (locked === undefined) notFound(model)
   if (locked.__deleted && operation !== 'undelete') notFound(model)
   if (!locked.__deleted && operation === 'undelete') {
@@ -248,16 +261,16 @@ export async function lockForWrite (plan: WritePlan, context: WriteContext, tx: 
   }
   // The record-level rule with the stored record (hidden fields included), then the precondition.
   const returned = await recordCheck(plan, storedRecord(model, locked), context.services.ruleFilters)
-  const etag = context.services.etags.of(model, context.access.readable)(locked)
+  const etag = context.services.etags.of(model, plan.readable)(locked)
   checkPrecondition(operation, plan.ifMatch, etag)
   return { row: locked, etag, returned }
 }
 
 /** Step 5 on a locked, judged row: the write, checked against the row as written, then the hooks. */
-export async function applyWrite (plan: WritePlan, context: WriteContext, tx: Queryable, locked: LockedRecord): Promise<WriteOutcome> {
+export async function applyWrite (plan: WritePlan, context: RunContext, tx: Queryable, locked: LockedRecord): Promise<WriteOutcome> {
   const { model, operation, access } = plan
   const key = keyText(model, locked.row)
-  if (operation === 'update' && plan.values.size === 0) return { row: locked.row, etag: locked.etag, key }
+  if (operation === 'update' && plan.values.size === 0) return { row: locked.row, etag: locked.etag, key, select: plan.select }
   let row: Row
   if (operation === 'update') {
     const check = both(access.rows, locked.returned)
@@ -272,11 +285,11 @@ export async function applyWrite (plan: WritePlan, context: WriteContext, tx: Qu
   }
   const hardDelete = operation === 'delete' && model.softDelete === undefined
   await runHooks(plan, context, tx, key, locked.row, hardDelete ? undefined : row)
-  return { row, etag: context.services.etags.of(model, context.access.readable)(row), key }
+  return outcomeOf(plan, context, row, key)
 }
 
 /** Steps 3 to 5 on the transaction given: lock, access, If-Match, the write, the hooks. */
-export async function commitWrite (plan: WritePlan, context: WriteContext, tx: Queryable): Promise<WriteOutcome> {
+export async function commitWrite (plan: WritePlan, context: RunContext, tx: Queryable): Promise<WriteOutcome> {
   if (plan.operation === 'create') {
     const check = both(plan.access.rows, await recordCheck(plan, plan.sent, context.services.ruleFilters))
     const outcome = await insertRecord(plan, context, tx, check)

@@ -9,17 +9,16 @@
 import { rows, type Queryable } from '../db/query.js'
 import { keyText } from '../model/keys.js'
 import { fieldsOf } from '../query/filter/checked.js'
-import { writeRows } from '../access/row-filter.js'
 import { compileGuardedUpdate } from '../sql/write.js'
 import type { Row } from '../serialize/record.js'
 import type { WritePlan } from '../plan/types.js'
-import { insertRecord, type WriteContext, type WriteOutcome } from './pipeline.js'
+import { insertRecord, outcomeOf, type RunContext, type WriteOutcome } from './pipeline.js'
 
 /**
  * The versions `If-Match` stands for ('*': any), or undefined when one of its ETags does not say
  * (or it names none: only weak tags), which the locked pipeline then answers.
  */
-function matchingVersions (plan: WritePlan, context: WriteContext): readonly string[] | '*' | undefined {
+function matchingVersions (plan: WritePlan, context: RunContext): readonly string[] | '*' | undefined {
   const { ifMatch, model, key } = plan
   if (ifMatch === undefined || ifMatch === '*') return ifMatch
   if (ifMatch.length === 0) return undefined
@@ -47,22 +46,22 @@ function staysInside (plan: WritePlan): boolean {
   return true
 }
 
-async function guardedUpdate (plan: WritePlan, context: WriteContext, db: Queryable): Promise<WriteOutcome | undefined> {
+async function guardedUpdate (plan: WritePlan, context: RunContext, db: Queryable): Promise<WriteOutcome | undefined> {
   const { model } = plan
   const version = model.versionField
   if (version === undefined || model.rewritesUpdates || plan.values.size === 0) return undefined
   // A caller who cannot read the version holds ETags that hide it: only the lock can compare them.
-  if (!context.access.readable.includes(version)) return undefined
+  if (!plan.readable.includes(version)) return undefined
   if (plan.access.check !== undefined || !staysInside(plan)) return undefined
   const versions = matchingVersions(plan, context)
   if (versions === undefined) return undefined
-  const [row] = await rows<Row>(db, compileGuardedUpdate(plan, writeRows(context.access, plan.access), versions))
+  const [row] = await rows<Row>(db, compileGuardedUpdate(plan, plan.scope, versions))
   if (row === undefined) return undefined
-  return { row, etag: context.services.etags.of(model, context.access.readable)(row), key: keyText(model, row) }
+  return outcomeOf(plan, context, row, keyText(model, row))
 }
 
 /** The write as one statement on `db` (no transaction), or undefined when it needs the full pipeline. */
-export async function writeInOneStatement (plan: WritePlan, context: WriteContext, db: Queryable): Promise<WriteOutcome | undefined> {
+export async function writeInOneStatement (plan: WritePlan, context: RunContext, db: Queryable): Promise<WriteOutcome | undefined> {
   if (plan.hooked) return undefined
   if (plan.operation === 'create') {
     return plan.access.rows === undefined && plan.access.check === undefined ? await insertRecord(plan, context, db, undefined) : undefined

@@ -2,7 +2,7 @@
 // some resource, each operation kind naming only the resources it may do that to.
 import type { ApiContext, JsonSchema } from '../../lib/openapi/document.js'
 import type { Operation } from '../../lib/access/types.js'
-import { MAX_OPERATIONS } from './operations.js'
+import { MAX_OPERATIONS } from '../../lib/write/batch-operations.js'
 
 const KEY: JsonSchema = {
   description: 'The key as URL text, a number, a list of parts, or { "$ref": "<ref>" } naming a record created earlier in the batch.',

@@ -1,9 +1,9 @@
 // POST {basePath}:batchWrite as an API route: many writes, in order, all or none. The engine
-// gates each operation's resource as a resource route's gate would (plugins/batch/run.ts).
+// gates each operation's resource with the gate of resource routes (lib/write/batch.ts).
 import type { Runtime } from '../../lib/runtime.js'
 import { apiRoute, type AnyApiRoute } from '../../lib/route/api-route.js'
-import { parseOperations, type BatchOperation } from './operations.js'
-import { runBatch } from './run.js'
+import { parseOperations, type BatchOperation } from '../../lib/write/batch-operations.js'
+import { runBatch } from '../../lib/write/batch.js'
 import { describeBatch } from './openapi.js'
 
 export function batchRoute (runtime: Runtime): AnyApiRoute {

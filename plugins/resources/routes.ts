@@ -39,7 +39,9 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
     json(200, body, warnings.length > 0 ? { 'x-service-warning': headerText(warnings.join(' ')) } : undefined)
 
   const writeContext = (input: RouteInput): WriteContext => ({ ctx: input.ctx, access: input.access, services })
-  const planWrite = async (input: RouteInput, request: WriteRequest): Promise<WritePlan> => await prepareWrite(request, writeContext(input))
+  // The runner admitted the write (lib/access/require.ts admit): the plan takes its access as given.
+  const planWrite = async (input: RouteInput, request: Omit<WriteRequest, 'admitted'>): Promise<WritePlan> =>
+    await prepareWrite({ ...request, admitted: input.allowed }, writeContext(input))
   // One statement where it is atomic on its own; otherwise the pipeline in a transaction. A
   // write's db stage is all of its database work: statements, transaction and write hooks.
   const write = async (plan: WritePlan, input: RouteInput): Promise<WriteOutcome> => {
@@ -47,12 +49,12 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
     return await writeInOneStatement(plan, context, db.app) ??
       await withTransaction(db.app, {}, async (tx) => await commitWrite(plan, context, tx))
   }
-  const record = (status: number, plan: WritePlan, outcome: WriteOutcome, headers: Record<string, string> = {}): Answer =>
-    json(status, recordJson(plan.select, outcome.row, outcome.etag), { ...headers, etag: outcome.etag })
-  const written = (status: number, plan: WritePlan, outcome: WriteOutcome, input: RouteInput, headers: Record<string, string> = {}): Answer =>
+  const record = (status: number, outcome: WriteOutcome, headers: Record<string, string> = {}): Answer =>
+    json(status, recordJson(outcome.select, outcome.row, outcome.etag), { ...headers, etag: outcome.etag })
+  const written = (status: number, outcome: WriteOutcome, input: RouteInput, headers: Record<string, string> = {}): Answer =>
     parsePrefer(input.headers.prefer) === 'minimal'
       ? { status: status === 201 ? 201 : 204, headers: { ...headers, etag: outcome.etag } }
-      : record(status, plan, outcome, headers)
+      : record(status, outcome, headers)
 
   return [
     resourceRoute({
@@ -121,7 +123,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       offered: (access) => access.operations.create.allowed && access.writableOnCreate.length > 0,
       plan: async (input) => await planWrite(input, { operation: 'create', body: input.body }),
       run: write,
-      respond: (outcome, plan, input) => written(201, plan, outcome, input, { location: `${config.basePath}/${input.model.name}/${outcome.key}` }),
+      respond: (outcome, _plan, input) => written(201, outcome, input, { location: `${config.basePath}/${input.model.name}/${outcome.key}` }),
       describe: describeCreate,
     }),
     resourceRoute({
@@ -133,7 +135,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       offered: (access) => access.operations.update.allowed && access.writable.length > 0,
       plan: async (input) => await planWrite(input, { operation: 'update', key: input.key, body: input.body, ifMatch: parseIfMatch(input.headers['if-match']) }),
       run: write,
-      respond: (outcome, plan, input) => written(200, plan, outcome, input),
+      respond: (outcome, _plan, input) => written(200, outcome, input),
       describe: describeUpdate,
     }),
     resourceRoute({
@@ -145,7 +147,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       plan: async (input) => await planWrite(input, { operation: 'delete', key: input.key, ifMatch: parseIfMatch(input.headers['if-match']) }),
       run: write,
       // The record in the body carries the ETag header its `etag` equals, as every record does.
-      respond: (outcome, plan, input) => parsePrefer(input.headers.prefer) === 'representation' ? record(200, plan, outcome) : { status: 204 },
+      respond: (outcome, _plan, input) => parsePrefer(input.headers.prefer) === 'representation' ? record(200, outcome) : { status: 204 },
       describe: describeDelete,
     }),
     resourceRoute({
@@ -158,7 +160,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       offered: (access) => access.model.softDelete !== undefined && access.operations.undelete.allowed,
       plan: async (input) => await planWrite(input, { operation: 'undelete', key: input.key, ifMatch: parseIfMatch(input.headers['if-match']) }),
       run: write,
-      respond: (outcome, plan) => record(200, plan, outcome),
+      respond: (outcome) => record(200, outcome),
       describe: describeUndelete,
     }),
   ]

@@ -164,6 +164,8 @@ function write (resource: string, operation: RecordWriteOperation, key: string[]
     ifMatch: undefined,
     access: allowed,
     ruleContext: { ...plan.context, operation },
+    readable: plan.readable,
+    scope: writeRows(plan, allowed),
     select,
     fetch: services.selections.fetch(select, plan.readable, false),
     values: new Map(Object.entries(values).map(([name, value]) => [model.fields.get(name)!, value])),

@@ -1,7 +1,11 @@
-// A :batchWrite body → typed operations, or the 400 that names the operation at fault. No
-// database here: what each operation may do is the write pipeline's business.
-import { problem, type Problem } from '../../lib/problems.js'
-import { parseIfMatch } from '../../lib/query/params.js'
+// A :batchWrite body → typed operations, or the 400 that names the operation at fault; and the
+// gate each operation passes, as a single write passes it in its route. No database here: what
+// each operation may do is the write pipeline's business.
+import { problem, type Problem } from '../problems.js'
+import { parseIfMatch } from '../query/params.js'
+import { admit } from '../access/require.js'
+import type { WritePlan } from '../plan/types.js'
+import { prepareWrite, type WriteContext, type WriteRequest } from './pipeline.js'
 
 export const MAX_OPERATIONS = 500
 
@@ -78,4 +82,13 @@ export function parseOperations (body: unknown): BatchOperation[] {
   if (!Array.isArray(ops)) return refuse('ops is a list of operations.')
   if (ops.length > MAX_OPERATIONS) refuse(`A batch holds at most ${MAX_OPERATIONS} operations; this one has ${ops.length}.`)
   return ops.map(operation)
+}
+
+/**
+ * A batch spans resources, so it gates each write itself, with the one gate of every route
+ * (lib/access/require.ts): visible, operation, tenant, at the point a single write meets them.
+ */
+export async function planAdmitted (request: Omit<WriteRequest, 'admitted'>, context: WriteContext): Promise<WritePlan> {
+  const { access, ctx } = context
+  return await prepareWrite({ ...request, admitted: admit(access, access.model, request.operation, ctx.tenant) }, context)
 }

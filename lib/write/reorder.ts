@@ -4,16 +4,17 @@
 // use without touching their ETags (above the highest value, or below the lowest when a check
 // constraint refuses that), and finally written as ordinary updates: one version bump each, and
 // the hooks see each with its stored record from before the reorder.
-import { control, query, rows, type Queryable } from '../../lib/db/query.js'
-import { keyFromValue, partsText } from '../../lib/model/keys.js'
-import { isPgError } from '../../lib/db/pg-errors.js'
-import { problem } from '../../lib/problems.js'
-import { parseIfMatch } from '../../lib/query/params.js'
-import { compileBounds, compileSetAside } from '../../lib/sql/write.js'
-import { applyWrite, lockForWrite, prepareWrite, type LockedRecord, type WriteContext } from '../../lib/write/pipeline.js'
-import type { WritePlan } from '../../lib/plan/types.js'
-import { invalidOperation, type BatchOperation } from './operations.js'
-import type { Refs } from './refs.js'
+import { control, query, rows, type Queryable } from '../db/query.js'
+import { keyFromValue, partsText } from '../model/keys.js'
+import { isPgError } from '../db/pg-errors.js'
+import { problem } from '../problems.js'
+import { parseIfMatch } from '../query/params.js'
+import { compileBounds, compileSetAside } from '../sql/write.js'
+import { applyWrite, lockForWrite, type LockedRecord, type WriteContext } from './pipeline.js'
+import type { WritePlan } from '../plan/types.js'
+import { invalidOperation, planAdmitted, type BatchOperation } from './batch-operations.js'
+import type { Refs } from './batch-refs.js'
+import { reorderedResult } from '../serialize/batch.js'
 
 type Reorder = Extract<BatchOperation, { op: 'reorder' }>
 
@@ -52,7 +53,7 @@ export async function reorder (op: Reorder, refs: Refs, context: WriteContext, t
   for (const [i, key] of keys.entries()) {
     const etag = op.etags[texts[i]!]
     if (etag !== undefined && typeof etag !== 'string') throw invalidOperation(op.index, 'etags', `the etag of ${texts[i]} is text.`, at)
-    const plan = await prepareWrite({ operation: 'update', key, body: { [field.name]: i + 1 }, ifMatch: etag === undefined ? '*' : parseIfMatch(etag) }, context)
+    const plan = await planAdmitted({ operation: 'update', key, body: { [field.name]: i + 1 }, ifMatch: etag === undefined ? '*' : parseIfMatch(etag) }, context)
     plans.push(plan)
     locked.push(await lockForWrite(plan, context, tx))
   }
@@ -79,5 +80,5 @@ export async function reorder (op: Reorder, refs: Refs, context: WriteContext, t
 
   const etags = locked.map((record) => record.etag)
   for (const i of changing) etags[i] = (await applyWrite(plans[i]!, context, tx, locked[i]!)).etag
-  return `{"records":[${texts.map((text, i) => `{"key":${JSON.stringify(text)},"etag":${JSON.stringify(etags[i])}}`).join(',')}]}`
+  return reorderedResult(texts.map((key, i) => ({ key, etag: etags[i]! })))
 }

@@ -1,11 +1,12 @@
 // References between the operations of a batch: `ref` on a create names the record; a later
 // `{ "$ref": "r" }` stands for its key (as a key, a key part, or a value in data) and
 // `{ "$ref": "r", "field": "f" }` for the value of a field the caller may read.
-import type { AccessPlan } from '../../lib/access/types.js'
-import { invalidOperation, type BatchOperation } from './operations.js'
+import type { WritePlan } from '../plan/types.js'
+import { invalidOperation, type BatchOperation } from './batch-operations.js'
 
 interface Named {
-  readonly access: AccessPlan
+  /** The write that created the record: its resource and what the caller may read of it. */
+  readonly plan: Pick<WritePlan, 'model' | 'readable'>
   /** The record as written (at least the caller's readable fields). */
   readonly row: Readonly<Record<string, unknown>>
   readonly key: readonly string[]
@@ -69,12 +70,12 @@ export class Refs {
     const record = this.#record(op, member, ref)
     if (ref.field !== undefined) {
       // A field the caller cannot read is refused exactly like one that does not exist.
-      if (!record.access.readable.some((f) => f.name === ref.field)) {
+      if (!record.plan.readable.some((f) => f.name === ref.field)) {
         throw invalidOperation(op.index, member, `the record of ref '${ref.ref}' has no field '${ref.field}'.`, { op: op.op, resource: op.resource })
       }
       return record.row[ref.field]
     }
-    const key = record.access.model.key
+    const key = record.plan.model.key
     if (key.length !== 1) {
       throw invalidOperation(op.index, member, `ref '${ref.ref}' names a record with a key of ${key.length} parts: use it as a whole key, or name one field.`, { op: op.op, resource: op.resource })
     }

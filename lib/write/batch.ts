@@ -4,28 +4,28 @@
 // resource that no hook hears of and no record rule judges are one INSERT of many rows. A
 // failure is the operation's own problem with `operation`, `op` and `resource` added; the caller
 // rolls everything back.
-import { rows, type Queryable } from '../../lib/db/query.js'
-import type { Pool } from '../../lib/db/pool.js'
-import { withTransaction } from '../../lib/db/transaction.js'
-import type { TablegateContext } from '../../lib/context.js'
-import { requireVisible } from '../../lib/access/require.js'
-import { keyFromValue, keyParts } from '../../lib/model/keys.js'
-import { isProblem, problem, withExtras } from '../../lib/problems.js'
-import { isPgError, problemFromPgError } from '../../lib/db/pg-errors.js'
-import { rowPermissions } from '../../lib/read/permissions.js'
-import { recordJson } from '../../lib/serialize/json.js'
-import type { Row } from '../../lib/serialize/record.js'
-import { compileInsertMany } from '../../lib/sql/write.js'
-import type { WritePlan } from '../../lib/plan/types.js'
-import type { AppServices } from '../../lib/runtime.js'
-import { commitWrite, prepareLike, prepareWrite, written, type WriteContext } from '../../lib/write/pipeline.js'
-import type { BatchOperation } from './operations.js'
-import { Refs, refsNamed } from './refs.js'
+import { rows, type Queryable } from '../db/query.js'
+import type { Pool } from '../db/pool.js'
+import { withTransaction } from '../db/transaction.js'
+import type { TablegateContext } from '../context.js'
+import { requireVisible } from '../access/require.js'
+import { keyFromValue, keyParts } from '../model/keys.js'
+import { isProblem, problem, withExtras } from '../problems.js'
+import { isPgError, problemFromPgError } from '../db/pg-errors.js'
+import { rowPermissions } from '../read/permissions.js'
+import { recordJson } from '../serialize/json.js'
+import { batchJson, DELETED_RESULT, writtenResult } from '../serialize/batch.js'
+import type { Row } from '../serialize/record.js'
+import { compileInsertMany } from '../sql/write.js'
+import type { WritePlan } from '../plan/types.js'
+import { commitWrite, prepareLike, written, type WriteContext, type WriteServices } from './pipeline.js'
+import { planAdmitted, type BatchOperation } from './batch-operations.js'
+import { Refs, refsNamed } from './batch-refs.js'
 import { reorder } from './reorder.js'
 
 export interface BatchContext {
   readonly ctx: TablegateContext
-  readonly services: AppServices
+  readonly services: WriteServices
   /** The resources whose records carry `permissions`. */
   readonly rowPermissions: ReadonlySet<string>
   /** The statement timeout, which covers the whole batch: no operation starts past it. */
@@ -35,12 +35,18 @@ export interface BatchContext {
 type Create = Extract<BatchOperation, { op: 'create' }>
 
 /**
- * Thrown when a run's one INSERT fails: PostgreSQL does not say which row failed, so the batch
- * runs again from the start, one operation at a time, and the failure is named by its own
- * operation. Failures are rare; a savepoint around every INSERT would cost every batch two
- * round trips instead.
+ * A run's one INSERT failed: PostgreSQL does not say which row failed, so the batch runs again
+ * from the start, one operation at a time, and the failure is named by its own operation.
+ * Failures are rare; a savepoint around every INSERT would cost every batch two round trips
+ * instead. Thrown so that the transaction rolls back; runBatch alone catches it, and it is never
+ * an answer.
  */
-const RUN_AGAIN_ONE_BY_ONE = Symbol('run the batch again, one operation at a time')
+class RunAgainOneByOne extends Error {
+  constructor () {
+    super('A grouped INSERT of the batch failed: run the batch again, one operation at a time.')
+    this.name = 'RunAgainOneByOne'
+  }
+}
 
 interface Attempt {
   /** Whether a run of creates may be one INSERT. */
@@ -59,7 +65,7 @@ function located (err: unknown, op: BatchOperation): unknown {
 /** A written record as the caller sees it, `permissions` as on a get (read back with the row). */
 async function recordResult (plan: WritePlan, row: Row, etag: string, permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)): Promise<string> {
   const permissions = permissionsOf === undefined ? undefined : await permissionsOf(row)
-  return `{"record":${recordJson(plan.select, row, etag, permissions?.json)},"etag":${JSON.stringify(etag)}}`
+  return writtenResult(recordJson(plan.select, row, etag, permissions?.json), etag)
 }
 
 function writeContext (op: BatchOperation, context: BatchContext): WriteContext {
@@ -71,7 +77,7 @@ async function runOne (op: BatchOperation, refs: Refs, context: BatchContext, tx
   if (op.op === 'reorder') return await reorder(op, refs, write, tx)
   const { model } = write.access
   const key = op.op === 'create' ? undefined : keyFromValue(model, refs.key(op, op.key))
-  const plan = await prepareWrite({
+  const plan = await planAdmitted({
     operation: op.op,
     key,
     body: op.op === 'delete' ? undefined : refs.data(op, op.data),
@@ -79,8 +85,8 @@ async function runOne (op: BatchOperation, refs: Refs, context: BatchContext, tx
     withPermissions: op.op !== 'delete' && context.rowPermissions.has(op.resource),
   }, write)
   const outcome = await commitWrite(plan, write, tx)
-  if (op.op === 'delete') return '{"deleted":true}'
-  if (op.op === 'create' && op.ref !== undefined) refs.define(op.ref, { access: write.access, row: outcome.row, key: keyParts(model, outcome.row) })
+  if (op.op === 'delete') return DELETED_RESULT
+  if (op.op === 'create' && op.ref !== undefined) refs.define(op.ref, { plan, row: outcome.row, key: keyParts(model, outcome.row) })
   return await recordResult(plan, outcome.row, outcome.etag)
 }
 
@@ -114,7 +120,7 @@ async function planRun (run: readonly Create[], refs: Refs, context: BatchContex
         plans.push(await prepareLike(plans[0]!, body, write))
         continue
       }
-      const first = await prepareWrite({ operation: 'create', body, withPermissions: context.rowPermissions.has(op.resource) }, write)
+      const first = await planAdmitted({ operation: 'create', body, withPermissions: context.rowPermissions.has(op.resource) }, write)
       // References are checked in each record's own INSERT, which names the field they refuse.
       if (first.hooked || first.access.check !== undefined || first.model.fieldList.some((f) => f.references !== undefined)) return undefined
       plans.push(first)
@@ -135,11 +141,10 @@ async function insertRun (run: readonly Create[], plans: readonly WritePlan[], r
   try {
     inserted = await rows<Row>(db, compileInsertMany(plans, check))
   } catch (err) {
-    if (isPgError(err)) throw RUN_AGAIN_ONE_BY_ONE
+    if (isPgError(err)) throw new RunAgainOneByOne()
     throw err
   }
-  const { access: visible } = writeContext(run[0]!, context)
-  const etagOf = context.services.etags.of(model, visible.readable)
+  const etagOf = context.services.etags.of(model, first.readable)
   const permissionsOf = first.permissions === undefined ? undefined : rowPermissions(model, first.permissions)
   const results: string[] = []
   for (const [i, plan] of plans.entries()) {
@@ -150,7 +155,7 @@ async function insertRun (run: readonly Create[], plans: readonly WritePlan[], r
     } catch (err) {
       throw located(err, op)
     }
-    if (op.ref !== undefined) refs.define(op.ref, { access: visible, row, key: keyParts(model, row) })
+    if (op.ref !== undefined) refs.define(op.ref, { plan, row, key: keyParts(model, row) })
     results.push(await recordResult(plan, row, etagOf(row), permissionsOf))
   }
   return results
@@ -207,8 +212,8 @@ export async function runBatch (operations: readonly BatchOperation[], context: 
   try {
     results = await runAsOneStatement(operations, context, pool) ?? await inTransaction(true)
   } catch (err) {
-    if (err !== RUN_AGAIN_ONE_BY_ONE) throw err
+    if (!(err instanceof RunAgainOneByOne)) throw err
     results = await inTransaction(false)
   }
-  return `{"results":[${results.join(',')}]}`
+  return batchJson(results)
 }
