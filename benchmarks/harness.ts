@@ -4,7 +4,7 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
-import { join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type pg from 'pg'
 import type { BenchDatabase } from './database.js'
@@ -49,13 +49,13 @@ export async function heapMb (server: BenchServer): Promise<{ young: number, res
 }
 
 /**
- * Runs benchmarks/servers/`file` in its own process, on core 0 when pinning unless `unpinned`;
- * resolves once it prints `ready <port>`.
+ * Runs benchmarks/servers/`file` (or the server script at an absolute path) in its own process, on
+ * core 0 when pinning unless `unpinned`; resolves once it prints `ready <port>`.
  */
 export async function startServer (file: string, env: Record<string, string>, nodeFlags: string[] = [], unpinned = false): Promise<BenchServer> {
   const pin = pinned && !unpinned
   const command = pin ? 'taskset' : process.execPath
-  const script = [...nodeFlags, join(here, 'servers', file)]
+  const script = [...nodeFlags, isAbsolute(file) ? file : join(here, 'servers', file)]
   const argv = pin ? ['-c', '0', process.execPath, ...script] : script
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const port = await new Promise<number>((resolve, reject) => {

@@ -3,8 +3,11 @@
 // their own processes pinned to core 0, PostgreSQL and this load generator to core 1; server and
 // PostgreSQL CPU come from /proc. tablegate runs twice: with its own login's tokens (which name
 // their key, `kid`) and with another issuer's tokens that name none. `--only scale-out`: 2
-// processes behind PgBouncer against 1 direct (needs pgbouncer installed).
+// processes behind PgBouncer against 1 direct (needs pgbouncer installed). `--baseline DIR`: the
+// tablegate of another checkout, built (`npm run build` there), measured in the same run, turn by
+// turn with this one, and printed before → after: a change's cost under the same noise.
 import { execFileSync } from 'node:child_process'
+import { join, resolve } from 'node:path'
 import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -23,6 +26,7 @@ const { values: args } = parseArgs({ options: {
   repeat: { type: 'string', default: '1' },
   only: { type: 'string' },
   profile: { type: 'boolean', default: false },
+  baseline: { type: 'string' },
 } })
 const ROWS = Number(args.rows)
 const SECONDS = Number(args.seconds)
@@ -66,6 +70,7 @@ const env = { BENCH_DATABASE_URL: databaseUrl, BENCH_AUTH_SECRET: AUTH_SECRET, B
 // --profile: a V8 CPU profile of the tablegate server, written when it exits (open it in Chrome's DevTools).
 const tablegate = await startServer('tablegate.js', env, args.profile === true ? ['--cpu-prof', `--cpu-prof-dir=${process.cwd()}`] : [])
 const floor = await startServer('floor.js', env)
+const baseline = args.baseline === undefined ? undefined : await startServer(join(resolve(args.baseline), 'dist', 'benchmarks', 'servers', 'tablegate.js'), env)
 const auth = { authorization: `Bearer ${token}` }
 // The same tablegate, trusting another issuer's key: the bench user's token without a kid; and
 // for the many-callers scenario, 10,000 distinct callers' tokens with a kid on one such process
@@ -370,6 +375,8 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
 const rows: string[] = []
+/** Lines of the before → after table, when a baseline runs. */
+const baselineRows: string[] = []
 let peakRss = 0
 interface Memory { rss: number, heap: { young: number, rest: number } }
 /**
@@ -403,7 +410,7 @@ try {
     const sides = scenario.callers === true
       ? { kid: { server: callerServers.kid, side: callerSide(scenario.tablegate, callerTokens.kid), auth: {} }, noKid: { server: callerServers.noKid, side: callerSide(scenario.tablegate, callerTokens.noKid), auth: {} } }
       : { kid: { server: tablegate, side: scenario.tablegate, auth }, noKid: { server: otherIssuer, side: scenario.tablegate, auth: noKidAuth } }
-    const runs: Array<Record<'floor' | 'kid' | 'noKid', Measured>> = []
+    const runs: Array<Record<'floor' | 'kid' | 'noKid', Measured> & { before?: Measured }> = []
     // Many callers warm up with one request each: the steady state of callers the server has
     // seen but not lately. A caller's first request (a verification and a plan) is once per token.
     const warmUp = scenario.callers === true ? { amount: CALLERS } : 1
@@ -422,7 +429,13 @@ try {
           if (memory.rss > (callersMemory?.callers.rss ?? 0)) callersMemory = { callers: memory, before: callersAtStart.get(server)!, floor: await memoryOf(floor) }
         }
       }
-      runs.push({ floor: f, kid: k, noKid: n })
+      // The other checkout, with the same token and scenario as the kid column it is set beside.
+      let before: Measured | undefined
+      if (baseline !== undefined && scenario.callers !== true) {
+        await measure(baseline, scenario.tablegate, auth, 1)
+        before = await measure(baseline, scenario.tablegate, auth, SECONDS)
+      }
+      runs.push({ floor: f, kid: k, noKid: n, ...(before === undefined ? {} : { before }) })
     }
     const pick = (side: 'floor' | 'kid' | 'noKid', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
     const three = (key: keyof Measured, unit = ''): string => `${pick('floor', key).toFixed(0)}/${pick('kid', key).toFixed(0)}/${pick('noKid', key).toFixed(0)}${unit}`
@@ -432,17 +445,27 @@ try {
       `${three('p99', ' ms').padStart(22)}${three('cpuUs').padStart(25)}${three('databaseUs').padStart(24)}${String(pick('floor', 'errors') + pick('kid', 'errors') + pick('noKid', 'errors')).padStart(5)}`
     rows.push(line)
     console.log(line)
+    if (runs[0]!.before !== undefined) {
+      const pickBefore = (key: keyof Measured): number => median(runs.map((r) => r.before![key]))
+      baselineRows.push(`${scenario.name.padEnd(30)}${pickBefore('rps').toFixed(0).padStart(11)}${pick('kid', 'rps').toFixed(0).padStart(10)}${(pick('kid', 'rps') / pickBefore('rps')).toFixed(2).padStart(7)}` +
+        `${`${pickBefore('p99')}/${pick('kid', 'p99')} ms`.padStart(17)}${`${pickBefore('cpuUs').toFixed(0)}/${pick('kid', 'cpuUs').toFixed(0)}`.padStart(17)}${String(pickBefore('errors')).padStart(5)}`)
+    }
   }
   console.log(`tablegate resident memory under load (largest of its two processes): ${peakRss.toFixed(0)} MB` +
     (callersMemory === undefined
       ? ''
       : `; the process of the ${CALLERS.toLocaleString('en')} callers, after them: ${memoryText(callersMemory.callers)}, the rest of its heap ` +
         `${callersMemory.before.heap.rest.toFixed(0)} MB before them; the floor then: ${memoryText(callersMemory.floor)}`))
+  if (baselineRows.length > 0) {
+    console.log(`\nbefore → after: ${resolve(args.baseline!)} → this checkout (kid tokens, the same scenarios, measured in turn)`)
+    console.log(`${'scenario'.padEnd(30)}${'before r/s'.padStart(11)}${'after r/s'.padStart(10)}${'ratio'.padStart(7)}${'p99 before/after'.padStart(17)}${'CPU µs bef/aft'.padStart(17)}${'err'.padStart(5)}`)
+    for (const line of baselineRows) console.log(line)
+  }
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()
 } finally {
-  await stopServers([tablegate, otherIssuer, callerServers.kid, callerServers.noKid, floor])
+  await stopServers([tablegate, otherIssuer, callerServers.kid, callerServers.noKid, floor, ...(baseline === undefined ? [] : [baseline])])
   await pool.end()
   await database.stop()
 }
