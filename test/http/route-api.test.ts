@@ -3,6 +3,7 @@
 // hidden field is refused exactly as an unknown one), its errors are problem+json, its operation
 // is in the OpenAPI document only of callers who may call it, and it is timed and counted.
 import { test } from 'node:test'
+import { readFileSync } from 'node:fs'
 import assert from 'node:assert/strict'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
@@ -121,4 +122,10 @@ test('a route is added only while plugins register, and a malformed one is refus
   assert.throws(() => lateAdd!(), (err: unknown) => err instanceof RouteRegistrationError && err.code === 'TG_ERR_ROUTE_AFTER_READY')
   assert.throws(() => { app.tablegate.addResourceRoute({ id: 'x', method: 'GET', customMethod: 'x', operation: 'read', summary: 'X', response: {}, handle: 'no' as never }) },
     (err: unknown) => err instanceof RouteRegistrationError && err.code === 'TG_ERR_ROUTE_INVALID' && /handle must be a function/.test(err.message))
+})
+
+test('docs/plugins.md shows the example plugin this test runs, as it is', () => {
+  const root = new URL('../../../', import.meta.url)
+  const source = readFileSync(new URL('examples/stats-plugin/index.ts', root), 'utf8')
+  assert.ok(readFileSync(new URL('docs/plugins.md', root), 'utf8').includes('```ts\n' + source + '```\n'))
 })
