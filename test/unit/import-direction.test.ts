@@ -76,7 +76,7 @@ test('query and plan do not build SQL', () => {
   assert.deepEqual(offenders, [])
 })
 
-const ABOVE_CORE = ['read', 'write', 'serialize', 'auth', 'cli']
+const ABOVE_CORE = ['read', 'write', 'serialize', 'auth', 'cli', 'route']
 /** The core leaves config → model → (query, access) → plan → sql → db: none imports a higher one. */
 const HIGHER: Record<string, readonly string[]> = {
   config: ['model', 'query', 'access', 'plan', 'sql', 'db', ...ABOVE_CORE],
@@ -105,6 +105,14 @@ test('the core leaves of lib import nothing higher', () => {
 test('the leaves model may import reach nothing in lib but each other', () => {
   const offenders = Object.keys(MODEL_MAY_IMPORT).flatMap((leaf) => edgesFrom(leaf))
     .filter((e) => e.to.startsWith('lib/') && !(e.to in MODEL_MAY_IMPORT)).map(arrow)
+  assert.deepEqual(offenders, [])
+})
+
+test('routes stand on the stages, and no stage stands on routes: only the top of lib imports lib/route', () => {
+  // A route composes plan, read, write and serialize; one of those importing a route would run
+  // the pipeline backwards. The runtime holds the route table, and the decorator adds to it.
+  const offenders = edgesFrom('lib/').filter((e) => e.to.startsWith('lib/route/') && !e.from.startsWith('lib/route/'))
+    .filter((e) => !['lib/bootstrap.ts', 'lib/runtime.ts', 'lib/decorator.ts', 'lib/public.ts'].includes(e.from)).map(arrow)
   assert.deepEqual(offenders, [])
 })
 
