@@ -24,7 +24,8 @@ import type { StageTimes } from '../timing.js'
 import { rowPermissions } from './permissions.js'
 import type { Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
-import { listJson, recordBuilder, recordJson, seekJson } from '../serialize/json.js'
+import { recordBuilder, recordJson } from '../serialize/json.js'
+import { listJson, seekJson } from '../serialize/envelopes.js'
 import type { RowSamples } from './samples.js'
 
 /**
