@@ -5,7 +5,8 @@ import type { ResourceModel } from '../../lib/model/types.js'
 import type { Runtime } from '../../lib/runtime.js'
 import { parseKey } from '../../lib/model/keys.js'
 import { checkKnownParameters, noneMatch, parseIfMatch, parsePrefer } from '../../lib/query/params.js'
-import { readList, readOne } from '../../lib/read/execute.js'
+import { readPage, readRecord } from '../../lib/read/execute.js'
+import { pageJson, recordAnswer } from '../../lib/read/answer.js'
 import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, type ListContext, type ListInput } from '../../lib/plan/list.js'
 import { planSeek } from '../../lib/plan/seek.js'
 import type { ListPlan } from '../../lib/plan/types.js'
@@ -80,8 +81,11 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     const searchPath = maxFilterLength === MAX_FILTER_QUERY ? `${collectionPath}:search` : undefined
     const planned = plan({ access, services, rowPermissions, maxFilterLength, searchPath })
     request.ctx.timing?.lap('plan')
-    const { json, warnings } = await readList(db.read, planned, services, listGuards, request.ctx.timing)
-    if (warnings.length > 0) reply.header('x-service-warning', headerText(warnings.join(' ')))
+    const read = await readPage(db.read, planned, services, listGuards)
+    request.ctx.timing?.lap('db')
+    const json = await pageJson(planned, read, services)
+    request.ctx.timing?.lap('serialize')
+    if (read.warnings.length > 0) reply.header('x-service-warning', headerText(read.warnings.join(' ')))
     return sendJson(reply, 200, json)
   }
 
@@ -120,7 +124,14 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     request.ctx.timing?.mark()
     const plan = planGet(keyOf(request), query, access, services, rowPermissions)
     request.ctx.timing?.lap('plan')
-    const { json, etag } = await readOne(db.read, plan, services, request.ctx.timing)
+    let found
+    try {
+      found = await readRecord(db.read, plan)
+    } finally {
+      request.ctx.timing?.lap('db')
+    }
+    const { json, etag } = await recordAnswer(plan, found, services)
+    request.ctx.timing?.lap('serialize')
     reply.header('etag', etag)
     if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send()
     return sendJson(reply, 200, json)
