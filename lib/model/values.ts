@@ -172,7 +172,7 @@ export function isValueText (field: ValueField, text: string): boolean {
 
 /** Field types a JSON body gives as strings, and those it gives as numbers (read as their shortest text). */
 const STRING_TYPES: ReadonlySet<FieldType> = new Set(['string', 'bigint', 'decimal', 'date', 'timestamp', 'uuid'])
-const NUMBER_TYPES: ReadonlySet<FieldType> = new Set(['integer', 'bigint', 'number', 'decimal'])
+export const NUMBER_TYPES: ReadonlySet<FieldType> = new Set(['integer', 'bigint', 'number', 'decimal'])
 
 /**
  * True when a non-null JSON body value is a value of the field's type. A bigint may be a number

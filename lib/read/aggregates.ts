@@ -1,5 +1,6 @@
 // Runs aggregate plans on the read-only pool (each is one statement, so one read-only transaction
-// under the statement timeout; a range=all series reads its span first) and writes their JSON.
+// under the statement timeout; a range=all series reads its span first) and writes their JSON
+// (../serialize/envelopes.ts).
 import { rows, type Queryable } from '../db/query.js'
 import { isPgError } from '../db/pg-errors.js'
 import { invalidParameter } from '../query/params.js'
@@ -7,6 +8,7 @@ import { compileFacets, compileHistogram, compileSeries, compileSeriesSpan } fro
 import { checkBucketCount, granularityFor, MAX_SERIES_BUCKETS, type FacetsPlan, type Granularity, type HistogramPlan, type SeriesPlan } from '../plan/aggregates.js'
 import type { Sql } from '../sql/sql.js'
 import { asFilterProblem } from './execute.js'
+import { facetsJson, histogramJson, seriesJson } from '../serialize/envelopes.js'
 
 async function aggregateRows<R extends object> (db: Queryable, statement: Sql, plan: { readonly filterText: string }): Promise<R[]> {
   return await rows<R & Record<string, unknown>>(db, statement).catch((err: unknown) => {
@@ -21,7 +23,7 @@ async function aggregateRows<R extends object> (db: Queryable, statement: Sql, p
 /** `{ field, facets: [{ value, count }] }`. */
 export async function readFacets (db: Queryable, plan: FacetsPlan): Promise<string> {
   const found = await aggregateRows<{ value: unknown, count: string }>(db, compileFacets(plan), plan)
-  return JSON.stringify({ field: plan.field.name, facets: found.map((row) => ({ value: row.value, count: Number(row.count) })) })
+  return facetsJson(plan.field.name, found.map((row) => ({ value: row.value, count: Number(row.count) })))
 }
 
 /** `{ field, granularity, time_zone, from, to, buckets: [{ start, count }] }`; `from` and `to` are null for range=all without rows. */
@@ -37,14 +39,12 @@ export async function readSeries (db: Queryable, plan: SeriesPlan): Promise<stri
   } else if (plan.granularity !== undefined) {
     resolved = { ...plan, granularity: plan.granularity }
   }
-  const shape = (granularity: Granularity | null, from: string | null, to: string | null, buckets: ReadonlyArray<{ start: string, count: number }>): string =>
-    JSON.stringify({ field: plan.field.name, granularity, time_zone: plan.timeZone, from, to, buckets })
-  if (resolved === undefined) return shape(plan.granularity ?? null, null, null, [])
+  if (resolved === undefined) return seriesJson(plan.field.name, plan.granularity ?? null, plan.timeZone, null, null, [])
   const found = await aggregateRows<{ from: string, to: string, start: string | null, count: string }>(db, compileSeries(resolved), plan)
   if (found.length > MAX_SERIES_BUCKETS) checkBucketCount(Infinity, resolved.granularity)
   const first = found[0]
   const buckets = found.filter((row) => row.start !== null).map((row) => ({ start: row.start!, count: Number(row.count) }))
-  return shape(resolved.granularity, first?.from ?? null, first?.to ?? null, buckets)
+  return seriesJson(plan.field.name, resolved.granularity, plan.timeZone, first?.from ?? null, first?.to ?? null, buckets)
 }
 
 /** `{ field, min, max, buckets: [{ start, end, count }], nulls }`. */
@@ -52,5 +52,5 @@ export async function readHistogram (db: Queryable, plan: HistogramPlan): Promis
   const found = await aggregateRows<{ min: unknown, max: unknown, nulls: string, bucket: number | null, start: unknown, end: unknown, count: string }>(db, compileHistogram(plan), plan)
   const first = found[0]
   const buckets = found.filter((row) => row.bucket !== null).map((row) => ({ start: row.start, end: row.end, count: Number(row.count) }))
-  return JSON.stringify({ field: plan.field.name, min: first?.min ?? null, max: first?.max ?? null, buckets, nulls: Number(first?.nulls ?? 0) })
+  return histogramJson(plan.field.name, first?.min ?? null, first?.max ?? null, buckets, Number(first?.nulls ?? 0))
 }

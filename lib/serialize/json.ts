@@ -1,6 +1,6 @@
-// Records and list pages as JSON text. A record is written from the row as read by its field
-// selection's writer, made once, which escapes a value only where its type can need it. A page's
-// records are built as objects by the selection's builder and the page is one JSON.stringify.
+// Records as JSON text. A record is written from the row as read by its field selection's writer,
+// made once, which escapes a value only where its type can need it. A page's records are built as
+// objects by the selection's builder and the page is one JSON.stringify (./envelopes.ts).
 import type { FieldModel, FieldType } from '../model/types.js'
 import type { Row } from './record.js'
 import type { Selection } from '../model/selection.js'
@@ -117,16 +117,4 @@ const kBuilder = Symbol('recordBuilder')
  */
 export function recordBuilder (select: Selection): RecordBuilder {
   return select.derive(kBuilder, compileBuilder)
-}
-
-/** A list page: its records, the next page token and the sizes. */
-export function listJson (records: readonly Row[], nextPageToken: string, totalSizeEstimate: number, totalSize: number | undefined): string {
-  return JSON.stringify(totalSize === undefined
-    ? { items: records, next_page_token: nextPageToken, total_size_estimate: totalSizeEstimate }
-    : { items: records, next_page_token: nextPageToken, total_size_estimate: totalSizeEstimate, total_size: totalSize })
-}
-
-/** A seek page: its records and the tokens of its own rows, nothing about the rows beyond them. */
-export function seekJson (records: readonly Row[], nextPageToken: string, prevPageToken: string): string {
-  return JSON.stringify({ items: records, next_page_token: nextPageToken, prev_page_token: prevPageToken })
 }

@@ -8,7 +8,6 @@ import type { Selection } from '../model/selection.js'
 import type { OperationAccess } from '../access/types.js'
 import { decidedByRows } from '../access/permissions.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
-import type { SampleKind } from '../query/filter/sample-test.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 
 export function scopeConditions (model: ResourceModel, scope: ReadScope): Sql[] {
@@ -126,18 +125,27 @@ export function compileFiltered (rows: FilteredRows): Sql {
   return sql`SELECT 1 FROM ${rows.model.table}${where(listConditions(rows))}`
 }
 
-/** The planner's row estimate for the filtered rows: cheap, never a count(*). */
-export function compileEstimate (rows: FilteredRows): Sql {
-  return sql`EXPLAIN (FORMAT JSON) ${compileFiltered(rows)}`
-}
-
 /** The filtered rows' count; with `cap`, it stops counting there (an index-only walk of at most `cap` rows). */
 export function compileCount (rows: FilteredRows, cap?: number): Sql {
   if (cap === undefined) return sql`SELECT count(*)::int AS total FROM ${rows.model.table}${where(listConditions(rows))}`
   return sql`SELECT count(*)::int AS total FROM (SELECT 1 FROM ${rows.model.table}${where(listConditions(rows))} LIMIT ${sql.int(cap)}) AS visible`
 }
 
-/** A sampled value as lib/query/filter/sample-test.ts reads it. */
+// The statements of total_size_estimate (lib/read/estimate/), beside the capped compileCount and
+// compileList's `countUpTo`: the planner's figure, and a sample of the caller's rows.
+
+/** The planner's row estimate for the filtered rows: cheap, never a count(*). */
+export function compileEstimate (rows: FilteredRows): Sql {
+  return sql`EXPLAIN (FORMAT JSON) ${compileFiltered(rows)}`
+}
+
+/**
+ * How a sampled field's values arrive, as lib/read/estimate/filter-evaluator.ts reads them: numbers
+ * as float8, instants and dates as epoch milliseconds (a date at its midnight), booleans, text, and
+ * uuids as lower-case hex without hyphens.
+ */
+export type SampleKind = 'number' | 'instant' | 'day' | 'boolean' | 'text' | 'uuid'
+
 const SAMPLE_VALUE: Readonly<Record<SampleKind, (column: Sql) => Sql>> = {
   number: (column) => sql`${column}::float8`,
   instant: (column) => sql`(extract(epoch FROM ${column}) * 1000)::float8`,

@@ -14,7 +14,7 @@ import { applyWrite, lockForWrite, type LockedRecord, type WriteContext } from '
 import type { WritePlan } from '../plan/types.js'
 import { invalidOperation, planAdmitted, type BatchOperation } from './batch-operations.js'
 import type { Refs } from './batch-refs.js'
-import { reorderedResult } from '../serialize/batch.js'
+import { reorderedResult } from '../serialize/envelopes.js'
 
 type Reorder = Extract<BatchOperation, { op: 'reorder' }>
 

@@ -3,7 +3,8 @@
 // runs and answers; the gate, the parameter check and the timing are the runner's.
 import type { Runtime } from '../../lib/runtime.js'
 import { noneMatch, parseIfMatch, parsePrefer, checkKnownParameters } from '../../lib/query/params.js'
-import { readList, readOne } from '../../lib/read/execute.js'
+import { readPage, readRecord, type PageRead } from '../../lib/read/execute.js'
+import { pageJson, recordAnswer } from '../../lib/read/answer.js'
 import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, type ListContext, type ListInput } from '../../lib/plan/list.js'
 import { planSeek } from '../../lib/plan/seek.js'
 import { planGet } from '../../lib/plan/read.js'
@@ -11,7 +12,7 @@ import { recordJson } from '../../lib/serialize/json.js'
 import { problem } from '../../lib/problems.js'
 import { withTransaction } from '../../lib/db/transaction.js'
 import { commitWrite, prepareWrite, type WriteContext, type WriteOutcome, type WriteRequest } from '../../lib/write/pipeline.js'
-import type { WritePlan } from '../../lib/plan/types.js'
+import type { ListPlan, WritePlan } from '../../lib/plan/types.js'
 import { writeInOneStatement } from '../../lib/write/single-statement.js'
 import { headerText } from '../../lib/text.js'
 import { resourceRoute, type Answer, type AnyResourceRoute, type RouteInput } from '../../lib/route/types.js'
@@ -34,9 +35,10 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
     // A filter too long for the query string fits in a :search body.
     searchPath: maxFilterLength === MAX_FILTER_QUERY ? `${config.basePath}/${input.model.name}:search` : undefined,
   })
-  const readPage = async (plan: Parameters<typeof readList>[1]) => await readList(db.read, plan, services, listGuards)
-  const page = ({ json: body, warnings }: Awaited<ReturnType<typeof readList>>): Answer =>
-    json(200, body, warnings.length > 0 ? { 'x-service-warning': headerText(warnings.join(' ')) } : undefined)
+  // A page's database work, then its answer: the runner times the two as db and serialize.
+  const readListPage = async (plan: ListPlan): Promise<PageRead> => await readPage(db.read, plan, services, listGuards)
+  const page = async (read: PageRead, plan: ListPlan): Promise<Answer> =>
+    json(200, await pageJson(plan, read, services), read.warnings.length > 0 ? { 'x-service-warning': headerText(read.warnings.join(' ')) } : undefined)
 
   const writeContext = (input: RouteInput): WriteContext => ({ ctx: input.ctx, access: input.access, services })
   // The runner admitted the write (lib/access/require.ts admit): the plan takes its access as given.
@@ -64,7 +66,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       operations: ['read'],
       parameters: LIST_PARAMETERS,
       plan: (input) => planList(input.query, listContext(input, MAX_FILTER_QUERY)),
-      run: readPage,
+      run: readListPage,
       respond: page,
       describe: describeList,
     }),
@@ -84,7 +86,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
         checkKnownParameters(body as Record<string, unknown>, LIST_PARAMETERS)
         return planList(body as ListInput, listContext(input, MAX_FILTER_BODY))
       },
-      run: readPage,
+      run: readListPage,
       respond: page,
       describe: describeSearch,
     }),
@@ -97,7 +99,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       operations: ['read'],
       parameters: [{ name: 'position', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'The 0-based row of the filtered, ordered rows the page starts at; or send page_token.' }, 'filter', 'order_by', 'page_size', 'page_token', 'fields', 'show_deleted'],
       plan: (input) => planSeek(input.query, listContext(input, MAX_FILTER_QUERY)),
-      run: readPage,
+      run: readListPage,
       respond: page,
       describe: describeSeek,
     }),
@@ -108,10 +110,11 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       operations: ['read'],
       parameters: ['fields', 'show_deleted', 'ifNoneMatch'],
       plan: (input) => planGet(input.key!, input.query, input.access, services, config.rowPermissions.has(input.model.name)),
-      run: async (plan) => await readOne(db.read, plan, services),
-      respond: ({ json: body, etag }, _plan, input) => noneMatch(input.headers['if-none-match'], etag)
-        ? { status: 304, headers: { etag } }
-        : json(200, body, { etag }),
+      run: async (plan) => await readRecord(db.read, plan),
+      respond: async (row, plan, input) => {
+        const { json: body, etag } = await recordAnswer(plan, row, services)
+        return noneMatch(input.headers['if-none-match'], etag) ? { status: 304, headers: { etag } } : json(200, body, { etag })
+      },
       describe: describeGet,
     }),
     resourceRoute({

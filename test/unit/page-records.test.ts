@@ -17,7 +17,8 @@ import type { ListPlan } from '../../lib/plan/types.js'
 import { compileList } from '../../lib/sql/read.js'
 import { rows } from '../../lib/db/query.js'
 import { etags } from '../../lib/serialize/etag.js'
-import { listJson, recordBuilder, recordWriter } from '../../lib/serialize/json.js'
+import { recordBuilder, recordWriter } from '../../lib/serialize/json.js'
+import { listJson } from '../../lib/serialize/envelopes.js'
 import type { Row } from '../../lib/serialize/record.js'
 
 const databaseUrl = await freshDatabase()

@@ -1,7 +1,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { listJson, recordBuilder, recordJson, recordWriter, seekJson } from '../../lib/serialize/json.js'
+import { recordBuilder, recordJson, recordWriter } from '../../lib/serialize/json.js'
+import { listJson, seekJson } from '../../lib/serialize/envelopes.js'
 import type { FieldModel, FieldType, ResourceModel } from '../../lib/model/types.js'
 import { Selection } from '../../lib/model/selection.js'
 

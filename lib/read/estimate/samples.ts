@@ -5,13 +5,14 @@
 // later filter over the same fields is tested against it in JS: the share it keeps, times the
 // rows the caller may see. The sample is drawn from the caller's visible rows only, so the
 // estimate, like the count, depends on nothing they cannot see. A filter that keeps fewer than
-// MIN_MATCHES sampled rows, or that JS cannot test (lib/query/filter/sample-test.ts), is counted.
-import { BoundedCache } from '../cache.js'
-import { rows, type Queryable } from '../db/query.js'
-import { narrowed } from '../plan/read.js'
-import type { ListPlan } from '../plan/types.js'
-import { sampleTest, type SampleColumns, type SampleTest, type SampleValue } from '../query/filter/sample-test.js'
-import { compileEstimate, compileSample } from '../sql/read.js'
+// MIN_MATCHES sampled rows, or that JS cannot evaluate (./filter-evaluator.ts), is counted.
+import { BoundedCache } from '../../cache.js'
+import { rows, type Queryable } from '../../db/query.js'
+import { narrowed } from '../../plan/read.js'
+import type { ListPlan } from '../../plan/types.js'
+import { compileSample } from '../../sql/read.js'
+import { sampleMatcher, type SampleColumns, type SampleMatcher, type SampleValue } from './filter-evaluator.js'
+import { plannedRows } from './planner.js'
 
 const SAMPLE_ROWS = 1_000
 /** Counts at the cap for the same rows before a sample is taken (and again after it expires). */
@@ -44,11 +45,11 @@ export class RowSamples {
   /** The list's filtered rows estimated from a fresh sample of the caller's rows, or undefined: count them. */
   estimate (plan: ListPlan, now = Date.now()): number | undefined {
     if (plan.filter === undefined) return undefined
-    const test = sampleTest(plan.filter, now)
-    if (test === undefined) return undefined
-    const sample = this.#entries.get(keyOf(plan, test))?.sample
+    const matcher = sampleMatcher(plan.filter, now)
+    if (matcher === undefined) return undefined
+    const sample = this.#entries.get(keyOf(plan, matcher))?.sample
     if (sample === undefined || now - sample.at > SAMPLE_TTL_MS) return undefined
-    const matched = test.count(sample.values, sample.size)
+    const matched = matcher.count(sample.values, sample.size)
     return matched < MIN_MATCHES ? undefined : Math.round(sample.visible * matched / sample.size)
   }
 
@@ -58,9 +59,9 @@ export class RowSamples {
    */
   countedToCap (plan: ListPlan, db: Queryable, now = Date.now()): void {
     if (plan.filter === undefined) return
-    const test = sampleTest(plan.filter, now)
-    if (test === undefined) return
-    const key = keyOf(plan, test)
+    const matcher = sampleMatcher(plan.filter, now)
+    if (matcher === undefined) return
+    const key = keyOf(plan, matcher)
     let entry = this.#entries.get(key)
     if (entry === undefined) {
       entry = { sample: undefined, counts: 0, sampling: false }
@@ -70,26 +71,25 @@ export class RowSamples {
     entry.sampling = true
     entry.counts = 0
     const taken = entry
-    void this.#take(plan, test, db).then((sample) => { taken.sample = sample }, () => { taken.sample = undefined })
+    void this.#take(plan, matcher, db).then((sample) => { taken.sample = sample }, () => { taken.sample = undefined })
       .finally(() => { taken.sampling = false })
   }
 
-  async #take (plan: ListPlan, test: SampleTest, db: Queryable): Promise<Sample> {
-    const found = await rows<Record<string, SampleValue>>(db, compileSample(plan, test.fields, test.kinds, SAMPLE_ROWS, VISIBLE_CAP))
-    const values = test.fields.map((_, i) => found.map((row) => row[`__s${i}`] ?? null))
+  async #take (plan: ListPlan, matcher: SampleMatcher, db: Queryable): Promise<Sample> {
+    const found = await rows<Record<string, SampleValue>>(db, compileSample(plan, matcher.fields, matcher.kinds, SAMPLE_ROWS, VISIBLE_CAP))
+    const values = matcher.fields.map((_, i) => found.map((row) => row[`__s${i}`] ?? null))
     let visible = found.length === 0 ? 0 : Number(found[0]!.__visible)
     // Past the cap, a caller who sees every row may have the planner's figure for the table.
     if (visible >= VISIBLE_CAP && !narrowed(plan.model, plan.scope)) {
-      const [explained] = await rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(db, compileEstimate({ model: plan.model, scope: plan.scope, filter: undefined }))
-      visible = Math.max(visible, explained?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0)
+      visible = Math.max(visible, await plannedRows(db, { model: plan.model, scope: plan.scope, filter: undefined }))
     }
     return { values, size: found.length, visible, at: Date.now() }
   }
 }
 
 /** The rows the caller may see (resource, show_deleted, the caller where narrowed) and the fields sampled. */
-function keyOf (plan: ListPlan, test: SampleTest): string {
+function keyOf (plan: ListPlan, matcher: SampleMatcher): string {
   let key = `${plan.model.name}\0${plan.scope.showDeleted ? 'deleted' : 'live'}\0${plan.narrowedTo}`
-  for (const field of test.fields) key += `\0${field.name}`
+  for (const field of matcher.fields) key += `\0${field.name}`
   return key
 }

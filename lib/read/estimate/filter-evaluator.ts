@@ -1,24 +1,21 @@
-// A checked filter as a test of sampled rows, in JS: what share of a caller's rows a filter keeps,
-// estimated from a sample of those rows (lib/read/samples.ts) instead of counting them again for
+// A checked filter evaluated in JS against sampled rows: what share of a caller's rows a filter
+// keeps, estimated from a sample of those rows (./samples.ts) instead of counting them again for
 // every new value. Only conditions whose meaning JS reproduces are taken: comparisons of numbers,
 // instants and dates, equality of booleans, uuids and plain text, IN, IS NULL, and AND, OR and NOT
 // in SQL's three-valued logic. Anything else (LIKE, search, regex, json, text order, which depends
-// on a collation) makes the filter untestable here, and the list counts as before.
-import type { CheckedFilter, SqlComparator, TypedValue } from './checked.js'
+// on a collation) makes the filter one JS cannot evaluate, and the list counts as before.
+import type { CheckedFilter, SqlComparator, TypedValue } from '../../query/filter/checked.js'
 import type { FieldModel } from '../../model/types.js'
+import { NUMBER_TYPES } from '../../model/values.js'
+import type { SampleKind } from '../../sql/read.js'
 
-/**
- * How a sampled field's values arrive (lib/sql/read.ts compileSample): numbers as float8, instants
- * and dates as epoch milliseconds (a date at its midnight), booleans, text, and uuids as lower-case
- * hex without hyphens.
- */
-export type SampleKind = 'number' | 'instant' | 'day' | 'boolean' | 'text' | 'uuid'
+/** A sampled value as it arrives (lib/sql/read.ts SampleKind). */
 export type SampleValue = number | string | boolean | null
 
 /** A sample as columns: `values[i]` holds the i-th field's value of every sampled row. */
 export type SampleColumns = ReadonlyArray<readonly SampleValue[]>
 
-export interface SampleTest {
+export interface SampleMatcher {
   /** The fields the filter reads, by name: the columns a sample for it holds, in this order. */
   readonly fields: readonly FieldModel[]
   readonly kinds: readonly SampleKind[]
@@ -28,7 +25,6 @@ export interface SampleTest {
 
 // Columns whose `=` is JS string equality: deterministic text, and enums (equal labels).
 const PLAIN_TEXT_COLUMNS = new Set(['text', 'varchar', 'enum'])
-const NUMBER_TYPES = new Set(['integer', 'bigint', 'number', 'decimal'])
 const DAY_MS = 86_400_000
 
 export function sampleKind (field: FieldModel): SampleKind | undefined {
@@ -110,7 +106,7 @@ function firstAbove (sorted: Float64Array, value: number, orEqual: boolean): num
  * request (`id > N`): counted by binary search in the column sorted once per sample. Row by row,
  * an estimate from 1,000 sampled rows took 4.2 µs; by binary search it takes 0.45 µs.
  */
-function comparisonTest (field: FieldModel, kind: SampleKind, op: SqlComparator, literal: number): SampleTest {
+function comparisonTest (field: FieldModel, kind: SampleKind, op: SqlComparator, literal: number): SampleMatcher {
   return {
     fields: [field],
     kinds: [kind],
@@ -130,8 +126,8 @@ function comparisonTest (field: FieldModel, kind: SampleKind, op: SqlComparator,
   }
 }
 
-/** The filter as a test of sampled rows, with now() at `nowMs`; undefined when a condition cannot be tested in JS. */
-export function sampleTest (filter: CheckedFilter, nowMs: number): SampleTest | undefined {
+/** The filter as a matcher of sampled rows, with now() at `nowMs`; undefined when JS cannot evaluate a condition. */
+export function sampleMatcher (filter: CheckedFilter, nowMs: number): SampleMatcher | undefined {
   if (filter.kind === 'compare') {
     const kind = sampleKind(filter.field)
     const literal = kind !== undefined && ORDERED.has(kind) ? comparable(kind, filter.value, nowMs) : undefined

@@ -12,7 +12,7 @@ import { parseFilter } from '../../lib/query/filter/parser.js'
 import { checkFilter } from '../../lib/query/filter/checker.js'
 import type { CheckedFilter } from '../../lib/query/filter/checked.js'
 import { queryModel } from '../../lib/query/query-model.js'
-import { sampleTest, type SampleValue } from '../../lib/query/filter/sample-test.js'
+import { sampleMatcher, type SampleValue } from '../../lib/read/estimate/filter-evaluator.js'
 import { compileFilter } from '../../lib/sql/filter.js'
 import { compileSample } from '../../lib/sql/read.js'
 import { sql } from '../../lib/sql/sql.js'
@@ -74,7 +74,7 @@ async function countsOf (text: string): Promise<[number, number]> {
   const filter = checked(text)
   const [inSql] = await rows<{ n: number }>(pool, sql`SELECT count(*)::int AS n FROM ${ITEMS.table} WHERE ${compileFilter(ITEMS, filter)}`)
   // now() is read before the sample: rows near the boundary of `now() - 7d` pass both or neither.
-  const test = sampleTest(filter, Date.now())
+  const test = sampleMatcher(filter, Date.now())
   assert.ok(test !== undefined, `${text} is testable`)
   const sampled = await rows<Record<string, SampleValue>>(pool, compileSample(ALL_ROWS, test.fields, test.kinds, 10_000, 1_000_000))
   assert.equal(sampled.length, 600)
@@ -139,13 +139,13 @@ test('random filters over every sampled kind keep what PostgreSQL keeps', async 
 
 test('what JS cannot reproduce is not tested: patterns, text order, fixed-width text, search', () => {
   for (const text of ['name:tea*', 'name < m', 'code = ab', 'count > 5 AND name:"te*"']) {
-    assert.equal(sampleTest(checked(text), Date.now()), undefined, text)
+    assert.equal(sampleMatcher(checked(text), Date.now()), undefined, text)
   }
 })
 
 test('a single comparison counts by binary search in the column sorted once per sample', () => {
   const column: SampleValue[] = [5, null, 1, 9, 3, 7, null, 3]
-  const counts = (text: string, size: number) => sampleTest(checked(text), Date.now())!.count([column], size)
+  const counts = (text: string, size: number) => sampleMatcher(checked(text), Date.now())!.count([column], size)
   assert.deepEqual(['count > 3', 'count >= 3', 'count < 3', 'count <= 3', 'count = 3', 'count != 3'].map((text) => counts(text, column.length)), [3, 5, 1, 3, 2, 4])
   // Samples never change once taken: the sorted copy, not the column, is what a later count reads.
   column[0] = 100
