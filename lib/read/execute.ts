@@ -26,12 +26,7 @@ import type { Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
 import { listJson, recordBuilder, recordJson, seekJson } from '../serialize/json.js'
 import type { RowSamples } from './samples.js'
-
-/**
- * Runs before a list's queries: may refuse the list (throw a problem) or return a warning for the
- * `X-Service-Warning` header. It gets the read pool. The scan guard is one.
- */
-export type ListGuard = (plan: ListPlan, db: Pool) => Promise<string | undefined>
+import { guardWarnings, type ListGuard } from './guard-view.js'
 
 export interface ListResult {
   /** The page as JSON: `items`, `next_page_token`, `total_size_estimate`, and `total_size` on count=exact. */
@@ -129,11 +124,7 @@ async function pageRecords (plan: ListPlan, page: readonly Row[], services: Read
 /** `times`: the request's Server-Timing stages, when it is timed. */
 export async function readList (db: Pool, plan: ListPlan, services: ReadServices, guards: readonly ListGuard[], times?: StageTimes): Promise<ListResult> {
   times?.mark()
-  const warnings: string[] = []
-  for (const guard of guards) {
-    const warning = await guard(plan, db)
-    if (warning !== undefined) warnings.push(warning)
-  }
+  const warnings = await guardWarnings(guards, plan, db)
   // A list without a fresh estimate, and whose filter a sample of the caller's rows cannot
   // estimate, counts the caller's rows in its own statement.
   const estimating = plan.kind === 'list' && !plan.count

@@ -7,7 +7,7 @@ import { describeAggregateRoutes } from './openapi.js'
 
 async function aggregates (app: FastifyInstance): Promise<void> {
   const runtime = runtimeOf(app)
-  runtime.apiDescribers.push(describeAggregateRoutes)
+  app.tablegate.addApiDescriber(describeAggregateRoutes)
   for (const model of runtime.models.values()) {
     await app.register(aggregateRoutes, { model, runtime })
   }

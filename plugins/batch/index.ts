@@ -8,8 +8,8 @@ import { runBatch } from './run.js'
 import { describeBatch } from './openapi.js'
 
 async function batch (app: FastifyInstance): Promise<void> {
-  const { config, db, services, apiDescribers } = runtimeOf(app)
-  apiDescribers.push(describeBatch)
+  const { config, db, services } = runtimeOf(app)
+  app.tablegate.addApiDescriber(describeBatch)
   app.post(`${config.basePath.replace(/:/g, '::')}::batchWrite`, async (request, reply) => {
     checkKnownParameters(request.query as Record<string, unknown>, [])
     const operations = parseOperations(request.body)

@@ -15,8 +15,8 @@ const PARAMETERS = ['format', 'filter', 'order_by', 'fields', 'show_deleted']
 const EXTENSIONS = { ndjson: 'ndjson', csv: 'csv' } as const
 
 async function exportRoutes (app: FastifyInstance): Promise<void> {
-  const { config, db, services, apiDescribers } = runtimeOf(app)
-  apiDescribers.push(describeExports)
+  const { config, db, services } = runtimeOf(app)
+  app.tablegate.addApiDescriber(describeExports)
   // An export holds a read connection while it streams: a quarter of the pool at most, so lists go on.
   const slots = new ExportSlots(Math.max(1, Math.floor(config.poolSizes.read / 4)), config.exportsPerCaller)
   for (const model of runtimeOf(app).models.values()) {

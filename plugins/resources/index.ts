@@ -7,7 +7,7 @@ import { describeResourceRoutes } from './openapi.js'
 
 async function resources (app: FastifyInstance): Promise<void> {
   const runtime = runtimeOf(app)
-  runtime.apiDescribers.push(describeResourceRoutes)
+  app.tablegate.addApiDescriber(describeResourceRoutes)
   for (const model of runtime.models.values()) {
     await app.register(resourceRoutes, { model, runtime })
   }

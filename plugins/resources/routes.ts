@@ -34,7 +34,7 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 
 export async function resourceRoutes (app: FastifyInstance, options: ResourceRouteOptions): Promise<void> {
   const { model, runtime } = options
-  const { config, db, services, listGuards } = runtime
+  const { config, db, services, extensions } = runtime
   const collectionPath = `${config.basePath}/${model.name}`
   const rowPermissions = config.rowPermissions.has(model.name)
   const keyOf = (request: FastifyRequest, suffix = ''): string[] => parseKey(model, rawKeyOf(request.raw.url!, collectionPath, suffix))
@@ -80,7 +80,7 @@ export async function resourceRoutes (app: FastifyInstance, options: ResourceRou
     const searchPath = maxFilterLength === MAX_FILTER_QUERY ? `${collectionPath}:search` : undefined
     const planned = plan({ access, services, rowPermissions, maxFilterLength, searchPath })
     request.ctx.timing?.lap('plan')
-    const { json, warnings } = await readList(db.read, planned, services, listGuards, request.ctx.timing)
+    const { json, warnings } = await readList(db.read, planned, services, extensions.listGuards, request.ctx.timing)
     if (warnings.length > 0) reply.header('x-service-warning', headerText(warnings.join(' ')))
     return sendJson(reply, 200, json)
   }

@@ -89,7 +89,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     if (closing) reply.header('connection', 'close')
     done(null, payload)
   })
-  app.addHook('onReady', async () => { runtime.hooks.seal() })
+  app.addHook('onReady', async () => { runtime.extensions.seal() })
   await app.register(auth)
   await app.register(health)
   await app.register(metrics)
