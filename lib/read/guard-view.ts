@@ -8,7 +8,7 @@ import type { Sql } from '../sql/sql.js'
 import { compileCount, compileFiltered, compileList } from '../sql/read.js'
 import type { ListPlan } from '../plan/types.js'
 import { narrowed } from '../plan/read.js'
-import { filterStructure, type CheckedFilter, type SqlComparator } from '../query/filter/checked.js'
+import { conditionsOf, filterStructure, type CheckedFilter, type FilterCondition, type SqlComparator } from '../query/filter/checked.js'
 import type { FieldModel } from '../model/types.js'
 
 export type { ExplainNode }
@@ -54,6 +54,8 @@ export interface ListGuardView {
   /** `list`: `GET /{resource}` and `:search`; `seek`: `:seek`. */
   readonly kind: 'list' | 'seek'
   readonly filter: GuardFilter | undefined
+  /** The filter's conditions in order, without the AND, OR and NOT around them; empty without a filter. */
+  readonly conditions: readonly GuardCondition[]
   /** The order, ending with the key fields. */
   readonly order: ReadonlyArray<{ readonly field: GuardField, readonly direction: 'asc' | 'desc' }>
   readonly pageSize: number
@@ -94,6 +96,10 @@ class PlanView implements ListGuardView {
   get filter (): GuardFilter | undefined {
     if (this.#plan.filter !== undefined) this.#filter ??= guardFilter(this.#plan.filter)
     return this.#filter
+  }
+
+  get conditions (): readonly GuardCondition[] {
+    return this.#plan.filter === undefined ? [] : conditionsOf(this.#plan.filter).map(guardCondition)
   }
 
   get order (): ListGuardView['order'] {
@@ -137,13 +143,19 @@ function guardFilter (filter: CheckedFilter): GuardFilter {
     case 'and':
     case 'or': return { kind: filter.kind, children: filter.children.map(guardFilter) }
     case 'not': return { kind: 'not', child: guardFilter(filter.child) }
-    case 'compare': return { kind: 'compare', field: guardField(filter.field), op: filter.op }
-    case 'search': return { kind: 'search', fields: filter.fields.map(guardField) }
+    default: return guardCondition(filter)
+  }
+}
+
+function guardCondition (condition: FilterCondition): GuardCondition {
+  switch (condition.kind) {
+    case 'compare': return { kind: 'compare', field: guardField(condition.field), op: condition.op }
+    case 'search': return { kind: 'search', fields: condition.fields.map(guardField) }
     case 'json-path': {
-      const { test } = filter
-      return { kind: 'json-path', field: guardField(filter.field), path: filter.path, test: test.kind, op: test.kind === 'compare' ? test.op : undefined }
+      const { test } = condition
+      return { kind: 'json-path', field: guardField(condition.field), path: condition.path, test: test.kind, op: test.kind === 'compare' ? test.op : undefined }
     }
-    default: return { kind: filter.kind, field: guardField(filter.field) }
+    default: return { kind: condition.kind, field: guardField(condition.field) }
   }
 }
 

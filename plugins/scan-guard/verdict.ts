@@ -1,6 +1,6 @@
 // The scan guard's judgement of one list shape: would its queries read a large table row by row,
 // and which index would stop that. Pure apart from the EXPLAINs it runs; no Fastify here.
-import type { GuardCondition, GuardField, GuardFilter, ListGuardView, Queryable } from '../../lib/public.js'
+import type { GuardCondition, GuardField, ListGuardView, Queryable } from '../../lib/public.js'
 import { rowsAtLeast, sequentialScans, type ScannedTable } from './explain.js'
 
 export type Verdict =
@@ -25,20 +25,9 @@ function pathElement (field: GuardField, path: readonly string[], operator: '#>'
 /** Index elements (quoted columns or expressions) by the index kind that serves them. */
 interface FilterElements { equality: string[], range: string[], text: string[], keys: string[] }
 
-/** A filter's conditions, in order, without the AND, OR and NOT around them. */
-function conditionsOf (filter: GuardFilter, into: GuardCondition[] = []): GuardCondition[] {
-  switch (filter.kind) {
-    case 'and':
-    case 'or': for (const child of filter.children) conditionsOf(child, into); break
-    case 'not': conditionsOf(filter.child, into); break
-    default: into.push(filter)
-  }
-  return into
-}
-
-function filterElements (filter: GuardFilter | undefined): FilterElements {
+function filterElements (conditions: readonly GuardCondition[]): FilterElements {
   const elements: FilterElements = { equality: [], range: [], text: [], keys: [] }
-  for (const condition of filter === undefined ? [] : conditionsOf(filter)) {
+  for (const condition of conditions) {
     switch (condition.kind) {
       case 'compare': (condition.op === '=' ? elements.equality : elements.range).push(quoteIdent(condition.field.column)); break
       case 'in':
@@ -71,7 +60,7 @@ function distinct (elements: readonly string[]): string[] {
  * each arm of the OR.
  */
 export function suggestIndex (view: ListGuardView): string {
-  const { equality, range, text, keys } = filterElements(view.filter)
+  const { equality, range, text, keys } = filterElements(view.conditions)
   const table = view.table.split('.').map(quoteIdent).join('.')
   const elements = distinct([...equality, ...range, ...view.order.map((t) => quoteIdent(t.field.column))])
   if (equality.length === 0 && range.length === 0 && text.length > 0) return `CREATE INDEX ON ${table} USING gin (${distinct(text).map((e) => `${e} gin_trgm_ops`).join(', ')})`

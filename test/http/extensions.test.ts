@@ -42,10 +42,9 @@ const describeStats: OperationsDescriber = (api) => {
 
 const app = await buildApp({ databaseUrl, resources })
 const seen: ListGuardView[] = []
-app.tablegate.addListGuard(async (view, db) => {
+app.tablegate.addListGuard(async (view) => {
   seen.push(view)
-  const { rows } = await db.query<{ one: number }>('SELECT 1 AS one')
-  return rows[0]?.one === 1 && view.count ? 'counted' : undefined
+  return undefined
 })
 app.tablegate.addApiDescriber(describeStats)
 await createUser(app, 'admin@example.com')
@@ -76,6 +75,7 @@ test('a list guard sees the list as a view: resource, kind, filter without value
       { kind: 'search', fields: [field('title')] },
     ],
   })
+  assert.deepEqual(view.conditions.map((c) => c.kind), ['compare', 'like', 'json-path', 'search'])
   assert.deepEqual(view.order, [{ field: field('qty'), direction: 'desc' }, { field: field('id'), direction: 'desc' }])
   assert.deepEqual([view.pageSize, view.count, view.showDeleted, view.narrowed], [5, true, false, false])
   // The plan behind it is not the guard's: none of its members, and no value of the filter.
@@ -100,13 +100,6 @@ test('a list guard\'s view tells a seek, a narrowed caller and shapes apart, and
   for (const { plan } of explained) assert.equal(typeof plan['Node Type'], 'string')
   const counted = await guardedView(admin, '/api/v1/notes?count=exact')
   assert.deepEqual((await counted.explain({ preferIndexes: true })).map((e) => e.statement), ['page', 'count'])
-})
-
-test('a list guard\'s warning reaches the caller in X-Service-Warning', async () => {
-  const response = await admin('GET', '/api/v1/notes?count=exact&page_size=1')
-  assert.equal(response.status, 200)
-  assert.equal(response.headers['x-service-warning'], 'counted')
-  assert.equal(response.body.total_size, 20)
 })
 
 test('a plugin\'s describer adds its operations to each caller\'s OpenAPI document, for what that caller sees', async () => {
