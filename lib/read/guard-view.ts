@@ -1,6 +1,6 @@
-// What a list guard sees of a list: a small, documented view of its plan (docs/plugins.md, "List
-// guards"), so a plan may gain fields without changing a public type. Built only where guards are
-// added, and lazily: a guard that reads only the page size pays for nothing else.
+// What a list guard sees of a list: a small, documented view of its plan (docs/plugins.md, "A
+// list-guard plugin"), so a plan may gain fields without changing a public type. Built only where
+// guards are added, and lazily: a guard that reads only the page size pays for nothing else.
 import type { Pool } from '../db/pool.js'
 import type { Queryable } from '../db/query.js'
 import { explainPlan, withIndexesPreferred, type ExplainNode } from '../db/explain.js'
