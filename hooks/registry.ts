@@ -1,7 +1,7 @@
 // The registry of write hooks and their runner. A hook subscribes to resources and operations,
 // so a resource no hook hears of keeps its one-statement writes. Registration errors carry a
-// `code`, as Fastify's do; run errors name the hook that failed and keep the original as `cause`.
-// A Problem thrown by a hook (say a 409) reaches the caller as it is, and so does a database that
+// `code`, as Fastify's do, for every extension point (lib/extensions.ts); run errors name the
+// hook that failed and keep the original as `cause`. A Problem thrown by a hook (say a 409) reaches the caller as it is, and so does a database that
 // went away under the hook (a 503 or 504, not the hook's fault).
 import { isProblem } from '../lib/problems.js'
 import { isDatabaseUnavailable } from '../lib/db/pg-errors.js'
@@ -39,16 +39,14 @@ export class WriteHooks {
   readonly #resources: ReadonlySet<string>
   // Writes ask for their hooks on every request: answered from a map built when hooks are added.
   readonly #byTarget = new Map<string, readonly WriteHook[]>()
-  #sealed = false
 
   /** `resources`: the names hooks may subscribe to. */
   constructor (resources: Iterable<string>) {
     this.#resources = new Set(resources)
   }
 
+  /** Whether the app is ready and that it is a function, the extension registry checks (lib/extensions.ts). */
   add (hook: WriteHook, options: WriteHookOptions = {}): void {
-    if (this.#sealed) throw new HookRegistrationError('TG_ERR_HOOK_AFTER_READY', 'addWriteHook after the app is ready: add write hooks while plugins register')
-    if (typeof hook !== 'function') throw new HookRegistrationError('TG_ERR_HOOK_NOT_FUNCTION', 'addWriteHook expects a function (event, tx) => Promise<void>')
     for (const resource of options.resources ?? []) {
       if (!this.#resources.has(resource)) throw new HookRegistrationError('TG_ERR_HOOK_UNKNOWN_RESOURCE', `addWriteHook: no resource named '${String(resource)}'`)
     }
@@ -61,16 +59,6 @@ export class WriteHooks {
       operations: options.operations === undefined ? undefined : new Set(options.operations),
     })
     this.#byTarget.clear()
-  }
-
-  /** No hook may be added once the app is ready, as with Fastify's own hooks. */
-  seal (): void {
-    this.#sealed = true
-  }
-
-  /** Whether the app is ready: the other extension points (list guards) close with it. */
-  get sealed (): boolean {
-    return this.#sealed
   }
 
   /** The hooks of one resource and operation, in the order they were added. */

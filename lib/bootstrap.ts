@@ -24,7 +24,8 @@ import { pageTokens } from './query/page-token.js'
 import { etags } from './serialize/etag.js'
 import { createMetaVersion } from './meta-version.js'
 import { checkClientMetadata, clientMetadata } from './meta/check.js'
-import { WriteHooks } from '../hooks/registry.js'
+import type { WriteHooks } from '../hooks/registry.js'
+import { Extensions } from './extensions.js'
 import type { Runtime, AppServices } from './runtime.js'
 import type { ResourceModel } from './model/types.js'
 import { RouteTable } from './route/table.js'
@@ -88,7 +89,8 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
     if (config.migrateOnStart) await migrateDatabase(config, db, warn)
     // Hooks hear of the resources' writes, and of user-store changes when this app keeps the users.
     const builtInLogin = config.verifier === undefined
-    const hooks = new WriteHooks([...Object.keys(config.resources), ...(builtInLogin ? [USERS_RESOURCE] : [])])
+    const extensions = new Extensions([...Object.keys(config.resources), ...(builtInLogin ? [USERS_RESOURCE] : [])])
+    const hooks = extensions.writeHooks
     const users = builtInLogin ? userStoreOf(config, db, hooks) : undefined
     // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
     if (users !== undefined) await users.keys.current()
@@ -110,9 +112,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       models,
       trigram,
       access: new AccessResolver(models, { bundles: config.roles.bundles, defaultAccess: config.defaultAccess, trigram, ruleFilters: services.ruleFilters }),
-      hooks: services.hooks,
-      listGuards: [],
-      apiDescribers: [],
+      extensions,
       routes: new RouteTable(),
       metaVersion: createMetaVersion({ resources: config.resources, roles: config.roles.list, views: config.config.views, pages: config.config.pages, userMenu: config.config.userMenu }),
       services,

@@ -1,18 +1,18 @@
 // `app.tablegate`: what a plugin author gets of tablegate. Narrow on purpose: the listed settings,
 // read-only (no secrets, no connection strings), the models, the app's database and the login
 // store's for the plugin's own statements, the host-side user operations, the page-token codec,
-// and the two extension points. The user store's tables and signing keys, AUTH_SECRET and the hook runner
+// and the three extension points. The user store's tables and signing keys, AUTH_SECRET and the hook runner
 // stay inside.
 import type { ResolvedConfig } from './config/resolve.js'
 import type { Queryable } from './db/query.js'
 import { userOperations, type UserOperations } from './auth/users.js'
 import type { ResourceModel } from './model/types.js'
 import type { PageTokens } from './query/page-token.js'
-import type { ListGuard } from './read/execute.js'
+import type { ListGuard } from './read/guard-view.js'
+import type { OperationsDescriber } from './openapi/document.js'
 import type { Runtime } from './runtime.js'
 import { pluginRouteDeclaration, type PluginResourceRoute } from './route/plugin-route.js'
 import type { WriteHook, WriteHookOptions } from '../hooks/types.js'
-import { HookRegistrationError } from '../hooks/registry.js'
 
 /**
  * The resolved settings a plugin may read, each named: a setting added to the resolved config
@@ -53,8 +53,10 @@ export interface TablegateDecorator {
    * every write), after the write, with the stored rows. Only before the app is ready.
    */
   addWriteHook (hook: WriteHook, options?: WriteHookOptions): void
-  /** Adds a check that runs before every list's queries (the scan guard is one). */
+  /** Adds a check that runs before every list's queries (the scan guard is one). Only before the app is ready. */
   addListGuard (guard: ListGuard): void
+  /** Adds a description of a plugin's routes to each caller's OpenAPI document. Only before the app is ready. */
+  addApiDescriber (describer: OperationsDescriber): void
   /**
    * Adds a route on every resource (`GET /{resource}:stats`), gated, checked, documented per
    * caller and timed like the built-in ones (docs/plugins.md). Only before the app is ready.
@@ -71,13 +73,10 @@ export function decoratorOf (runtime: Runtime): TablegateDecorator {
     users: runtime.users === undefined ? undefined : userOperations(runtime.users),
     pageTokens: runtime.services.pageTokens,
     metaVersion: runtime.metaVersion,
-    addWriteHook: (hook: WriteHook, options?: WriteHookOptions) => { runtime.hooks.add(hook, options) },
+    addWriteHook: (hook: WriteHook, options?: WriteHookOptions) => { runtime.extensions.addWriteHook(hook, options) },
+    addListGuard: (guard: ListGuard) => { runtime.extensions.addListGuard(guard) },
+    addApiDescriber: (describer: OperationsDescriber) => { runtime.extensions.addApiDescriber(describer) },
     addResourceRoute: (route: PluginResourceRoute) => { runtime.routes.addResourceRoute(pluginRouteDeclaration(route, runtime.services, runtime.db.read)) },
-    addListGuard: (guard: ListGuard) => {
-      if (typeof guard !== 'function') throw new TypeError('addListGuard expects a function (plan, db) => Promise<string | undefined>')
-      if (runtime.hooks.sealed) throw new HookRegistrationError('TG_ERR_HOOK_AFTER_READY', 'addListGuard after the app is ready: add list guards while plugins register')
-      runtime.listGuards.push(guard)
-    },
   })
 }
 

@@ -8,10 +8,9 @@ import type { ResourceModel } from './model/types.js'
 import type { AccessResolver } from './access/resolve.js'
 import type { RuleFilters } from './access/row-filter.js'
 import type { PlanServices } from './plan/read.js'
-import type { ListGuard, ReadServices } from './read/execute.js'
+import type { ReadServices } from './read/execute.js'
 import type { WriteServices } from './write/pipeline.js'
-import type { WriteHooks } from '../hooks/registry.js'
-import type { OperationsDescriber } from './openapi/document.js'
+import type { Extensions } from './extensions.js'
 import type { RouteTable } from './route/table.js'
 
 /** What plans, reads and writes use of the app: checks, selections, page tokens, ETags, estimates, hooks. */
@@ -28,12 +27,10 @@ export interface Runtime {
   /** pg_trgm is installed: similar() can run. */
   readonly trigram: boolean
   readonly access: AccessResolver
-  readonly hooks: WriteHooks
-  readonly listGuards: ListGuard[]
+  /** Write hooks, list guards and API describers (lib/extensions.ts). */
+  readonly extensions: Extensions
   /** The routes every request runs through (lib/route/), built-in and added by plugins. */
   readonly routes: RouteTable
-  /** Each plugin's description of its routes for the callers' OpenAPI documents. */
-  readonly apiDescribers: OperationsDescriber[]
   /** `X-Meta-Version` for a role set. */
   readonly metaVersion: (roles: readonly string[]) => string
   readonly services: AppServices

@@ -11,12 +11,7 @@ import type { PageTokens } from '../query/page-token.js'
 import type { Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
 import { estimateRows, startEstimate, type EstimateServices } from './estimate/index.js'
-
-/**
- * Runs before a list's queries: may refuse the list (throw a problem) or return a warning for the
- * `X-Service-Warning` header. It gets the read pool. The scan guard is one.
- */
-export type ListGuard = (plan: ListPlan, db: Pool) => Promise<string | undefined>
+import { guardWarnings, type ListGuard } from './guard-view.js'
 
 /** What reads need of the app. */
 export interface ReadServices extends EstimateServices {
@@ -57,11 +52,7 @@ export interface PageRead {
 
 /** A list or seek page's database work: the guards, the page's statement, the estimate and count=exact. */
 export async function readPage (db: Pool, plan: ListPlan, services: ReadServices, guards: readonly ListGuard[]): Promise<PageRead> {
-  const warnings: string[] = []
-  for (const guard of guards) {
-    const warning = await guard(plan, db)
-    if (warning !== undefined) warnings.push(warning)
-  }
+  const warnings = await guardWarnings(guards, plan, db)
   const start = plan.kind === 'list' && !plan.count ? startEstimate(plan, services) : undefined
   let found: Row[]
   let estimate = 0

@@ -10,9 +10,9 @@ import { describeMetaRoutes } from './openapi.js'
 
 async function meta (app: FastifyInstance): Promise<void> {
   const runtime = runtimeOf(app)
-  const { config, models, apiDescribers, metaVersion } = runtime
-  apiDescribers.push(describeMetaRoutes(config.apiRoot))
-  const documents = new CallerDocuments({ config, resources: [...models.keys()], describers: apiDescribers, metaVersion })
+  const { config, models, extensions, metaVersion } = runtime
+  app.tablegate.addApiDescriber(describeMetaRoutes(config.apiRoot))
+  const documents = new CallerDocuments({ config, resources: [...models.keys()], describers: extensions.apiDescribers, metaVersion })
   await app.register(metaRoutes, { apiRoot: config.apiRoot, documents })
   await app.register(docsRoutes, { runtime, documents })
 }

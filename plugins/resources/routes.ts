@@ -25,7 +25,7 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 const json = (status: number, body: string, headers?: Record<string, string>): Answer => ({ status, type: JSON_TYPE, body, ...(headers === undefined ? {} : { headers }) })
 
 export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
-  const { config, db, services, listGuards } = runtime
+  const { config, db, services, extensions } = runtime
 
   const listContext = (input: RouteInput, maxFilterLength: number): ListContext => ({
     access: input.access,
@@ -36,7 +36,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
     searchPath: maxFilterLength === MAX_FILTER_QUERY ? `${config.basePath}/${input.model.name}:search` : undefined,
   })
   // A page's database work, then its answer: the runner times the two as db and serialize.
-  const readListPage = async (plan: ListPlan): Promise<PageRead> => await readPage(db.read, plan, services, listGuards)
+  const readListPage = async (plan: ListPlan): Promise<PageRead> => await readPage(db.read, plan, services, extensions.listGuards)
   const page = async (read: PageRead, plan: ListPlan): Promise<Answer> =>
     json(200, await pageJson(plan, read, services), read.warnings.length > 0 ? { 'x-service-warning': headerText(read.warnings.join(' ')) } : undefined)
 

@@ -4,25 +4,23 @@
 // Written as any list-guard plugin would be: it uses `app.tablegate.addListGuard` only.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { problem } from '../../lib/problems.js'
-import { BoundedCache } from '../../lib/cache.js'
-import { judge, listStructure, shapeKey, type Verdict } from './verdict.js'
+import { BoundedCache, problem } from '../../lib/public.js'
+import { judge, type Verdict } from './verdict.js'
 
 async function scanGuard (app: FastifyInstance): Promise<void> {
   const { mode, seqScanRows } = app.tablegate.config.scanGuard
   if (mode === 'off') return
-  // Each holds the last 5,000 keys and at most 10,000 (lib/cache.ts).
+  // Holds the last 5,000 keys and at most 10,000 (lib/cache.ts). A list's shape is known from its
+  // parameters without their values (filter structure, order, show_deleted, the row rule's
+  // structure), so lists that differ only in filter values (`id > N`) share a verdict without
+  // compiling their SQL.
   const verdicts = new BoundedCache<Promise<Verdict>>(5_000)
-  // A list's shape is known from its parameters without their values (filter structure, order,
-  // show_deleted, the caller where narrowed), so lists that differ only in filter values (`id > N`)
-  // skip compiling their SQL to find it.
-  const shapes = new BoundedCache<string>(5_000)
-  app.tablegate.addListGuard(async (plan, db) => {
+  app.tablegate.addListGuard(async (view, db) => {
     let pending = false
-    const shape = shapes.getOrCreate(listStructure(plan), () => shapeKey(plan))
+    const { shape } = view
     const verdict = await verdicts.getOrCreate(shape, () => {
       pending = true
-      return judge(db, plan, seqScanRows)
+      return judge(view, db, seqScanRows)
     }).catch((err: unknown) => {
       // A failed EXPLAIN (a timeout, say) must not stick as this shape's verdict.
       if (pending) verdicts.delete(shape)

@@ -91,11 +91,11 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     done(null, payload)
   })
   app.addHook('onReady', async () => {
-    runtime.hooks.seal()
+    runtime.extensions.seal()
     runtime.routes.seal()
   })
   mountRoutes(app, runtime)
-  runtime.apiDescribers.push(runtime.routes.describe)
+  runtime.extensions.addApiDescriber(runtime.routes.describe)
   await app.register(auth)
   await app.register(health)
   await app.register(metrics)

@@ -4,10 +4,12 @@ import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
 import { compile } from '../../lib/sql/sql.js'
-import { compileList } from '../../lib/sql/read.js'
+import { compileFiltered, compileList } from '../../lib/sql/read.js'
 import { planList, MAX_FILTER_QUERY } from '../../lib/plan/list.js'
+import type { ListPlan } from '../../lib/plan/types.js'
+import { conditionsOf } from '../../lib/query/filter/checked.js'
+import { listGuardView } from '../../lib/read/guard-view.js'
 import type { Config } from '../../lib/config/schema.js'
-import { listStructure, shapeKey } from '../../plugins/scan-guard/verdict.js'
 
 const ROWS = 200_000
 const databaseUrl = await freshDatabase()
@@ -210,6 +212,18 @@ test('the 100th page is read by keyset: an index range scan, not an offset', asy
   assert.match(scan['Index Cond'], /id > /)
   assert.ok(scan['Plan Rows'] <= ROWS)
 })
+
+/** The shape the scan guard keys its verdicts by: what a list guard's view says. */
+function listStructure (plan: ListPlan): string {
+  return listGuardView(plan, runtimeOf(app).db.read).shape
+}
+
+/** What the shape must tell apart: the statements' SQL (json key paths are bound, yet each wants its own index). */
+function shapeKey (plan: ListPlan): string {
+  const paths = (plan.filter === undefined ? [] : conditionsOf(plan.filter)).flatMap((c) => c.kind === 'json-path' ? [JSON.stringify(c.path)] : [])
+  const order = plan.order.map((t) => `${t.field.name} ${t.direction}`).join(',')
+  return `${plan.kind}\0${plan.model.name}\0${compile(compileFiltered(plan)).text}\0${paths.join(',')}\0${order}\0${plan.count}`
+}
 
 test('a list\'s structure, its values left out, tells shapes apart exactly as their SQL does', () => {
   // The guard finds a known shape from the structure alone; two lists may share a structure only

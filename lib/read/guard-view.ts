@@ -1,0 +1,177 @@
+// What a list guard sees of a list: a small, documented view of its plan (docs/plugins.md, "A
+// list-guard plugin"), so a plan may gain fields without changing a public type. Built only where
+// guards are added, and lazily: a guard that reads only the page size pays for nothing else.
+import type { Pool } from '../db/pool.js'
+import type { Queryable } from '../db/query.js'
+import { explainPlan, withIndexesPreferred, type ExplainNode } from '../db/explain.js'
+import type { Sql } from '../sql/sql.js'
+import { compileCount, compileFiltered, compileList } from '../sql/read.js'
+import type { ListPlan } from '../plan/types.js'
+import { narrowed } from '../plan/read.js'
+import { conditionsOf, filterStructure, type CheckedFilter, type FilterCondition, type SqlComparator } from '../query/filter/checked.js'
+import type { FieldModel } from '../model/types.js'
+
+export type { ExplainNode }
+
+/**
+ * Runs before a list's queries: may refuse the list (throw a problem) or return a warning for the
+ * `X-Service-Warning` header. It gets the list's view and the read database. The scan guard is one.
+ */
+export type ListGuard = (view: ListGuardView, db: Queryable) => Promise<string | undefined>
+
+/** A field as a guard sees it: its name in the API and its column in the table. */
+export interface GuardField {
+  readonly name: string
+  readonly column: string
+}
+
+/** A condition of a list's filter, without its values. */
+export type GuardCondition =
+  | { readonly kind: 'compare', readonly field: GuardField, readonly op: SqlComparator }
+  | { readonly kind: 'in' | 'null' | 'like' | 'similar' | 'regex' | 'has-key', readonly field: GuardField }
+  /** A bare text: any of the searchable fields contains it. */
+  | { readonly kind: 'search', readonly fields: readonly GuardField[] }
+  /** A test of the value at a key path inside a json field; `op` for a comparison. */
+  | { readonly kind: 'json-path', readonly field: GuardField, readonly path: readonly string[], readonly test: 'compare' | 'like' | 'null' | 'present' | 'has', readonly op: SqlComparator | undefined }
+
+/** A list's filter as the caller wrote it, checked, values left out. */
+export type GuardFilter =
+  | { readonly kind: 'and' | 'or', readonly children: readonly GuardFilter[] }
+  | { readonly kind: 'not', readonly child: GuardFilter }
+  | GuardCondition
+
+/** A statement the list runs, and its plan. */
+export interface ExplainedStatement {
+  /** `page`: the page itself; `filtered`: the filtered rows (the estimate counts them); `count`: `count=exact`. */
+  readonly statement: 'page' | 'filtered' | 'count'
+  readonly plan: ExplainNode
+}
+
+export interface ListGuardView {
+  readonly resource: string
+  /** The resource's table as its config names it: `name` or `schema.name`. */
+  readonly table: string
+  /** `list`: `GET /{resource}` and `:search`; `seek`: `:seek`. */
+  readonly kind: 'list' | 'seek'
+  readonly filter: GuardFilter | undefined
+  /** The filter's conditions in order, without the AND, OR and NOT around them; empty without a filter. */
+  readonly conditions: readonly GuardCondition[]
+  /** The order, ending with the key fields. */
+  readonly order: ReadonlyArray<{ readonly field: GuardField, readonly direction: 'asc' | 'desc' }>
+  readonly pageSize: number
+  /** `count=exact`. */
+  readonly count: boolean
+  readonly showDeleted: boolean
+  /** The caller sees only some rows: a row rule or a tenant narrows them. */
+  readonly narrowed: boolean
+  /**
+   * Equal for two lists exactly when they run the same statements with other bound values: kind,
+   * resource, filter and row rule without their values, order, count and show_deleted. Callers
+   * narrowed alike (each to their own rows) share it. A key for a guard's cache per shape.
+   */
+  readonly shape: string
+  /** The plans of the statements the list runs (not run): the page, the filtered rows with a filter, the count with `count=exact`. */
+  explain (options?: { readonly preferIndexes?: boolean }): Promise<readonly ExplainedStatement[]>
+}
+
+class PlanView implements ListGuardView {
+  readonly #plan: ListPlan
+  readonly #pool: Pool
+  #shape: string | undefined
+  #filter: GuardFilter | undefined
+
+  constructor (plan: ListPlan, pool: Pool) {
+    this.#plan = plan
+    this.#pool = pool
+  }
+
+  get resource (): string { return this.#plan.model.name }
+  get table (): string { return this.#plan.model.tableText }
+  get kind (): 'list' | 'seek' { return this.#plan.kind }
+  get pageSize (): number { return this.#plan.pageSize }
+  get count (): boolean { return this.#plan.count }
+  get showDeleted (): boolean { return this.#plan.scope.showDeleted }
+  get narrowed (): boolean { return narrowed(this.#plan.model, this.#plan.scope) }
+
+  get filter (): GuardFilter | undefined {
+    if (this.#plan.filter !== undefined) this.#filter ??= guardFilter(this.#plan.filter)
+    return this.#filter
+  }
+
+  get conditions (): readonly GuardCondition[] {
+    return this.#plan.filter === undefined ? [] : conditionsOf(this.#plan.filter).map(guardCondition)
+  }
+
+  get order (): ListGuardView['order'] {
+    return this.#plan.order.map((term) => ({ field: guardField(term.field), direction: term.direction === 'ASC' ? 'asc' : 'desc' }))
+  }
+
+  get shape (): string {
+    const plan = this.#plan
+    if (this.#shape === undefined) {
+      const filter = plan.filter === undefined ? '' : filterStructure(plan.filter)
+      const rows = plan.scope.rows === undefined ? '' : filterStructure(plan.scope.rows)
+      const order = plan.order.map((t) => `${t.field.name} ${t.direction}`).join(',')
+      this.#shape = `${plan.kind}\0${plan.count}\0${plan.model.name}\0${plan.scope.showDeleted}\0${rows}\0${order}\0${filter}`
+    }
+    return this.#shape
+  }
+
+  async explain (options: { readonly preferIndexes?: boolean } = {}): Promise<readonly ExplainedStatement[]> {
+    const plan = this.#plan
+    const statements: Array<{ readonly statement: ExplainedStatement['statement'], readonly query: Sql }> = [{ statement: 'page', query: compileList(plan) }]
+    if (plan.filter !== undefined) statements.push({ statement: 'filtered', query: compileFiltered(plan) })
+    if (plan.count) statements.push({ statement: 'count', query: compileCount(plan) })
+    const explain = async (db: Queryable): Promise<ExplainedStatement[]> => {
+      const explained: ExplainedStatement[] = []
+      for (const { statement, query } of statements) {
+        const found = await explainPlan(db, query)
+        if (found !== undefined) explained.push({ statement, plan: found })
+      }
+      return explained
+    }
+    return options.preferIndexes === true ? await withIndexesPreferred(this.#pool, explain) : await explain(this.#pool)
+  }
+}
+
+function guardField (field: FieldModel): GuardField {
+  return { name: field.name, column: field.column }
+}
+
+function guardFilter (filter: CheckedFilter): GuardFilter {
+  switch (filter.kind) {
+    case 'and':
+    case 'or': return { kind: filter.kind, children: filter.children.map(guardFilter) }
+    case 'not': return { kind: 'not', child: guardFilter(filter.child) }
+    default: return guardCondition(filter)
+  }
+}
+
+function guardCondition (condition: FilterCondition): GuardCondition {
+  switch (condition.kind) {
+    case 'compare': return { kind: 'compare', field: guardField(condition.field), op: condition.op }
+    case 'search': return { kind: 'search', fields: condition.fields.map(guardField) }
+    case 'json-path': {
+      const { test } = condition
+      return { kind: 'json-path', field: guardField(condition.field), path: condition.path, test: test.kind, op: test.kind === 'compare' ? test.op : undefined }
+    }
+    default: return { kind: condition.kind, field: guardField(condition.field) }
+  }
+}
+
+/** The list's guards run in the order they were added; the warnings they return, in that order. */
+export async function guardWarnings (guards: readonly ListGuard[], plan: ListPlan, db: Pool): Promise<string[]> {
+  const warnings: string[] = []
+  if (guards.length === 0) return warnings
+  const view = listGuardView(plan, db)
+  for (const guard of guards) {
+    const warning = await guard(view, db)
+    if (warning !== undefined) warnings.push(warning)
+  }
+  return warnings
+}
+
+/** The view a guard gets of a list. */
+export function listGuardView (plan: ListPlan, db: Pool): ListGuardView {
+  return new PlanView(plan, db)
+}

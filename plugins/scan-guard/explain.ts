@@ -1,0 +1,34 @@
+// What EXPLAIN says of a list's statements: which tables they would read sequentially, and how big
+// those tables are. The plans come from the list's view (ListGuardView.explain).
+import { rows, sql, type ExplainNode, type Queryable } from '../../lib/public.js'
+
+export interface ScannedTable {
+  readonly schema: string
+  readonly table: string
+}
+
+/** The tables a plan reads with a sequential scan. */
+export function sequentialScans (plan: ExplainNode): ScannedTable[] {
+  const found: ScannedTable[] = []
+  const walk = (node: ExplainNode): void => {
+    if (node['Node Type'] === 'Seq Scan' && node['Relation Name'] !== undefined) {
+      found.push({ schema: node.Schema ?? 'public', table: node['Relation Name'] })
+    }
+    node.Plans?.forEach(walk)
+  }
+  walk(plan)
+  return found
+}
+
+/**
+ * A table's row count as far as `limit` matters: the planner's statistics when the table was ever
+ * analyzed, else a count that stops at `limit + 1` rows, so it costs little on any table.
+ */
+export async function rowsAtLeast (db: Queryable, scanned: ScannedTable, limit: number): Promise<number> {
+  const table = sql.ident(scanned.schema, scanned.table)
+  const [stats] = await rows<{ reltuples: number }>(db, sql`SELECT c.reltuples::float8 AS reltuples FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${scanned.schema} AND c.relname = ${scanned.table}`)
+  if (stats !== undefined && stats.reltuples >= 0) return stats.reltuples
+  const [counted] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} LIMIT ${limit + 1}) AS bounded`)
+  return counted?.n ?? 0
+}
