@@ -70,7 +70,12 @@ const env = { BENCH_DATABASE_URL: databaseUrl, BENCH_AUTH_SECRET: AUTH_SECRET, B
 // --profile: a V8 CPU profile of the tablegate server, written when it exits (open it in Chrome's DevTools).
 const tablegate = await startServer('tablegate.js', env, args.profile === true ? ['--cpu-prof', `--cpu-prof-dir=${process.cwd()}`] : [])
 const floor = await startServer('floor.js', env)
-const baseline = args.baseline === undefined ? undefined : await startServer(join(resolve(args.baseline), 'dist', 'benchmarks', 'servers', 'tablegate.js'), env)
+// The baseline beside a fresh server of this checkout, both started now and serving the same
+// requests from here on: the long-lived server above served the set-up too, and a server's
+// history moves its figures (see observabilityScenarios).
+const baseline = args.baseline === undefined
+  ? undefined
+  : { before: await startServer(join(resolve(args.baseline), 'dist', 'benchmarks', 'servers', 'tablegate.js'), env), after: await startServer('tablegate.js', env) }
 const auth = { authorization: `Bearer ${token}` }
 // The same tablegate, trusting another issuer's key: the bench user's token without a kid; and
 // for the many-callers scenario, 10,000 distinct callers' tokens with a kid on one such process
@@ -410,7 +415,7 @@ try {
     const sides = scenario.callers === true
       ? { kid: { server: callerServers.kid, side: callerSide(scenario.tablegate, callerTokens.kid), auth: {} }, noKid: { server: callerServers.noKid, side: callerSide(scenario.tablegate, callerTokens.noKid), auth: {} } }
       : { kid: { server: tablegate, side: scenario.tablegate, auth }, noKid: { server: otherIssuer, side: scenario.tablegate, auth: noKidAuth } }
-    const runs: Array<Record<'floor' | 'kid' | 'noKid', Measured> & { before?: Measured }> = []
+    const runs: Array<Record<'floor' | 'kid' | 'noKid', Measured> & { before?: Measured, after?: Measured }> = []
     // Many callers warm up with one request each: the steady state of callers the server has
     // seen but not lately. A caller's first request (a verification and a plan) is once per token.
     const warmUp = scenario.callers === true ? { amount: CALLERS } : 1
@@ -429,13 +434,15 @@ try {
           if (memory.rss > (callersMemory?.callers.rss ?? 0)) callersMemory = { callers: memory, before: callersAtStart.get(server)!, floor: await memoryOf(floor) }
         }
       }
-      // The other checkout, with the same token and scenario as the kid column it is set beside.
-      let before: Measured | undefined
+      // The other checkout and this one, fresh, with the kid column's token and scenario.
+      let compared: { before: Measured, after: Measured } | undefined
       if (baseline !== undefined && scenario.callers !== true) {
-        await measure(baseline, scenario.tablegate, auth, 1)
-        before = await measure(baseline, scenario.tablegate, auth, SECONDS)
+        await measure(baseline.before, scenario.tablegate, auth, 1)
+        const before = await measure(baseline.before, scenario.tablegate, auth, SECONDS)
+        await measure(baseline.after, scenario.tablegate, auth, 1)
+        compared = { before, after: await measure(baseline.after, scenario.tablegate, auth, SECONDS) }
       }
-      runs.push({ floor: f, kid: k, noKid: n, ...(before === undefined ? {} : { before }) })
+      runs.push({ floor: f, kid: k, noKid: n, ...(compared === undefined ? {} : compared) })
     }
     const pick = (side: 'floor' | 'kid' | 'noKid', key: keyof Measured): number => median(runs.map((r) => r[side][key]))
     const three = (key: keyof Measured, unit = ''): string => `${pick('floor', key).toFixed(0)}/${pick('kid', key).toFixed(0)}/${pick('noKid', key).toFixed(0)}${unit}`
@@ -446,9 +453,10 @@ try {
     rows.push(line)
     console.log(line)
     if (runs[0]!.before !== undefined) {
-      const pickBefore = (key: keyof Measured): number => median(runs.map((r) => r.before![key]))
-      baselineRows.push(`${scenario.name.padEnd(30)}${pickBefore('rps').toFixed(0).padStart(11)}${pick('kid', 'rps').toFixed(0).padStart(10)}${(pick('kid', 'rps') / pickBefore('rps')).toFixed(2).padStart(7)}` +
-        `${`${pickBefore('p99')}/${pick('kid', 'p99')} ms`.padStart(17)}${`${pickBefore('cpuUs').toFixed(0)}/${pick('kid', 'cpuUs').toFixed(0)}`.padStart(17)}${String(pickBefore('errors')).padStart(5)}`)
+      const of = (side: 'before' | 'after', key: keyof Measured): number => median(runs.map((r) => r[side]![key]))
+      baselineRows.push(`${scenario.name.padEnd(30)}${of('before', 'rps').toFixed(0).padStart(11)}${of('after', 'rps').toFixed(0).padStart(10)}${(of('after', 'rps') / of('before', 'rps')).toFixed(2).padStart(7)}` +
+        `${`${of('before', 'p99')}/${of('after', 'p99')} ms`.padStart(17)}${`${of('before', 'cpuUs').toFixed(0)}/${of('after', 'cpuUs').toFixed(0)}`.padStart(17)}` +
+        `${`${of('before', 'databaseUs').toFixed(0)}/${of('after', 'databaseUs').toFixed(0)}`.padStart(16)}${String(of('before', 'errors') + of('after', 'errors')).padStart(5)}`)
     }
   }
   console.log(`tablegate resident memory under load (largest of its two processes): ${peakRss.toFixed(0)} MB` +
@@ -457,15 +465,15 @@ try {
       : `; the process of the ${CALLERS.toLocaleString('en')} callers, after them: ${memoryText(callersMemory.callers)}, the rest of its heap ` +
         `${callersMemory.before.heap.rest.toFixed(0)} MB before them; the floor then: ${memoryText(callersMemory.floor)}`))
   if (baselineRows.length > 0) {
-    console.log(`\nbefore → after: ${resolve(args.baseline!)} → this checkout (kid tokens, the same scenarios, measured in turn)`)
-    console.log(`${'scenario'.padEnd(30)}${'before r/s'.padStart(11)}${'after r/s'.padStart(10)}${'ratio'.padStart(7)}${'p99 before/after'.padStart(17)}${'CPU µs bef/aft'.padStart(17)}${'err'.padStart(5)}`)
+    console.log(`\nbefore → after: ${resolve(args.baseline!)} → this checkout, each on a fresh server started together (kid tokens, the same scenarios, measured in turn)`)
+    console.log(`${'scenario'.padEnd(30)}${'before r/s'.padStart(11)}${'after r/s'.padStart(10)}${'ratio'.padStart(7)}${'p99 before/after'.padStart(17)}${'CPU µs bef/aft'.padStart(17)}${'pg µs bef/aft'.padStart(16)}${'err'.padStart(5)}`)
     for (const line of baselineRows) console.log(line)
   }
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()
 } finally {
-  await stopServers([tablegate, otherIssuer, callerServers.kid, callerServers.noKid, floor, ...(baseline === undefined ? [] : [baseline])])
+  await stopServers([tablegate, otherIssuer, callerServers.kid, callerServers.noKid, floor, ...(baseline === undefined ? [] : [baseline.before, baseline.after])])
   await pool.end()
   await database.stop()
 }
