@@ -95,6 +95,17 @@ export const AccessSchema = Type.Object({
   examples: [{ read: true, create: ['admin', 'manager'], delete: { filter: { status: 'draft' } } }],
 })
 
+export const ToOneRelationSchema = Type.Object({
+  field: Type.String({ description: 'A field of this resource that `references` the related resource: the record it names is the related one.', examples: ['customer_id'] }),
+}, { additionalProperties: false, title: 'To-one relation', description: 'The record a `references` field of this resource names (see relations.md).', examples: [{ field: 'customer_id' }] })
+
+export const ToManyRelationSchema = Type.Object({
+  resource: Type.String({ description: 'The related resource, whose records point back at this one.', examples: ['order_lines'] }),
+  by: Type.String({ description: 'The field of the related resource that `references` this resource.', examples: ['order_id'] }),
+  orderBy: Type.Optional(Type.String({ description: 'The order of the related records, as in `order_by` (sortable fields, `desc` after a field to reverse it); the key ends it.', defaultText: 'the related resource\'s key', examples: ['position', 'created_at desc'] })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'How many related records an embed gives before its `next_page_token`.', default: 10, examples: [25] })),
+}, { additionalProperties: false, title: 'To-many relation', description: 'The records of another resource whose `by` field names this one (see relations.md).', examples: [{ resource: 'order_lines', by: 'order_id', orderBy: 'position', pageSize: 10 }] })
+
 export const ResourceSchema = Type.Object({
   table: Type.Optional(Type.String({ description: 'The table; `schema.table` is allowed.', defaultText: 'the resource name', examples: ['sales.orders'] })),
   key: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], { description: 'The key field, or the fields of a composite key, in URL order.', default: 'id', examples: [['region', 'number']] })),
@@ -108,6 +119,11 @@ export const ResourceSchema = Type.Object({
     examples: ["(record) => record.ends_at < record.starts_at ? [{ field: 'ends_at', message: 'ends_at must be after starts_at.' }] : []"],
   })),
   access: Type.Optional(AccessSchema),
+  relations: Type.Optional(Type.Record(Type.String(), Type.Union([ToOneRelationSchema, ToManyRelationSchema]), {
+    keyName: 'relation',
+    description: 'Related records a caller can embed through `fields` paths and filter by, under each resource\'s own access (see relations.md). A relation name is not a field name of the resource.',
+    examples: [{ customer: { field: 'customer_id' }, lines: { resource: 'order_lines', by: 'order_id', orderBy: 'position' } }],
+  })),
 }, {
   additionalProperties: false,
   title: 'Resources',

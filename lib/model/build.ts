@@ -7,10 +7,12 @@ import type { RowPresenter } from '../config/plugin-resources.js'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { valueSchema } from './field-types.js'
 import { didYouMean } from '../text.js'
-import type { FieldModel, ManagedRole, ResourceModel } from './types.js'
+import type { FieldModel, ManagedRole, RelationModel, ResourceModel } from './types.js'
+import { withRelations } from './relations.js'
 
 const RESERVED_FIELDS = new Set(['etag', 'permissions'])
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+const NO_RELATIONS: ReadonlyMap<string, RelationModel> = new Map()
 const RESOURCE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
 
 /** A field's value schema, and the check compiled from it. */
@@ -105,6 +107,7 @@ export function buildModel (name: string, config: ResourceConfig, present?: RowP
     validate: config.validate,
     access: config.access,
     present,
+    relations: NO_RELATIONS,
   })
 }
 
@@ -124,5 +127,5 @@ function checkReferences (model: ResourceModel, models: ReadonlyMap<string, Reso
 export function buildModels (resources: Readonly<Record<string, ResourceConfig>>, presenters: ReadonlyMap<string, RowPresenter> = new Map()): Map<string, ResourceModel> {
   const models = new Map(Object.entries(resources).map(([name, config]) => [name, buildModel(name, config, presenters.get(name))]))
   for (const model of models.values()) checkReferences(model, models)
-  return models
+  return withRelations(models, resources)
 }

@@ -2,6 +2,7 @@
 // type fits its column, managed columns have the right types. Errors name the config path.
 import { sql } from '../sql/sql.js'
 import { rows, type Queryable } from '../db/query.js'
+import { relinkRelations } from './relations.js'
 import { ConfigError } from '../config/validate.js'
 import { COMPATIBLE_PG_TYPES } from './field-types.js'
 import { fieldSchema } from './build.js'
@@ -72,7 +73,7 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
     }
   }
   if (issues.length > 0) throw new ConfigError(`the config does not match the database: ${issues.join('; ')}`)
-  return checked
+  return relinkRelations(checked)
 }
 
 async function introspectModel (db: Queryable, model: ResourceModel, warn: (message: string) => void): Promise<ResourceModel> {

@@ -49,6 +49,20 @@ export interface FieldModel {
   readonly accepts: (value: unknown) => boolean
 }
 
+/**
+ * A relation of a resource to another (docs/relations.md). To-one: this resource's `field`
+ * references the target. To-many: the target's `by` field references this resource back; its
+ * children come `pageSize` at a time in `orderBy`, then the target's key.
+ */
+export type RelationModel =
+  | { readonly kind: 'one', readonly name: string, readonly target: string, readonly field: FieldModel }
+  | { readonly kind: 'many', readonly name: string, readonly target: string, readonly by: FieldModel, readonly orderBy: readonly RelationOrder[], readonly pageSize: number }
+
+export interface RelationOrder {
+  readonly field: FieldModel
+  readonly direction: 'ASC' | 'DESC'
+}
+
 export interface VersionColumn {
   readonly column: string
   /** `integer`: bumped by one; `timestamp`: set to a strictly later instant. */
@@ -81,4 +95,6 @@ export interface ResourceModel {
   readonly access: ResourceConfig['access']
   /** A plugin's resource whose rows hold other resources' records: how a caller sees them. */
   readonly present: RowPresenter | undefined
+  /** The relations to other resources, by name (none unless the config declares them). */
+  readonly relations: ReadonlyMap<string, RelationModel>
 }
