@@ -50,6 +50,8 @@ export interface PluginRouteInput {
   readonly rows: Sql
   /** The read-only pool, for the handler's statements (built with `sql`, so values are parameters). */
   readonly db: Queryable
+  /** The JSON body of a POST route (undefined without one): the handler checks what it takes from it. */
+  readonly body: unknown
 }
 
 export interface PluginResourceRoute<Result = unknown> {
@@ -180,6 +182,7 @@ export function pluginRouteDeclaration (route: PluginResourceRoute, services: Pl
       params: plan.params,
       rows: plan.rows,
       db,
+      body: input.body,
     }),
     respond: (result) => ({ status: 200, type: JSON_TYPE, body: JSON.stringify(result) }),
     describe: (api) => ({

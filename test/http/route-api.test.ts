@@ -19,11 +19,24 @@ const late = fp(async (app: FastifyInstance) => {
   lateAdd = () => { app.tablegate.addResourceRoute({ id: 'late', method: 'GET', customMethod: 'late', operation: 'read', summary: 'Late', response: {}, handle: async () => ({}) }) }
 }, { name: 'late-route', fastify: '5.x', dependencies: ['tablegate'] })
 
+// A POST route reads its JSON body; its query parameters are checked as a GET's are.
+const tally = fp(async (app: FastifyInstance) => {
+  app.tablegate.addResourceRoute({
+    id: 'tally',
+    method: 'POST',
+    customMethod: 'tally',
+    operation: 'read',
+    summary: 'Echo a body',
+    response: { type: 'object' },
+    handle: async ({ body, model }) => ({ resource: model.name, body }),
+  })
+}, { name: 'tally-route', fastify: '5.x', dependencies: ['tablegate'] })
+
 const { app, databaseUrl } = await metadataApp({
   // A writer may create orders but not read them: orders exist for it, :stats is refused.
   roles: { ...METADATA_CONFIG.roles, writer: ['orders.create'] },
   serverTiming: true,
-  plugins: [stats, late],
+  plugins: [stats, late, tally],
 })
 await createUser(app, 'writer@example.com', 'writer')
 await runSql(databaseUrl, `
@@ -128,4 +141,12 @@ test('docs/plugins.md shows the example plugin this test runs, as it is', () => 
   const root = new URL('../../../', import.meta.url)
   const source = readFileSync(new URL('examples/stats-plugin/index.ts', root), 'utf8')
   assert.ok(readFileSync(new URL('docs/plugins.md', root), 'utf8').includes('```ts\n' + source + '```\n'))
+})
+
+test('a POST route gets the JSON body, after the same gate', async () => {
+  const echoed = await clerk('POST', '/api/v1/orders:tally', { payload: { ids: [1, 2] } })
+  assert.equal(echoed.status, 200)
+  assert.deepEqual(echoed.body, { resource: 'orders', body: { ids: [1, 2] } })
+  assertProblem(await writer('POST', '/api/v1/orders:tally', { payload: {} }), 403, 'access-denied')
+  assertProblem(await clerk('POST', '/api/v1/orders:tally?x=1', { payload: {} }), 400, 'invalid-parameter')
 })
