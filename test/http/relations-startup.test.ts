@@ -41,6 +41,7 @@ async function start (resources: Config['resources'], warnings: string[] = [], c
 }
 
 const { customers, orders, order_lines: lines } = RELATIONS_RESOURCES
+const id = { type: 'bigint', readOnly: true, dbDefault: true } as const
 type Relations = NonNullable<ResourceConfig['relations']>
 
 /** The fixture's three resources with orders' relations replaced by `relations`. */
@@ -121,4 +122,42 @@ test('the config schema names what is wrong inside the relation\'s shape, or the
     [{ resource: 'order_lines' } as never, `${path}: expected { field } | { resource, by, orderBy?, pageSize? }`],
   ]
   for (const [relation, expected] of cases) assert.equal(await start(ordersWith({ lines: relation })), expected)
+})
+
+test('a relation whose foreign key no index starts with is a startup warning naming the index to create, once per index', async () => {
+  await runSql(databaseUrl, `
+    CREATE TABLE bare_customers (id bigserial PRIMARY KEY);
+    CREATE TABLE bare_orders (id bigserial PRIMARY KEY, title text, customer_id bigint);
+    CREATE INDEX ON bare_orders (title, customer_id);
+    CREATE TABLE bare_lines (id bigserial PRIMARY KEY, tenant_id text NOT NULL, order_id bigint);
+    CREATE INDEX ON bare_lines (tenant_id, order_id);
+    CREATE TABLE bare_payments (id bigserial PRIMARY KEY, order_id bigint, amount numeric);
+    CREATE INDEX ON bare_payments ((order_id + 0));
+    CREATE INDEX ON bare_payments (amount) INCLUDE (order_id);
+    CREATE VIEW bare_refunds AS SELECT id, order_id FROM bare_payments;
+  `)
+  const bigint = { type: 'bigint' } as const
+  const orderId = { type: 'bigint', references: 'bare_orders' } as const
+  const warnings: string[] = []
+  assert.equal(await start({
+    bare_customers: { fields: { id }, relations: { orders: { resource: 'bare_orders', by: 'customer_id' } } },
+    bare_orders: {
+      fields: { id, title: { type: 'string' }, customer_id: { ...bigint, references: 'bare_customers' } },
+      relations: {
+        customer: { field: 'customer_id' },
+        lines: { resource: 'bare_lines', by: 'order_id' },
+        payments: { resource: 'bare_payments', by: 'order_id' },
+        refunds: { resource: 'bare_refunds', by: 'order_id' },
+      },
+    },
+    // On a tenant's table, an index of (tenant, column) serves: every read there is by tenant too.
+    bare_lines: { tenant: 'tenant_id', fields: { id, order_id: orderId } },
+    bare_payments: { fields: { id, order_id: orderId } },
+    // A view's reads are served by its tables' indexes, which are not the view's to tell.
+    bare_refunds: { fields: { id, order_id: orderId } },
+  }, warnings, { roles: ['admin', 'user'] }), 'started')
+  assert.deepEqual(warnings, [
+    'config.resources.bare_customers.relations.orders, config.resources.bare_orders.relations.customer: following the relation reads table bare_orders by column customer_id, and no index starts with it, so each such read scans the table. Create one: CREATE INDEX ON "bare_orders" ("customer_id")',
+    'config.resources.bare_orders.relations.payments: following the relation reads table bare_payments by column order_id, and no index starts with it, so each such read scans the table. Create one: CREATE INDEX ON "bare_payments" ("order_id")',
+  ])
 })
