@@ -353,6 +353,13 @@ test('check refuses a relation\'s mistake as a start does, and warns of a foreig
   assert.equal(checked.stderr, 'tablegate: config.resources.crates.relations.bottles: following the relation reads table bottles by column crate_id, and no index starts with it, so each such read scans the table. Create one: CREATE INDEX ON "bottles" ("crate_id")\n')
 })
 
+test('check finds the example shop (npm start\'s config) agreeing with its migrations, relations and their indexes included', async () => {
+  const shop = await freshDatabase()
+  const checked = await cli(['check', '--config', join(root, 'tablegate.config.ts')], { config: null, env: { DATABASE_URL: shop } })
+  ok(checked, 'check')
+  assert.equal(checked.stdout.trim(), 'the config and the database agree (4 resources)')
+})
+
 test('migrate is safe to repeat', async () => {
   const first = await cli(['migrate'])
   ok(first, 'migrate')
