@@ -31,28 +31,48 @@ function unionMessage (schema: TSchema, value: unknown): string {
   return `must be one of ${literals.map(sourceText).join(', ')}${hint}`
 }
 
-/** Checks a raw config object against the schema; throws one ConfigError naming every bad key. */
-export function validateConfig (raw: unknown): Config {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ConfigError('config must be an object (the default export of the config file)')
-  }
-  const messages: string[] = []
-  const seen = new Set<string>()
-  for (const error of Value.Errors(ConfigSchema, raw)) {
+/**
+ * The one object shape of a union whose required keys a value has all of (a to-many relation has
+ * `resource` and `by`), if just one: its errors say what is wrong inside, where the union's would
+ * only list the shapes.
+ */
+function chosenShape (schema: TSchema, value: unknown): TSchema | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
+  const shapes = ((schema as { anyOf?: TSchema[] }).anyOf ?? []).filter((s) => s.type === 'object' && (s.required as string[] | undefined ?? []).length > 0)
+  const fitting = shapes.filter((s) => (s.required as string[]).every((key) => key in value))
+  return fitting.length === 1 ? fitting[0] : undefined
+}
+
+function describeErrors (schema: TSchema, value: unknown, base: string, messages: string[], seen: Set<string>): void {
+  for (const error of Value.Errors(schema, value)) {
     if (error.type === ValueErrorType.ObjectAdditionalProperties) {
       // The error's path ends with the unknown key; its schema is the object that refused it.
-      const path = displayPath(error.path)
+      const path = displayPath(base + error.path)
       if (seen.has(path)) continue
       seen.add(path)
       const key = pointerParts(error.path).at(-1) ?? ''
       messages.push(`${path}: unknown key${didYouMean(key, Object.keys(error.schema.properties ?? {}))}`)
       continue
     }
-    const path = displayPath(error.path)
+    const path = displayPath(base + error.path)
     if (seen.has(path)) continue
     seen.add(path)
+    const shape = error.type === ValueErrorType.Union ? chosenShape(error.schema, error.value) : undefined
+    if (shape !== undefined) {
+      describeErrors(shape, error.value, base + error.path, messages, seen)
+      continue
+    }
     messages.push(`${path}: ${error.type === ValueErrorType.Union ? unionMessage(error.schema, error.value) : error.message.toLowerCase()}`)
   }
+}
+
+/** Checks a raw config object against the schema; throws one ConfigError naming every bad key. */
+export function validateConfig (raw: unknown): Config {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError('config must be an object (the default export of the config file)')
+  }
+  const messages: string[] = []
+  describeErrors(ConfigSchema, raw, '', messages, new Set())
   if (messages.length > 0) throw new ConfigError(`invalid config: ${messages.join('; ')}`)
   return raw as Config
 }

@@ -1,6 +1,7 @@
 // /api/meta and /api/openapi.json of each caller shape (id, roles, tenant: all that rules see),
 // built once from the caller's access plans and kept with their text and ETag, so a client's
-// repeated fetches cost a lookup.
+// repeated fetches cost a lookup. The shape decides the caller's plan of every resource, so it
+// covers what a document takes from plans of other resources too (which relations it may follow).
 import type { AccessPlan } from '../access/types.js'
 import type { ResolvedConfig } from '../config/resolve.js'
 import { BoundedCache } from '../cache.js'

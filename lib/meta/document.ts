@@ -3,8 +3,9 @@
 // nothing it holds names a field or resource the caller cannot see.
 import type { AccessPlan, Operation, OperationAccess } from '../access/types.js'
 import { withinRead } from '../access/permissions.js'
+import { followable } from '../access/relations.js'
 import type { FieldConfig, ResourceConfig } from '../config/schema.js'
-import type { FieldModel, FieldType } from '../model/types.js'
+import type { FieldModel, FieldType, RelationModel } from '../model/types.js'
 import type { ClientMetadata } from './check.js'
 import { trimMenu, trimPages, trimViews, type VisiblePlans } from './trim.js'
 
@@ -28,11 +29,21 @@ export interface MetaField {
   readonly default?: { readonly value: unknown } | { readonly db: true }
 }
 
+/**
+ * A relation the caller can follow. A to-many's `orderBy` is left out: it may name fields of the
+ * related resource the caller cannot read.
+ */
+export type MetaRelation =
+  | { readonly kind: 'one', readonly resource: string, readonly field: string }
+  | { readonly kind: 'many', readonly resource: string, readonly by: string, readonly pageSize: number }
+
 export interface MetaResource {
   readonly key: readonly string[]
   readonly softDelete: boolean
   readonly version: boolean
   readonly fields: Readonly<Record<string, MetaField>>
+  /** Absent when the caller can follow none (as for a resource without relations). */
+  readonly relations?: Readonly<Record<string, MetaRelation>>
 }
 
 export const META_OPERATIONS = ['read', 'create', 'update', 'delete', 'export'] as const satisfies readonly Operation[]
@@ -67,13 +78,21 @@ function metaField (field: FieldModel, plan: AccessPlan, config: FieldConfig | u
   }
 }
 
-function metaResource (plan: AccessPlan, config: ResourceConfig | undefined): MetaResource {
+function metaRelation (relation: RelationModel): MetaRelation {
+  return relation.kind === 'one'
+    ? { kind: 'one', resource: relation.target, field: relation.field.name }
+    : { kind: 'many', resource: relation.target, by: relation.by.name, pageSize: relation.pageSize }
+}
+
+function metaResource (plan: AccessPlan, config: ResourceConfig | undefined, accessOf: (resource: string) => AccessPlan): MetaResource {
   const { model } = plan
+  const relations = followable(plan, accessOf)
   return {
     key: model.key.map((f) => f.name),
     softDelete: model.softDelete !== undefined,
     version: model.version !== undefined,
     fields: Object.fromEntries(plan.readable.map((f) => [f.name, metaField(f, plan, config?.fields[f.name])])),
+    ...(relations.length === 0 ? {} : { relations: Object.fromEntries(relations.map((r) => [r.name, metaRelation(r)])) }),
   }
 }
 
@@ -104,7 +123,7 @@ export function metaPermissions (plan: AccessPlan): MetaPermissions {
 }
 
 export interface MetaInput {
-  /** The caller's plan of every resource of the app. */
+  /** The caller's plan of every resource of the app (a relation's depends on the plan of its target). */
   readonly plans: readonly AccessPlan[]
   readonly roles: readonly string[]
   readonly metadata: ClientMetadata
@@ -114,9 +133,11 @@ export interface MetaInput {
 export function metaDocument (input: MetaInput) {
   const visible: VisiblePlans = new Map(input.plans.filter((p) => p.visible).map((p) => [p.resource, p]))
   const plans = [...visible.values()]
+  const planOf = new Map(input.plans.map((p) => [p.resource, p]))
+  const accessOf = (resource: string): AccessPlan => planOf.get(resource)!
   const pages = trimPages(input.metadata.pages, visible, input.roles)
   return {
-    resources: Object.fromEntries(plans.map((p) => [p.resource, metaResource(p, input.resources[p.resource])])),
+    resources: Object.fromEntries(plans.map((p) => [p.resource, metaResource(p, input.resources[p.resource], accessOf)])),
     views: trimViews(input.metadata.views, visible, input.roles),
     permissions: Object.fromEntries(plans.map((p) => [p.resource, metaPermissions(p)])),
     userMenu: trimMenu(input.metadata.userMenu, visible, pages),

@@ -3,6 +3,7 @@
 import { sql } from '../sql/sql.js'
 import { rows, type Queryable } from '../db/query.js'
 import { relinkRelations } from './relations.js'
+import { unindexedRelations, type TableIndexes } from './relation-indexes.js'
 import { ConfigError } from '../config/validate.js'
 import { COMPATIBLE_PG_TYPES } from './field-types.js'
 import { fieldSchema } from './build.js'
@@ -18,6 +19,7 @@ interface TableFacts {
   readonly uniqueColumns: ReadonlySet<string>
   /** The columns of each unique index (the primary key among them). */
   readonly uniqueKeys: ReadonlyArray<readonly string[]>
+  readonly indexes: TableIndexes
 }
 
 // pg_trigger.tgtype bits: ROW 1, BEFORE 2, UPDATE 16, INSTEAD 64. pg_rewrite.ev_type '2': UPDATE.
@@ -26,8 +28,8 @@ const BEFORE_OR_INSTEAD = 2 | 64
 const ON_UPDATE = 16
 
 async function tableFacts (db: Queryable, table: string): Promise<TableFacts | undefined> {
-  const [found] = await rows<{ oid: number | null }>(db, sql`SELECT to_regclass(${table})::oid AS oid`)
-  if (found?.oid == null) return undefined
+  const [found] = await rows<{ oid: number, kind: string }>(db, sql`SELECT oid, relkind AS kind FROM pg_class WHERE oid = to_regclass(${table})`)
+  if (found === undefined) return undefined
   const [rewrites] = await rows<{ rewrites: boolean }>(db, sql`
     SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = ${found.oid} AND NOT tgisinternal
                      AND tgtype & ${ROW_TRIGGER} <> 0 AND tgtype & ${ON_UPDATE} <> 0 AND tgtype & ${BEFORE_OR_INSTEAD} <> 0)
@@ -47,7 +49,14 @@ async function tableFacts (db: Queryable, table: string): Promise<TableFacts | u
     JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
     WHERE i.indrelid = ${found.oid} AND i.indisunique GROUP BY i.indexrelid`)
   const uniqueKeys = unique.map((u) => u.columns)
-  return { columns: new Map(list.map((c) => [c.column, c])), rewritesUpdates: rewrites?.rewrites !== false, uniqueColumns: new Set(uniqueKeys.flat()), uniqueKeys }
+  // The first two key columns of each index (INCLUDE columns are not keys; an expression is null).
+  const leads = await rows<{ first: string | null, second: string | null }>(db, sql`
+    SELECT (SELECT attname::text FROM pg_attribute WHERE attrelid = i.indrelid AND attnum = i.indkey[0]) AS first,
+           CASE WHEN i.indnkeyatts > 1 THEN (SELECT attname::text FROM pg_attribute WHERE attrelid = i.indrelid AND attnum = i.indkey[1]) END AS second
+    FROM pg_index i WHERE i.indrelid = ${found.oid} AND i.indisvalid`)
+  // Tables, partitioned tables and materialized views have indexes of their own; views and foreign tables do not.
+  const indexes = { known: ['r', 'p', 'm'].includes(found.kind), leads: leads.map((l) => [l.first, l.second] as const) }
+  return { columns: new Map(list.map((c) => [c.column, c])), rewritesUpdates: rewrites?.rewrites !== false, uniqueColumns: new Set(uniqueKeys.flat()), uniqueKeys, indexes }
 }
 
 function checkField (path: string, field: FieldModel, column: ColumnRow | undefined, table: string): void {
@@ -63,23 +72,27 @@ function checkField (path: string, field: FieldModel, column: ColumnRow | undefi
  */
 export async function introspectModels (db: Queryable, models: ReadonlyMap<string, ResourceModel>, warn: (message: string) => void = () => {}): Promise<Map<string, ResourceModel>> {
   const checked = new Map<string, ResourceModel>()
+  const indexes = new Map<string, TableIndexes>()
   const issues: string[] = []
   for (const model of models.values()) {
     try {
-      checked.set(model.name, await introspectModel(db, model, warn))
+      const facts = await tableFacts(db, model.tableText)
+      if (facts === undefined) throw new ConfigError(`config.resources.${model.name}: table '${model.tableText}' does not exist`)
+      checked.set(model.name, introspectModel(model, facts, warn))
+      indexes.set(model.name, facts.indexes)
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err
       issues.push(err.message)
     }
   }
   if (issues.length > 0) throw new ConfigError(`the config does not match the database: ${issues.join('; ')}`)
-  return relinkRelations(checked)
+  const relinked = relinkRelations(checked)
+  for (const message of unindexedRelations(relinked, (resource) => indexes.get(resource))) warn(message)
+  return relinked
 }
 
-async function introspectModel (db: Queryable, model: ResourceModel, warn: (message: string) => void): Promise<ResourceModel> {
+function introspectModel (model: ResourceModel, facts: TableFacts, warn: (message: string) => void): ResourceModel {
   const path = `config.resources.${model.name}`
-  const facts = await tableFacts(db, model.tableText)
-  if (facts === undefined) throw new ConfigError(`${path}: table '${model.tableText}' does not exist`)
   for (const key of tenantBlindKeys(model, facts)) {
     warn(`${path}: the unique key (${key.join(', ')}) leaves out the tenant column '${model.tenant!}': a create that collides with another tenant's row answers 409, which tells the caller that this key exists there. Make the key or index (${[model.tenant!, ...key].join(', ')}).`)
   }

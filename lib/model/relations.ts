@@ -9,8 +9,22 @@ import type { RelationModel, RelationOrder, ResourceModel } from './types.js'
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 const RESERVED = new Set(['etag', 'permissions'])
 export const RELATION_PAGE_SIZE = 10
+// A plugin's rows that hold other resources' records (the audit log's) are trimmed for each caller
+// by the plugin's presenter; an embed reads rows as they are stored, so it would show them whole.
+const PRESENTED = 'a plugin\'s resource whose records the plugin trims for each caller: a relation cannot embed them'
 
 type RelationConfig = NonNullable<ResourceConfig['relations']>[string]
+
+/**
+ * The tail of "not a field": the nearest name, else the fields that could link (those with
+ * `references`), since a relation names the linking field, not the resource it reaches.
+ */
+function linkingFields (name: string, model: ResourceModel): string {
+  const near = didYouMean(name, model.fields.keys())
+  if (near !== '') return near
+  const linking = [...model.fields.values()].filter((f) => f.references !== undefined).map((f) => f.name)
+  return linking.length === 0 ? '' : ` (the fields of ${model.name} that reference a resource: ${linking.join(', ')})`
+}
 
 function orderOf (path: string, text: string | undefined, target: ResourceModel): RelationOrder[] {
   if (text === undefined || text.trim() === '') return []
@@ -32,14 +46,16 @@ function relationModel (model: ResourceModel, name: string, config: RelationConf
   if (model.fields.has(name)) throw new ConfigError(`${path}: ${model.name} has a field named '${name}': a relation needs a name of its own`)
   if ('field' in config) {
     const field = model.fields.get(config.field)
-    if (field === undefined) throw new ConfigError(`${path}.field: '${config.field}' is not a field of ${model.name}${didYouMean(config.field, model.fields.keys())}`)
+    if (field === undefined) throw new ConfigError(`${path}.field: '${config.field}' is not a field of ${model.name}${linkingFields(config.field, model)}`)
     if (field.references === undefined) throw new ConfigError(`${path}.field: ${model.name}.${field.name} references no resource: give it \`references\` (the resource whose key it holds)`)
+    if (models.get(field.references)?.present !== undefined) throw new ConfigError(`${path}.field: ${model.name}.${field.name} references ${field.references}, ${PRESENTED}`)
     return Object.freeze({ kind: 'one', name, target: field.references, field })
   }
   const target = models.get(config.resource)
   if (target === undefined) throw new ConfigError(`${path}.resource: resource '${config.resource}' does not exist${didYouMean(config.resource, models.keys())}`)
+  if (target.present !== undefined) throw new ConfigError(`${path}.resource: ${target.name} is ${PRESENTED}`)
   const by = target.fields.get(config.by)
-  if (by === undefined) throw new ConfigError(`${path}.by: '${config.by}' is not a field of ${target.name}${didYouMean(config.by, target.fields.keys())}`)
+  if (by === undefined) throw new ConfigError(`${path}.by: '${config.by}' is not a field of ${target.name}${linkingFields(config.by, target)}`)
   if (by.references !== model.name) {
     throw new ConfigError(`${path}.by: ${target.name}.${by.name} must reference ${model.name} (\`references: '${model.name}'\`)${by.references === undefined ? ', and references nothing' : `, not ${by.references}`}`)
   }

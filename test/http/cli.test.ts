@@ -338,6 +338,28 @@ test('check warns of a bundle\'s capability that an explicit rule replaces, and 
   assert.equal(denied.stderr, "tablegate: config.defaultAccess: 'deny' decides every operation without a rule, so the capabilities of config.roles grant nothing: leave defaultAccess out, or give the rules it would decide\n")
 })
 
+test('check refuses a relation\'s mistake as a start does, and warns of a foreign key without an index', async () => {
+  await runSql(databaseUrl, 'CREATE TABLE crates (id serial PRIMARY KEY); CREATE TABLE bottles (id serial PRIMARY KEY, crate_id integer)')
+  const id = { type: 'integer', readOnly: true }
+  const bottles = { fields: { id, crate_id: { type: 'integer', references: 'crates' } } }
+  const file = join(dir, 'crates.json')
+  writeFileSync(file, JSON.stringify({ roles: ['admin', 'user'], resources: { crates: { fields: { id }, relations: { bottles: { resource: 'bottles', by: 'crateid' } } }, bottles } }))
+  refusal(await cli(['check', '--config', file], { config: null }), 'check',
+    /^tablegate: config\.resources\.crates\.relations\.bottles\.by: 'crateid' is not a field of bottles \(did you mean 'crate_id'\?\)$/)
+  writeFileSync(file, JSON.stringify({ roles: ['admin', 'user'], resources: { crates: { fields: { id }, relations: { bottles: { resource: 'bottles', by: 'crate_id' } } }, bottles } }))
+  const checked = await cli(['check', '--config', file], { config: null })
+  assert.equal(checked.code, 0, checked.stderr)
+  assert.equal(checked.stdout.trim(), 'the config and the database agree (2 resources)')
+  assert.equal(checked.stderr, 'tablegate: config.resources.crates.relations.bottles: following the relation reads table bottles by column crate_id, and no index starts with it, so each such read scans the table. Create one: CREATE INDEX ON "bottles" ("crate_id")\n')
+})
+
+test('check finds the example shop (npm start\'s config) agreeing with its migrations, relations and their indexes included', async () => {
+  const shop = await freshDatabase()
+  const checked = await cli(['check', '--config', join(root, 'tablegate.config.ts')], { config: null, env: { DATABASE_URL: shop } })
+  ok(checked, 'check')
+  assert.equal(checked.stdout.trim(), 'the config and the database agree (4 resources)')
+})
+
 test('migrate is safe to repeat', async () => {
   const first = await cli(['migrate'])
   ok(first, 'migrate')
