@@ -65,3 +65,12 @@ test('X-Meta-Version changes when the relations do, and only then', async () => 
   const larger = await versionOf({ ...RELATIONS_RESOURCES, orders: { ...ordersConfig, relations: { ...ordersConfig.relations, lines: { ...ordersConfig.relations.lines, pageSize: 20 } } } })
   assert.equal(new Set([same, fewer, larger]).size, 3)
 })
+
+test('a to-many ordered by a field the caller cannot read is no relation of theirs: its order would rank by it', async () => {
+  const { app: ranked } = await relationsApp({
+    resources: { ...RELATIONS_RESOURCES, orders: { ...RELATIONS_RESOURCES.orders, relations: { ...RELATIONS_RESOURCES.orders.relations, lines: { resource: 'order_lines', by: 'order_id', orderBy: 'cost desc, position' } } } },
+  })
+  const relationsOf = async (role: string): Promise<any> => (await caller(ranked, await bearer(ranked, `${role}@example.com`))('GET', '/api/meta')).body.resources.orders.relations
+  assert.deepEqual(Object.keys(await relationsOf('admin')), ['customer', 'lines'])
+  assert.deepEqual(Object.keys(await relationsOf('clerk')), ['customer'])
+})
