@@ -7,10 +7,10 @@ import type { BoundedCache } from '../cache.js'
 import type { ResourceModel } from '../model/types.js'
 import type { AccessPlan } from '../access/types.js'
 import { followable } from '../access/relations.js'
+import { readRows } from '../access/row-filter.js'
 import type { CheckedFilter, FilterRelation, QueryModel, RelationsOf } from '../query/filter/checked.js'
 import { checkFilter, MAX_HOPS, type CheckResult } from '../query/filter/checker.js'
 import { filterKey } from '../query/filter/equal.js'
-import { readScope } from './read.js'
 import { parseFilter } from '../query/filter/parser.js'
 import { parseOrderBy, type OrderResult, type OrderTerm } from '../query/order-by.js'
 import { QuerySyntaxError, type QueryIssue } from '../query/span.js'
@@ -43,8 +43,8 @@ function relationsFor (accessOf: AccessOf): RelationsOf {
     if (relations === undefined) {
       relations = new Map(followable(accessOf(resource), accessOf).map((relation) => {
         const target = accessOf(relation.target)
-        const { tenant, rows } = readScope(target, false)
-        return [relation.name, { relation, target: target.model, query: target.query, scope: { tenant, rows } }]
+        // readScope's tenant and rows, without show_deleted: the related side is always live rows.
+        return [relation.name, { relation, target: target.model, query: target.query, scope: { tenant: target.context.tenant, rows: readRows(target) } }]
       }))
       found.set(resource, relations)
     }
