@@ -87,7 +87,8 @@ export function planFilter (text: string, access: AccessPlan, accessOf: AccessOf
   // The caller's model is part of the key: callers who see other fields get other checks, and
   // where the resource has relations, callers who see other related fields or rows too.
   const relationsOf = relationsFor(accessOf)
-  const related = access.model.relations.size === 0 ? '' : `${relationsKey(access.resource, relationsOf, MAX_HOPS)}\0`
+  // No filter (the common list) resolves no other resource's plan.
+  const related = access.model.relations.size === 0 || text === '' ? '' : `${relationsKey(access.resource, relationsOf, MAX_HOPS)}\0`
   const checked = checks.filters.getOrCreate(query.cacheKey + related + text, () => {
     try {
       return checkFilter(parseFilter(text), query, relationsOf)
