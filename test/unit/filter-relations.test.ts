@@ -100,6 +100,10 @@ test('without the relation, or without the field on its target, the issue is wor
   const missing = issues('customer.secrex = x')
   assert.deepEqual(hidden, [{ ...missing[0], message: "There is no field 'customer.secret' to filter on." }])
   assert.doesNotMatch(JSON.stringify(issues('customer.secre = x')), /secret/)
+  // A mistyped relation is suggested to a caller who may follow it, never to one who may not.
+  assert.equal(issues('custome.country = DE')[0]!.hint, "Did you mean 'customer'?")
+  assert.equal(issues('custome.country = DE', relations(undefined, false))[0]!.hint, 'Fields you can filter on: id, title, meta, customer_id.')
+  assert.equal(issues('customer.regio.name = EU')[0]!.hint, "Did you mean 'customer.region'?")
   // Hidden at the second level, and a relation of the target the caller may not follow.
   assert.equal(issues('customer.region.customers.secret = x')[0]!.code, 'invalid-path')
   assert.equal(issues('lines.order.id = 1')[0]!.message, "There is no field 'lines.order' to filter on.")

@@ -76,11 +76,15 @@ class Checker {
     return undefined
   }
 
-  /** A field of `model` (the resource's, or a related one's after `prefix`, as `customer.`): anything else reads as unknown. */
-  #field (name: string, at: Span, model = this.model, prefix = ''): FieldModel | undefined {
+  /**
+   * A field of `model` (the resource's, or a related one's after `prefix`, as `customer.`): anything
+   * else reads as unknown. A did-you-mean names a field, or one of `relations` (those the caller
+   * may follow, where a path goes on).
+   */
+  #field (name: string, at: Span, model = this.model, prefix = '', relations: Iterable<string> = []): FieldModel | undefined {
     const field = model.filterable.get(name)
     if (field !== undefined) return field
-    const suggestion = nearest(name, model.filterable.keys())
+    const suggestion = nearest(name, [...model.filterable.keys(), ...relations])
     return this.#issue('unknown-field', `There is no field '${prefix}${name}' to filter on.`, at,
       suggestion !== undefined ? `Did you mean '${prefix}${suggestion}'?` : `Fields you can filter on: ${[...model.filterable.keys()].map((f) => prefix + f).join(', ') || 'none'}.`)
   }
@@ -111,7 +115,7 @@ class Checker {
       [first, ...rest] = rest as [Name, ...Name[]]
     }
     const prefix = via.map((r) => `${r.relation.name}.`).join('')
-    const field = this.#field(first.text, first.span, model, prefix)
+    const field = this.#field(first.text, first.span, model, prefix, rest.length > 0 && via.length < MAX_HOPS ? this.relationsOf(model.resource).keys() : [])
     if (field === undefined) return undefined
     if (rest.length === 0 || field.type === 'json') return { field, path: rest, via }
     return this.#issue('invalid-path', `Field '${prefix}${field.name}' is ${aType(field.type)}: it has no keys to traverse.`, cover(rest[0]!.span, rest.at(-1)!.span),
