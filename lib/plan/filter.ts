@@ -67,6 +67,29 @@ function relationsKey (resource: string, relationsOf: RelationsOf, hopsLeft: num
   }).join(',')
 }
 
+/** The plans a relations key was made of, by resource, and the key: kept with the caller's plan of the resource. */
+interface KnownKey { readonly plans: ReadonlyMap<string, AccessPlan>, readonly key: string }
+const knownKeys = new WeakMap<AccessPlan, KnownKey>()
+
+/**
+ * relationsKey for the caller, made again only when a plan it was made of is no longer the one
+ * `accessOf` gives: the key is a function of those plans alone, and making it reads a few of them
+ * and writes their row filters out: 6.9 µs a cached check on the relations fixture, 1.9 µs so).
+ */
+function relatedKey (access: AccessPlan, accessOf: AccessOf): string {
+  const known = knownKeys.get(access)
+  if (known !== undefined && [...known.plans].every(([resource, plan]) => accessOf(resource) === plan)) return known.key
+  const plans = new Map<string, AccessPlan>()
+  const recorded: AccessOf = (resource) => {
+    const plan = accessOf(resource)
+    plans.set(resource, plan)
+    return plan
+  }
+  const key = relationsKey(access.resource, relationsFor(recorded), MAX_HOPS)
+  knownKeys.set(access, { plans, key })
+  return key
+}
+
 /**
  * A filter's text, checked: undefined for no filter. `maxLength` is 10,000 characters in a query
  * string and 200,000 in a body; longer is `too-long`, with the hint of where longer ones go when a
@@ -86,12 +109,11 @@ export function planFilter (text: string, access: AccessPlan, accessOf: AccessOf
   }
   // The caller's model is part of the key: callers who see other fields get other checks, and
   // where the resource has relations, callers who see other related fields or rows too.
-  const relationsOf = relationsFor(accessOf)
   // No filter (the common list) resolves no other resource's plan.
-  const related = access.model.relations.size === 0 || text === '' ? '' : `${relationsKey(access.resource, relationsOf, MAX_HOPS)}\0`
+  const related = access.model.relations.size === 0 || text === '' ? '' : `${relatedKey(access, accessOf)}\0`
   const checked = checks.filters.getOrCreate(query.cacheKey + related + text, () => {
     try {
-      return checkFilter(parseFilter(text), query, relationsOf)
+      return checkFilter(parseFilter(text), query, relationsFor(accessOf))
     } catch (err) {
       if (err instanceof QuerySyntaxError) return { ok: false, issues: [err.issue] }
       throw err
