@@ -104,15 +104,15 @@ try {
   }
 
   const facets = 'field=status'
-  await row('facets status (indexed, 5 values)', `/api/v1/bench_sales:facets?${facets}`, compileFacets(planFacets(query(facets), access, runtime.services)))
+  await row('facets status (indexed, 5 values)', `/api/v1/bench_sales:facets?${facets}`, compileFacets(planFacets(query(facets), access, runtime.services, () => access)))
   const filteredFacets = `field=status&filter=${encodeURIComponent('region = eu')}`
-  await row('facets status, filter region = eu', `/api/v1/bench_sales:facets?${filteredFacets}`, compileFacets(planFacets(query(filteredFacets), access, runtime.services)))
+  await row('facets status, filter region = eu', `/api/v1/bench_sales:facets?${filteredFacets}`, compileFacets(planFacets(query(filteredFacets), access, runtime.services, () => access)))
   const series = 'field=placed_at&range=90d&granularity=day&time_zone=Europe/Berlin'
-  const seriesPlan = planSeries(query(series), access, runtime.services) as SeriesPlan & { granularity: Granularity }
+  const seriesPlan = planSeries(query(series), access, runtime.services, () => access) as SeriesPlan & { granularity: Granularity }
   await row('series 90d daily, Europe/Berlin', `/api/v1/bench_sales:series?${series}`, compileSeries(seriesPlan))
   const histogram = 'field=amount&buckets=20'
-  await row('histogram amount, 20 buckets', `/api/v1/bench_sales:histogram?${histogram}`, compileHistogram(planHistogram(query(histogram), access, runtime.services)))
-  const context = { access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY }
+  await row('histogram amount, 20 buckets', `/api/v1/bench_sales:histogram?${histogram}`, compileHistogram(planHistogram(query(histogram), access, runtime.services, () => access)))
+  const context = { access, accessOf: () => access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY }
   // The floor of a seek as a request: the same statement behind a bare Fastify route (no token, no
   // access, pg's own row parsing and JSON), through inject as tablegate is, on a pool as tablegate's.
   const floorPool = new pg.Pool({ connectionString: database.url, max: 2 })

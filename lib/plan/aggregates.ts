@@ -7,7 +7,7 @@ import type { FieldModel, FieldType } from '../model/types.js'
 import type { CheckedFilter, QueryModel } from '../query/filter/checked.js'
 import { invalidParameter, parseShowDeleted, textParameter } from '../query/params.js'
 import { nearest } from '../text.js'
-import { MAX_FILTER_QUERY, planFilter } from './filter.js'
+import { MAX_FILTER_QUERY, planFilter, type AccessOf } from './filter.js'
 import { readScope, type PlanServices } from './read.js'
 import type { ReadScope } from './types.js'
 import type { ResourceModel } from '../model/types.js'
@@ -113,12 +113,12 @@ function aggregateField (query: QueryModel, value: unknown, route: string, types
   return field
 }
 
-function aggregateRows (access: AccessPlan, input: AggregateInput, services: PlanServices, field: FieldModel): AggregateRows {
+function aggregateRows (access: AccessPlan, accessOf: AccessOf, input: AggregateInput, services: PlanServices, field: FieldModel): AggregateRows {
   const filterText = textParameter('filter', input.filter)
   return {
     model: access.model,
     scope: readScope(access, parseShowDeleted(access.model, input.show_deleted)),
-    filter: planFilter(filterText, access.query, services.checks, MAX_FILTER_QUERY),
+    filter: planFilter(filterText, access, accessOf, services.checks, MAX_FILTER_QUERY),
     filterText,
     field,
   }
@@ -132,16 +132,16 @@ export interface AggregateInput {
 
 export interface FacetsInput extends AggregateInput { readonly limit?: unknown }
 
-export function planFacets (input: FacetsInput, access: AccessPlan, services: PlanServices): FacetsPlan {
+export function planFacets (input: FacetsInput, access: AccessPlan, services: PlanServices, accessOf: AccessOf): FacetsPlan {
   const field = aggregateField(access.query, input.field, 'facets', COUNTABLE, 'count values of')
-  return { kind: 'facets', ...aggregateRows(access, input, services, field), limit: count('limit', input.limit, FACETS_LIMIT) }
+  return { kind: 'facets', ...aggregateRows(access, accessOf, input, services, field), limit: count('limit', input.limit, FACETS_LIMIT) }
 }
 
 export interface HistogramInput extends AggregateInput { readonly buckets?: unknown }
 
-export function planHistogram (input: HistogramInput, access: AccessPlan, services: PlanServices): HistogramPlan {
+export function planHistogram (input: HistogramInput, access: AccessPlan, services: PlanServices, accessOf: AccessOf): HistogramPlan {
   const field = aggregateField(access.query, input.field, 'histogram', NUMERIC, 'make a histogram of')
-  return { kind: 'histogram', ...aggregateRows(access, input, services, field), buckets: count('buckets', input.buckets, HISTOGRAM_BUCKETS) }
+  return { kind: 'histogram', ...aggregateRows(access, accessOf, input, services, field), buckets: count('buckets', input.buckets, HISTOGRAM_BUCKETS) }
 }
 
 export interface SeriesInput extends AggregateInput {
@@ -198,7 +198,7 @@ export function checkBucketCount (spanMs: number, granularity: Granularity): voi
   }
 }
 
-export function planSeries (input: SeriesInput, access: AccessPlan, services: PlanServices): SeriesPlan {
+export function planSeries (input: SeriesInput, access: AccessPlan, services: PlanServices, accessOf: AccessOf): SeriesPlan {
   const field = aggregateField(access.query, input.field, 'series', TEMPORAL, 'count over time')
   const timeZone = parseTimeZone(input.time_zone)
   const asked = once('granularity', input.granularity)
@@ -232,5 +232,5 @@ export function planSeries (input: SeriesInput, access: AccessPlan, services: Pl
     }
   }
   if (granularity === 'hour' && field.type === 'date') granularity = 'day'
-  return { kind: 'series', ...aggregateRows(access, input, services, field), granularity, timeZone, window }
+  return { kind: 'series', ...aggregateRows(access, accessOf, input, services, field), granularity, timeZone, window }
 }

@@ -7,7 +7,7 @@ import { exportRows } from '../access/row-filter.js'
 import type { Selection } from '../model/selection.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import { invalidParameter, parseFieldMask, parseShowDeleted, textParameter } from '../query/params.js'
-import { MAX_FILTER_QUERY, planFilter, planOrder } from './filter.js'
+import { MAX_FILTER_QUERY, planFilter, planOrder, type AccessOf } from './filter.js'
 import { readScope, type PlanServices } from './read.js'
 import type { OrderTerm, ReadScope } from './types.js'
 import type { ResourceModel } from '../model/types.js'
@@ -63,7 +63,7 @@ function formatOf (parameter: unknown, accept: string | undefined): ExportFormat
   return best?.format ?? 'ndjson'
 }
 
-export function planExport (input: ExportInput, accept: string | undefined, access: AccessPlan, services: PlanServices): ExportPlan {
+export function planExport (input: ExportInput, accept: string | undefined, access: AccessPlan, accessOf: AccessOf, services: PlanServices): ExportPlan {
   const { model, query } = access
   const fields = parseFieldMask(access.readable, input.fields)
   if (fields.length === 0) invalidParameter('fields', 'fields must name at least one field to export.')
@@ -74,7 +74,7 @@ export function planExport (input: ExportInput, accept: string | undefined, acce
     format: formatOf(input.format, accept),
     select: services.selections.of(model, fields),
     scope: readScope(access, parseShowDeleted(model, input.show_deleted), exportRows(access)),
-    filter: planFilter(filterText, query, services.checks, MAX_FILTER_QUERY),
+    filter: planFilter(filterText, access, accessOf, services.checks, MAX_FILTER_QUERY),
     filterText,
     order: planOrder(textParameter('order_by', input.order_by), model, query, services.checks),
   }

@@ -3,7 +3,8 @@
 // (plan/seek.ts) is planned the same way, with a position instead of a count.
 import type { AccessPlan } from '../access/types.js'
 import { parseCount, parsePageSize, parseShowDeleted, textParameter } from '../query/params.js'
-import { planFilter, planOrder } from './filter.js'
+import { planFilter, planOrder, type AccessOf } from './filter.js'
+import { traverses } from '../query/filter/checked.js'
 import { narrowed, pageTokenBinding, readScope, recordsRead, type PlanServices } from './read.js'
 import type { ListPlan } from './types.js'
 
@@ -25,6 +26,8 @@ export interface ListInput extends PageInput {
 
 export interface ListContext {
   readonly access: AccessPlan
+  /** The caller's plan of any resource: filters follow relations with it. */
+  readonly accessOf: AccessOf
   readonly services: PlanServices
   /** Whether records carry `permissions` (config `rowPermissions`). */
   readonly rowPermissions: boolean
@@ -43,7 +46,7 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
   const { access, services } = context
   const { model, query } = access
   const filterText = textParameter('filter', input.filter)
-  const filter = planFilter(filterText, query, services.checks, context.maxFilterLength, context.searchPath)
+  const filter = planFilter(filterText, access, context.accessOf, services.checks, context.maxFilterLength, context.searchPath)
   const order = planOrder(textParameter('order_by', input.order_by), model, query, services.checks)
   const showDeleted = parseShowDeleted(model, input.show_deleted)
   const tokenBinding = pageTokenBinding(model.name, filterText, order, showDeleted)
@@ -69,8 +72,9 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
     cursor: token === '' ? undefined : services.pageTokens.decode(tokenBinding, token),
     pageSize: parsePageSize(input.page_size),
     tokenBinding,
-    // Callers who see every row share a list's estimate and samples; one a row filter or tenant narrows has their own.
-    estimateKey: own ? `${tokenBinding}\0${access.callerKey}` : tokenBinding,
+    // Callers who see every row share a list's estimate and samples; one a row filter or tenant narrows has their own,
+    // and so has one whose filter follows a relation: it counts the related rows they may read.
+    estimateKey: own || traverses(filter) ? `${tokenBinding}\0${access.callerKey}` : tokenBinding,
     narrowedTo: own ? access.callerKey : '',
   }
 }

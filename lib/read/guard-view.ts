@@ -33,6 +33,13 @@ export type GuardCondition =
   | { readonly kind: 'search', readonly fields: readonly GuardField[] }
   /** A test of the value at a key path inside a json field; `op` for a comparison. */
   | { readonly kind: 'json-path', readonly field: GuardField, readonly path: readonly string[], readonly test: 'compare' | 'like' | 'null' | 'present' | 'has', readonly op: SqlComparator | undefined }
+  /**
+   * A condition across a relation (`customer.country = "DE"`, docs/relations.md): some row of the
+   * `target` resource the caller may read is linked to the row and passes `condition`, whose
+   * fields are the target's. `link` is the field of the list's resource that a to-one follows;
+   * a to-many follows the key, and its `link` is undefined.
+   */
+  | { readonly kind: 'related', readonly relation: string, readonly target: string, readonly link: GuardField | undefined, readonly condition: GuardFilter }
 
 /** A list's filter as the caller wrote it, checked, values left out. */
 export type GuardFilter =
@@ -154,6 +161,10 @@ function guardCondition (condition: FilterCondition): GuardCondition {
     case 'json-path': {
       const { test } = condition
       return { kind: 'json-path', field: guardField(condition.field), path: condition.path, test: test.kind, op: test.kind === 'compare' ? test.op : undefined }
+    }
+    case 'related': {
+      const { relation } = condition
+      return { kind: 'related', relation: relation.name, target: relation.target, link: relation.kind === 'one' ? guardField(relation.field) : undefined, condition: guardFilter(condition.condition) }
     }
     default: return { kind: condition.kind, field: guardField(condition.field) }
   }

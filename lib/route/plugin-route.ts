@@ -170,7 +170,7 @@ export function pluginRouteDeclaration (route: PluginResourceRoute, services: Pl
       const { access, query } = input
       const params = Object.fromEntries(parameters.map((p) => [p.name, parseParameter(p, query[p.name], access)]))
       const showDeleted = route.filter === true && parseShowDeleted(access.model, query.show_deleted)
-      const filter = route.filter === true ? planFilter(textParameter('filter', query.filter), access.query, services.checks, MAX_FILTER_QUERY) : undefined
+      const filter = route.filter === true ? planFilter(textParameter('filter', query.filter), access, input.ctx.access, services.checks, MAX_FILTER_QUERY) : undefined
       const conditions = listConditions({ model: access.model, scope: readScope(access, showDeleted), filter })
       return { params, rows: conditions.length === 0 ? sql`true` : sql.join(conditions, sql` AND `) }
     },

@@ -1,7 +1,7 @@
 // CheckedFilter → SQL condition. Every value is a bound parameter; every column is quoted and
 // qualified by its table. The text depends only on the filter's shape, never on its values.
+// A condition across a relation is an EXISTS over the target's rows the caller may read.
 import { sql, type Sql } from './sql.js'
-import { qualifiedColumnOf } from './record.js'
 import type { CheckedFilter, JsonTest, TypedValue } from '../query/filter/checked.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 
@@ -71,8 +71,47 @@ function jsonPathTest (document: Sql, path: readonly string[], test: JsonTest): 
   }
 }
 
-export function compileFilter (model: ResourceModel, filter: CheckedFilter): Sql {
-  const column = (field: FieldModel): Sql => qualifiedColumnOf(model, field)
+/** The rows of a resource a caller may read, as a filter's scope or a related one's (ReadScope's shape). */
+export interface ScopeOf {
+  readonly tenant: string | undefined
+  readonly rows: CheckedFilter | undefined
+  readonly showDeleted: boolean
+}
+
+/**
+ * The conditions that keep a query to the rows a caller may read: their tenant, live rows unless
+ * `showDeleted`, the read rule's row filter. `table` qualifies the columns where the query reads
+ * the resource under an alias (a related condition's); by default the tenant and soft-delete
+ * columns are unqualified, as every query of one table writes them.
+ */
+export function scopeConditions (model: ResourceModel, scope: ScopeOf, table?: Sql, depth = 0): Sql[] {
+  const column = (name: string): Sql => table === undefined ? sql.ident(name) : sql`${table}.${sql.ident(name)}`
+  const conditions: Sql[] = []
+  if (model.tenant !== undefined) conditions.push(sql`${column(model.tenant)} = ${scope.tenant ?? null}`)
+  if (model.softDelete !== undefined && !scope.showDeleted) conditions.push(sql`${column(model.softDelete)} IS NULL`)
+  if (scope.rows !== undefined) conditions.push(compileFilter(model, scope.rows, table, depth))
+  return conditions
+}
+
+/**
+ * `EXISTS (SELECT 1 FROM target AS alias WHERE link AND scope AND condition)`. The alias is the
+ * nesting depth's, so a second level (or a relation of a table to itself) never names the outer
+ * table's columns; a to-one links the target's key to this row's field, a to-many the target's
+ * `by` to this row's key. Soft-deleted targets never count: show_deleted is the top level's.
+ */
+function relatedCondition (model: ResourceModel, table: Sql, node: Extract<CheckedFilter, { kind: 'related' }>, depth: number): Sql {
+  const { relation, target } = node
+  const alias = sql.ident(`__related_${depth + 1}`)
+  const link = relation.kind === 'one'
+    ? sql`${alias}.${sql.ident(target.key[0]!.column)} = ${table}.${sql.ident(relation.field.column)}`
+    : sql`${alias}.${sql.ident(relation.by.column)} = ${table}.${sql.ident(model.key[0]!.column)}`
+  const conditions = [link, ...scopeConditions(target, { ...node.scope, showDeleted: false }, alias, depth + 1), compileFilter(target, node.condition, alias, depth + 1)]
+  return sql`EXISTS (SELECT 1 FROM ${target.table} AS ${alias} WHERE ${sql.join(conditions, sql` AND `)})`
+}
+
+/** The filter as a condition on `table` (the resource's table, or the alias a related condition reads it under). */
+export function compileFilter (model: ResourceModel, filter: CheckedFilter, table: Sql = model.table, depth = 0): Sql {
+  const column = (field: FieldModel): Sql => sql`${table}.${sql.ident(field.column)}`
   // Text matching reads an enum column as text: enums have no LIKE, ~ or % operator.
   const text = (field: FieldModel): Sql => field.columnType === 'enum' ? sql`${column(field)}::text` : column(field)
   const walk = (node: CheckedFilter): Sql => {
@@ -102,6 +141,8 @@ export function compileFilter (model: ResourceModel, filter: CheckedFilter): Sql
         return sql`${column(node.field)}::jsonb ? ${node.key}`
       case 'json-path':
         return jsonPathTest(sql`${column(node.field)}::jsonb`, node.path, node.test)
+      case 'related':
+        return relatedCondition(model, table, node, depth)
     }
   }
   return walk(filter)

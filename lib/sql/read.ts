@@ -2,7 +2,7 @@
 // row, so page N costs what page 1 costs.
 import { sql, type Sql } from './sql.js'
 import { keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
-import { compileFilter } from './filter.js'
+import { compileFilter, scopeConditions } from './filter.js'
 import type { GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope } from '../plan/types.js'
 import type { Selection } from '../model/selection.js'
 import type { OperationAccess } from '../access/types.js'
@@ -10,13 +10,7 @@ import { decidedByRows } from '../access/permissions.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 
-export function scopeConditions (model: ResourceModel, scope: ReadScope): Sql[] {
-  const conditions: Sql[] = []
-  if (model.tenant !== undefined) conditions.push(sql`${sql.ident(model.tenant)} = ${scope.tenant ?? null}`)
-  if (model.softDelete !== undefined && !scope.showDeleted) conditions.push(sql`${sql.ident(model.softDelete)} IS NULL`)
-  if (scope.rows !== undefined) conditions.push(compileFilter(model, scope.rows))
-  return conditions
-}
+export { scopeConditions }
 
 /** An operation's row condition as a boolean column: the database decides it for every row at once. */
 function allowedFor (model: ResourceModel, access: OperationAccess): Sql {

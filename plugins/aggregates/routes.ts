@@ -21,7 +21,7 @@ interface Aggregate<P> {
   readonly name: string
   readonly parameters: readonly RouteParameter[]
   readonly types: readonly FieldType[]
-  readonly plan: (query: Query, access: AccessPlan, services: AppServices) => P
+  readonly plan: (query: Query, access: AccessPlan, services: AppServices, accessOf: (resource: string) => AccessPlan) => P
   readonly read: (db: Queryable, plan: P) => Promise<string>
   readonly describe: (api: ApiContext, resource: ResourceApi) => JsonSchema
 }
@@ -37,7 +37,7 @@ function aggregateRoute<P> (aggregate: Aggregate<P>, runtime: Runtime): AnyResou
     parameters: [...aggregate.parameters, ...COMMON],
     // Offered where the caller may read and has a field to aggregate.
     offered: (access) => access.operations.read.allowed && fieldsOf(access, aggregate.types).length > 0,
-    plan: (input) => aggregate.plan(input.query, input.access, services),
+    plan: (input) => aggregate.plan(input.query, input.access, services, input.ctx.access),
     run: async (plan) => await aggregate.read(db.read, plan),
     respond: (json) => ({ status: 200, type: JSON_TYPE, body: json }),
     describe: aggregate.describe,

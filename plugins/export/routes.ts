@@ -27,7 +27,7 @@ export function exportRoute (runtime: Runtime): AnyResourceRoute {
       'filter', 'order_by', 'fields', 'show_deleted',
     ],
     offered: (access) => access.operations.export.allowed,
-    plan: (input) => planExport(input.query as ExportInput, input.headers.accept as string | undefined, input.access, services),
+    plan: (input) => planExport(input.query as ExportInput, input.headers.accept as string | undefined, input.access, input.ctx.access, services),
     run: async (plan, input) => {
       const release = slots.take(JSON.stringify([input.ctx.tenant ?? null, input.ctx.user?.id ?? null]))
       const gone = new AbortController()

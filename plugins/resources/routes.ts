@@ -29,6 +29,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
 
   const listContext = (input: RouteInput, maxFilterLength: number): ListContext => ({
     access: input.access,
+    accessOf: input.ctx.access,
     services,
     rowPermissions: config.rowPermissions.has(input.model.name),
     maxFilterLength,

@@ -201,7 +201,7 @@ test('the 100th page is read by keyset: an index range scan, not an offset', asy
   const model = app.tablegate.models.get('big')!
   const runtime = runtimeOf(app)
   const access = runtime.access.plan({ user: { id: 'x', roles: ['admin'] } }, 'x', model.name)!
-  const context = { access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY }
+  const context = { access, accessOf: () => access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY }
   const plan = planList({ page_size: '50', fields: 'id', page_token: tokenOfPage100 }, context)
   const { text, values } = compile(compileList(plan))
   const explained = (await runtimeOf(app).db.app.query(`EXPLAIN (FORMAT JSON) ${text}`, values)).rows[0]['QUERY PLAN'][0].Plan
@@ -231,7 +231,7 @@ test('a list\'s structure, its values left out, tells shapes apart exactly as th
   const runtime = runtimeOf(app)
   const plansOf = (resource: string, filters: readonly string[]) => {
     const access = runtime.access.plan({ user: { id: 'x', roles: ['admin'] } }, 'x', resource)!
-    const context = { access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY }
+    const context = { access, accessOf: () => access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY }
     return filters.flatMap((filter) => ['', 'id desc'].map((order) => planList({ filter, order_by: order }, context)))
   }
   const plans = [
@@ -256,7 +256,7 @@ test('callers narrowed alike share a list\'s structure; a caller narrowed otherw
   const runtime = runtimeOf(app)
   const planOf = (id: string, roles: string[], filter: string) => {
     const access = runtime.access.plan({ user: { id, roles } }, JSON.stringify([id, roles]), 'narrowed')!
-    return planList({ filter }, { access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY })
+    return planList({ filter }, { access, accessOf: () => access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY })
   }
   const plans = ['code = 1', 'id > 1'].flatMap((filter) => [planOf('open', ['user'], filter), planOf('draft', ['user'], filter), planOf('x', ['admin'], filter)])
   for (const a of plans) {

@@ -60,6 +60,7 @@ function show (f: CheckedFilter): string {
     case 'regex': return `(regex ${f.field.name} ${JSON.stringify(f.pattern)})`
     case 'has-key': return `(has-key ${f.field.name} ${JSON.stringify(f.key)})`
     case 'json-path': return `(json ${[f.field.name, ...f.path].join('.')} ${JSON.stringify(f.test)})`
+    case 'related': return `(${f.relation.name} ${show(f.condition)})`
   }
 }
 

@@ -38,7 +38,7 @@ const services = {
 const access = resolveAccess({ user: { id: 'u1', roles: ['user'] }, tenant: undefined }, models.get('items')!,
   { bundles: undefined, defaultAccess: undefined, trigram: true, ruleFilters: new RuleFilters() })
 
-const plan = (input: ListInput): ListPlan => planList(input, { access, services, rowPermissions: true, maxFilterLength: MAX_FILTER_QUERY })
+const plan = (input: ListInput): ListPlan => planList(input, { access, accessOf: () => access, services, rowPermissions: true, maxFilterLength: MAX_FILTER_QUERY })
 const read = async (listed: ListPlan): Promise<Row[]> => await withClient(databaseUrl, async (db) => await rows<Row>(db, compileList(listed)))
 
 const PERMISSIONS = '{"update":true,"delete":true}'

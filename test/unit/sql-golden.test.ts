@@ -86,7 +86,7 @@ async function assertSql (statement: Sql, expected: SqlQuery): Promise<void> {
 }
 
 function list (input: ListInput, rowPermissions = false): ListPlan {
-  return planList(input, { access: ORDERS_ACCESS, services, rowPermissions, maxFilterLength: MAX_FILTER_QUERY })
+  return planList(input, { access: ORDERS_ACCESS, accessOf: () => ORDERS_ACCESS, services, rowPermissions, maxFilterLength: MAX_FILTER_QUERY })
 }
 
 /** A list continuing after the row whose order values are `last`, with a token the server issued. */

@@ -1,6 +1,6 @@
 // A checked filter: fields resolved against the caller's model, values typed. This is what the SQL
 // compiler takes; nothing in it is raw text from the request except bound values.
-import type { FieldModel } from '../../model/types.js'
+import type { FieldModel, RelationModel, ResourceModel } from '../../model/types.js'
 
 export type SqlComparator = '=' | '<>' | '<' | '<=' | '>' | '>='
 
@@ -23,6 +23,29 @@ export type CheckedFilter =
   | { readonly kind: 'has-key', readonly field: FieldModel, readonly key: string }
   /** A test of the value at a key path inside a json field (`meta.size > 40`): keys and values are bound. */
   | { readonly kind: 'json-path', readonly field: FieldModel, readonly path: readonly string[], readonly test: JsonTest }
+  /**
+   * A condition on the rows a relation leads to (`customer.country = "DE"`, `lines.sku:"X"`): true
+   * when SOME row of the target that the caller may read (its `scope`, live rows only) is linked
+   * and passes `condition`, which is checked against the target's fields.
+   */
+  | { readonly kind: 'related', readonly relation: RelationModel, readonly target: ResourceModel, readonly scope: RelatedScope, readonly condition: CheckedFilter }
+
+/** The rows of a relation's target a caller may read: their tenant and the read rule's row filter (soft-deleted rows never). */
+export interface RelatedScope {
+  readonly tenant: string | undefined
+  readonly rows: CheckedFilter | undefined
+}
+
+/** A relation the caller may follow, as a filter sees it: the target, what they may filter there, and which rows. */
+export interface FilterRelation {
+  readonly relation: RelationModel
+  readonly target: ResourceModel
+  readonly query: QueryModel
+  readonly scope: RelatedScope
+}
+
+/** The relations a caller may follow from a resource, by name; one they may not follow is absent. */
+export type RelationsOf = (resource: string) => ReadonlyMap<string, FilterRelation>
 
 /** What a json-path condition tests of the value at its path; no value there makes each false (or NULL). */
 export type JsonTest =
@@ -63,9 +86,18 @@ export function conditionsOf (filter: CheckedFilter, into: FilterCondition[] = [
   return into
 }
 
-/** Every field a filter reads. */
+/** Every field of its own resource a filter reads: a related condition reads the field that links the two. */
 export function fieldsOf (filter: CheckedFilter): Set<FieldModel> {
-  return new Set(conditionsOf(filter).flatMap((c) => c.kind === 'search' ? c.fields : [c.field]))
+  return new Set(conditionsOf(filter).flatMap((c) => {
+    if (c.kind === 'search') return c.fields
+    if (c.kind === 'related') return c.relation.kind === 'one' ? [c.relation.field] : []
+    return [c.field]
+  }))
+}
+
+/** Whether a filter follows a relation: what it matches then depends on the caller's rows of another resource too. */
+export function traverses (filter: CheckedFilter | undefined): boolean {
+  return filter !== undefined && conditionsOf(filter).some((c) => c.kind === 'related')
 }
 
 /**
@@ -86,6 +118,11 @@ export function filterStructure (filter: CheckedFilter): string {
     case 'similar':
     case 'regex':
     case 'has-key': return `${filter.field.name} ${filter.kind}`
+    case 'related': {
+      const { scope, target } = filter
+      const rows = scope.rows === undefined ? '' : filterStructure(scope.rows)
+      return `${filter.relation.name}[${target.tenant !== undefined} ${rows}](${filterStructure(filter.condition)})`
+    }
     case 'json-path': {
       const { test } = filter
       const detail = test.kind === 'compare' ? `${test.op} ${test.type}` : test.kind === 'like' || test.kind === 'null' ? String(test.negated) : ''

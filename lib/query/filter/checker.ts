@@ -1,12 +1,14 @@
 // Filter syntax tree × the caller's QueryModel → CheckedFilter, or every issue found. The checker
 // is given only what the caller may filter: a hidden, unknown or non-filterable field is simply
 // not declared, so all three get the same issue, word for word. Messages never quote a value.
+// The same holds across relations (`customer.country`): the checker is given only the relations
+// the caller may follow, and of each target only what they may filter there.
 import { nearest } from '../../text.js'
 import type { FieldModel } from '../../model/types.js'
 import { isValueText } from '../../model/values.js'
 import { cover, type QueryIssue, type Span } from '../span.js'
 import type { Call, Comparator, FilterNode, Name, Value } from './ast.js'
-import { conditionsOf, type CheckedFilter, type FilterCondition, type QueryModel, type SqlComparator, type TypedValue } from './checked.js'
+import { conditionsOf, type CheckedFilter, type FilterCondition, type FilterRelation, type QueryModel, type RelationsOf, type SqlComparator, type TypedValue } from './checked.js'
 import { pgRegexValid } from './regex.js'
 import { hasWildcard, likePattern, literalText } from './literal.js'
 import { isPath, pathOf } from './member.js'
@@ -21,6 +23,8 @@ const MAX_PATTERN = 1000
 export const MAX_VALUES = 20_000
 /** Search terms per filter: each is an ILIKE over every searchable field; thousands would run for seconds. */
 export const MAX_SEARCH_TERMS = 32
+/** Relations a path may follow: `customer.region.name` follows two. */
+export const MAX_HOPS = 2
 /** About 1,000 years: now() plus or minus it stays inside PostgreSQL's timestamps. */
 const MAX_DURATION_MS = 1000 * 365.25 * UNIT_MS.d!
 
@@ -47,6 +51,17 @@ function sameValue (field: FieldModel, allowed: unknown, text: string): boolean 
   return typeof allowed === 'number' && field.type !== 'string' ? Number(text) === allowed : String(allowed) === text
 }
 
+/** A field reached by a path: through the relations `via` (none for the resource's own), then into a json field by `path`. */
+interface Member { readonly field: FieldModel, readonly path: readonly Name[], readonly via: readonly FilterRelation[] }
+
+const NO_RELATIONS: RelationsOf = () => new Map()
+
+/** A condition on the field a member reaches, as a condition of the resource: one related condition per relation followed. */
+function through (via: readonly FilterRelation[], condition: CheckedFilter | undefined): CheckedFilter | undefined {
+  if (condition === undefined) return undefined
+  return via.reduceRight<CheckedFilter>((inner, hop) => ({ kind: 'related', relation: hop.relation, target: hop.target, scope: hop.scope, condition: inner }), condition)
+}
+
 /** `a string`, `an integer`. */
 function aType (type: FieldModel['type']): string {
   return `${type === 'integer' ? 'an' : 'a'} ${type}`
@@ -54,45 +69,75 @@ function aType (type: FieldModel['type']): string {
 
 class Checker {
   readonly issues: QueryIssue[] = []
-  constructor (private readonly model: QueryModel) {}
+  constructor (private readonly model: QueryModel, private readonly relationsOf: RelationsOf) {}
 
   #issue (code: string, message: string, at: Span, hint?: string): undefined {
     this.issues.push({ code, message, hint, span: at })
     return undefined
   }
 
-  #field (name: string, at: Span): FieldModel | undefined {
-    const field = this.model.filterable.get(name)
+  /**
+   * A field of `model` (the resource's, or a related one's after `prefix`, as `customer.`): anything
+   * else reads as unknown. A did-you-mean names a field, or one of `relations` (those the caller
+   * may follow, where a path goes on).
+   */
+  #field (name: string, at: Span, model = this.model, prefix = '', relations: Iterable<string> = []): FieldModel | undefined {
+    const field = model.filterable.get(name)
     if (field !== undefined) return field
-    const suggestion = nearest(name, this.model.filterable.keys())
-    return this.#issue('unknown-field', `There is no field '${name}' to filter on.`, at,
-      suggestion !== undefined ? `Did you mean '${suggestion}'?` : `Fields you can filter on: ${[...this.model.filterable.keys()].join(', ') || 'none'}.`)
+    const suggestion = nearest(name, [...model.filterable.keys(), ...relations])
+    return this.#issue('unknown-field', `There is no field '${prefix}${name}' to filter on.`, at,
+      suggestion !== undefined ? `Did you mean '${prefix}${suggestion}'?` : `Fields you can filter on: ${[...model.filterable.keys()].map((f) => prefix + f).join(', ') || 'none'}.`)
   }
 
-  /** A field, or a path into a json field: a hidden or unknown field is refused before its type is looked at. */
-  #member (field: Name, path: readonly Name[]): FieldModel | undefined {
-    const model = this.#field(field.text, field.span)
-    if (model === undefined || path.length === 0 || model.type === 'json') return model
-    return this.#issue('invalid-path', `Field '${model.name}' is ${aType(model.type)}: it has no keys to traverse.`, cover(path[0]!.span, path.at(-1)!.span),
+  /**
+   * A field, a path into a json field, or either reached through relations the caller may follow
+   * (a name is a relation only where it is no field: names never clash, see lib/model/relations.ts).
+   * A hidden or unknown field, or a relation the caller may not follow, is refused before a type
+   * is looked at, all alike.
+   */
+  #member (name: Name, path: readonly Name[]): Member | undefined {
+    const via: FilterRelation[] = []
+    let model = this.model
+    let [first, rest] = [name, path]
+    for (;;) {
+      const hop = model.filterable.has(first.text) ? undefined : this.relationsOf(model.resource).get(first.text)
+      if (hop === undefined) break
+      const written = [...via, hop].map((r) => r.relation.name).join('.')
+      if (rest.length === 0) {
+        const example = hop.query.filterable.keys().next().value ?? 'field'
+        return this.#issue('invalid-path', `'${written}' is a relation: a filter compares one of its fields.`, first.span, `Name a field of it: ${written}.${example}.`)
+      }
+      if (via.length === MAX_HOPS) {
+        return this.#issue('invalid-path', `A filter follows at most ${MAX_HOPS} relations.`, cover(name.span, first.span), `Filter on a field of ${via.map((r) => r.relation.name).join('.')}.`)
+      }
+      via.push(hop)
+      model = hop.query;
+      [first, ...rest] = rest as [Name, ...Name[]]
+    }
+    const prefix = via.map((r) => `${r.relation.name}.`).join('')
+    const field = this.#field(first.text, first.span, model, prefix, rest.length > 0 && via.length < MAX_HOPS ? this.relationsOf(model.resource).keys() : [])
+    if (field === undefined) return undefined
+    if (rest.length === 0 || field.type === 'json') return { field, path: rest, via }
+    return this.#issue('invalid-path', `Field '${prefix}${field.name}' is ${aType(field.type)}: it has no keys to traverse.`, cover(rest[0]!.span, rest.at(-1)!.span),
       'Only json fields have keys: meta.color = "red".')
   }
 
   /** A function argument that names a field, or a path into a json one: bare text only. */
-  #fieldArg (call: Call, index: number): { field: FieldModel, path: readonly string[] } | undefined {
+  #fieldArg (call: Call, index: number): { field: FieldModel, path: readonly string[], via: readonly FilterRelation[] } | undefined {
     const arg = call.args[index]
     if (arg === undefined) return this.#issue('wrong-arguments', `${call.name.text}() needs a field as argument ${index + 1}.`, call.span)
     if (arg.kind !== 'literal' || arg.quoted) return this.#issue('wrong-arguments', `Argument ${index + 1} of ${call.name.text}() must be a field name, unquoted.`, arg.span)
     if (!isPath(arg.text)) {
-      const field = this.#field(arg.text, arg.span)
-      return field === undefined ? undefined : { field, path: [] }
+      const member = this.#member({ text: arg.text, span: arg.span }, [])
+      return member === undefined ? undefined : { field: member.field, path: [], via: member.via }
     }
     const member = pathOf([{ text: arg.text, start: arg.span.start, end: arg.span.end, quoted: false }])
     if (!member.ok) {
       this.issues.push(member.issue)
       return undefined
     }
-    const field = this.#member(member.field, member.path)
-    return field === undefined ? undefined : { field, path: member.path.map((key) => key.text) }
+    const found = this.#member(member.field, member.path)
+    return found === undefined ? undefined : { field: found.field, path: found.path.map((key) => key.text), via: found.via }
   }
 
   #duration (offset: NonNullable<Extract<Value, { kind: 'now' }>['offset']>): number | undefined {
@@ -126,10 +171,14 @@ class Checker {
   }
 
   #compare (node: Extract<FilterNode, { kind: 'compare' }>): CheckedFilter | undefined {
-    const field = this.#member(node.field, node.path)
-    if (field === undefined) return undefined
+    const member = this.#member(node.field, node.path)
+    return member === undefined ? undefined : through(member.via, this.#comparison(member.field, member.path, node))
+  }
+
+  /** `field op value` on a field a member reached, `path` the keys into it when it is json. */
+  #comparison (field: FieldModel, path: readonly Name[], node: Extract<FilterNode, { kind: 'compare' }>): CheckedFilter | undefined {
     const { value, op } = node
-    if (node.path.length > 0) return this.#atPath(field, node.path.map((key) => key.text), op, value, node.span)
+    if (path.length > 0) return this.#atPath(field, path.map((key) => key.text), op, value, node.span)
     if (value.kind === 'literal' && !value.quoted && value.text === 'null') {
       if (op === '=' || op === '!=') return { kind: 'null', field, negated: op === '!=' }
       return this.#issue('invalid-null', 'Only = and != compare with null.', node.span, `Write ${field.name} = null or ${field.name} != null.`)
@@ -193,8 +242,8 @@ class Checker {
       if (arg?.kind !== 'literal') return this.#issue('wrong-arguments', `Argument ${index + 1} of ${name}() must be text.`, arg?.span ?? call.span)
       return literalText(arg)
     }
-    const stringField = (arg: { field: FieldModel, path: readonly string[] } | undefined): FieldModel | undefined => {
-      if (arg === undefined || (arg.field.type === 'string' && arg.path.length === 0)) return arg?.field
+    const stringField = (arg: { field: FieldModel, path: readonly string[], via: readonly FilterRelation[] } | undefined): { field: FieldModel, via: readonly FilterRelation[] } | undefined => {
+      if (arg === undefined || (arg.field.type === 'string' && arg.path.length === 0)) return arg
       return this.#issue('type-mismatch', `${name}() works on text fields, and '${arg.field.name}' is ${aType(arg.field.type)}.`, call.args[0]!.span)
     }
     switch (name) {
@@ -204,35 +253,36 @@ class Checker {
         if (!arity(1, 1)) return undefined
         const arg = this.#fieldArg(call, 0)
         if (arg === undefined) return undefined
-        return arg.path.length === 0 ? { kind: 'null', field: arg.field, negated: false } : { kind: 'json-path', ...arg, test: { kind: 'null', negated: false } }
+        const { field, path, via } = arg
+        return through(via, path.length === 0 ? { kind: 'null', field, negated: false } : { kind: 'json-path', field, path, test: { kind: 'null', negated: false } })
       }
       case 'in': {
         if (!arity(2, 1000)) return undefined
         const arg = this.#fieldArg(call, 0)
         if (arg === undefined) return undefined
-        const { field, path } = arg
+        const { field, path, via } = arg
         // At a json path, one of the values is an OR of equalities, each typed by its literal's form.
         if (path.length > 0) {
           const children = call.args.slice(1).map((value) => this.#atPath(field, path, '=', value, value.span))
-          return children.every((c) => c !== undefined) ? { kind: 'or', children: children as CheckedFilter[] } : undefined
+          return children.every((c) => c !== undefined) ? through(via, { kind: 'or', children: children as CheckedFilter[] }) : undefined
         }
         if (field.type === 'json') return this.#issue('unsupported-operator', `Field '${field.name}' is json: it cannot be compared.`, call.span, TYPE_HINTS.json)
         const values = call.args.slice(1).map((value) => this.#value(field, value))
-        return values.every((v) => v !== undefined) ? { kind: 'in', field, values: values as TypedValue[] } : undefined
+        return values.every((v) => v !== undefined) ? through(via, { kind: 'in', field, values: values as TypedValue[] }) : undefined
       }
       case 'similar': {
         if (!arity(2, 2)) return undefined
-        const field = stringField(this.#fieldArg(call, 0))
+        const arg = stringField(this.#fieldArg(call, 0))
         const text = textArg(1)
-        if (field === undefined || text === undefined) return undefined
+        if (arg === undefined || text === undefined) return undefined
         if (!this.model.trigram) return this.#issue('unavailable', 'similar() needs the pg_trgm extension, which this database does not have.', call.name.span, 'An administrator can run: CREATE EXTENSION pg_trgm')
-        return { kind: 'similar', field, text }
+        return through(arg.via, { kind: 'similar', field: arg.field, text })
       }
       case 'regex': {
         if (!arity(2, 2)) return undefined
-        const field = stringField(this.#fieldArg(call, 0))
+        const arg = stringField(this.#fieldArg(call, 0))
         const pattern = textArg(1)
-        if (field === undefined || pattern === undefined) return undefined
+        if (arg === undefined || pattern === undefined) return undefined
         if (pattern.length > MAX_PATTERN) return this.#issue('too-long', `A pattern is limited to ${MAX_PATTERN} characters.`, call.args[1]!.span)
         try {
           // JavaScript's parser catches most errors (unbalanced groups, nothing to repeat, bad
@@ -242,7 +292,7 @@ class Checker {
         } catch {
           return this.#issue('invalid-regex', 'The regular expression is not valid.', call.args[1]!.span)
         }
-        return { kind: 'regex', field, pattern }
+        return through(arg.via, { kind: 'regex', field: arg.field, pattern })
       }
       case 'now':
         return this.#issue('misplaced-function', 'now() is a value: compare a field with it.', call.span, 'placed_at > now() - 7d')
@@ -269,10 +319,12 @@ class Checker {
       case 'call': return this.#call(node)
       case 'term': return this.#search(node.value, node.span)
       case 'member': {
-        const field = this.#member(node.field, node.path)
-        if (field === undefined) return undefined
+        const member = this.#member(node.field, node.path)
+        if (member === undefined) return undefined
+        const written = [...member.via.map((r) => r.relation.name), member.field.name].join('.')
+        const example = member.path.length > 0 || member.field.type === 'json' ? `${written}.key` : written
         return this.#issue('missing-comparison', 'A field path needs a comparison.', node.span,
-          `Compare it, as in ${field.name}.key = "text", or test it: ${field.name}.key:*. To search for text with a dot, quote it: "v1.2".`)
+          `Compare it, as in ${example} = "text", or test it: ${example}:*. To search for text with a dot, quote it: "v1.2".`)
       }
     }
   }
@@ -286,15 +338,18 @@ function valuesOf (condition: FilterCondition): number {
     case 'search': return condition.fields.length
     // The path, and at most a value and its JSON type.
     case 'json-path': return 3
+    // The condition's own, the tenant, and the target's row filter's.
+    case 'related': return 1 + [condition.condition, condition.scope.rows].reduce((n, f) => n + (f === undefined ? 0 : conditionsOf(f).reduce((m, c) => m + valuesOf(c), 0)), 0)
     default: return 1
   }
 }
 
 export type CheckResult = { readonly ok: true, readonly filter: CheckedFilter | undefined } | { readonly ok: false, readonly issues: readonly QueryIssue[] }
 
-export function checkFilter (node: FilterNode | undefined, model: QueryModel): CheckResult {
+/** `relationsOf`: the relations the caller may follow from each resource; none for a row rule's filter. */
+export function checkFilter (node: FilterNode | undefined, model: QueryModel, relationsOf: RelationsOf = NO_RELATIONS): CheckResult {
   if (node === undefined) return { ok: true, filter: undefined }
-  const checker = new Checker(model)
+  const checker = new Checker(model, relationsOf)
   const filter = checker.check(node)
   if (checker.issues.length > 0 || filter === undefined) return { ok: false, issues: checker.issues }
   const conditions = conditionsOf(filter)

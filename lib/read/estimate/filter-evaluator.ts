@@ -222,6 +222,10 @@ export function sampleMatcher (filter: CheckedFilter, nowMs: number): SampleMatc
           }
         }
       }
+      // A related condition depends on another table's rows, which no sample holds: never guessed,
+      // the list counts instead.
+      case 'related':
+        return undefined
       default:
         return undefined
     }

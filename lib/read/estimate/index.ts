@@ -17,6 +17,7 @@ import type { BoundedCache } from '../../cache.js'
 import { rows, type Queryable } from '../../db/query.js'
 import { narrowed } from '../../plan/read.js'
 import type { ListPlan } from '../../plan/types.js'
+import { traverses } from '../../query/filter/checked.js'
 import { compileCount } from '../../sql/read.js'
 import type { Row } from '../../serialize/record.js'
 import { plannedRows } from './planner.js'
@@ -84,7 +85,8 @@ async function settleEstimate (db: Queryable, plan: ListPlan, estimates: Bounded
     counted = row?.total ?? 0
   }
   let found = counted
-  if (counted >= ESTIMATE_COUNT_CAP && !narrowed(plan.model, plan.scope)) found = Math.max(counted, await plannedRows(db, plan))
+  // The planner's figure counts rows of every caller, related ones too: only for a caller who sees them all.
+  if (counted >= ESTIMATE_COUNT_CAP && !narrowed(plan.model, plan.scope) && !traverses(plan.filter)) found = Math.max(counted, await plannedRows(db, plan))
   estimates.set(plan.estimateKey, { rows: found, at: Date.now() })
   return found
 }
