@@ -6,6 +6,7 @@ import { parseCount, parsePageSize, parseShowDeleted, textParameter } from '../q
 import { planFilter, planOrder } from './filter.js'
 import { narrowed, pageTokenBinding, readScope, recordsRead, type PlanServices } from './read.js'
 import type { ListPlan } from './types.js'
+import type { AccessOf } from './embed.js'
 
 export { MAX_FILTER_BODY, MAX_FILTER_QUERY } from './filter.js'
 
@@ -32,6 +33,8 @@ export interface ListContext {
   readonly maxFilterLength: number
   /** Where a filter too long for the query string fits: the list's `:search` path, if it has one. */
   readonly searchPath?: string | undefined
+  /** The caller's plans of other resources (`ctx.access`): `fields` paths follow relations with them. */
+  readonly accessOf?: AccessOf | undefined
 }
 
 export function planList (input: ListInput, context: ListContext): ListPlan {
@@ -48,7 +51,7 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
   const showDeleted = parseShowDeleted(model, input.show_deleted)
   const tokenBinding = pageTokenBinding(model.name, filterText, order, showDeleted)
   const token = textParameter('page_token', input.page_token)
-  const read = recordsRead(access, input.fields, services, context.rowPermissions ? access.permissions.list : undefined)
+  const read = recordsRead(access, input.fields, services, context.rowPermissions ? access.permissions.list : undefined, context.accessOf)
   const scope = readScope(access, showDeleted)
   const own = narrowed(read.model, scope)
   // Written out, not spread: a plan built by spreading was 60 µs slower a list page (dictionary
@@ -72,5 +75,6 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
     // Callers who see every row share a list's estimate and samples; one a row filter or tenant narrows has their own.
     estimateKey: own ? `${tokenBinding}\0${access.callerKey}` : tokenBinding,
     narrowedTo: own ? access.callerKey : '',
+    embeds: read.embeds,
   }
 }

@@ -34,6 +34,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
     maxFilterLength,
     // A filter too long for the query string fits in a :search body.
     searchPath: maxFilterLength === MAX_FILTER_QUERY ? `${config.basePath}/${input.model.name}:search` : undefined,
+    accessOf: input.ctx.access,
   })
   // A page's database work, then its answer: the runner times the two as db and serialize.
   const readListPage = async (plan: ListPlan): Promise<PageRead> => await readPage(db.read, plan, services, extensions.listGuards)
@@ -109,7 +110,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       target: 'record',
       operations: ['read'],
       parameters: ['fields', 'show_deleted', 'ifNoneMatch'],
-      plan: (input) => planGet(input.key!, input.query, input.access, services, config.rowPermissions.has(input.model.name)),
+      plan: (input) => planGet(input.key!, input.query, input.access, services, config.rowPermissions.has(input.model.name), input.ctx.access),
       run: async (plan) => await readRecord(db.read, plan),
       respond: async (row, plan, input) => {
         const { json: body, etag } = await recordAnswer(plan, row, services)
