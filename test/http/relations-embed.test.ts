@@ -5,9 +5,11 @@
 // as an unknown field, and a page with embeds is one statement.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import fp from 'fastify-plugin'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, type CallResult } from '../helpers/app.js'
 import { statementsOf } from '../helpers/statements.js'
+import { withResources } from '../../lib/public.js'
 import { EMBED_RESOURCES, EMBED_ROLES, EMBED_ROWS, EMBED_SCHEMA } from '../fixtures/relations.js'
 
 const databaseUrl = await freshDatabase()
@@ -205,4 +207,40 @@ test('a page of 50 orders embedding customer and customer.region is one statemen
   assert.equal(plain.length, 1)
   assert.equal(statements.length, 1)
   assert.match(statements[0]!, /LEFT JOIN LATERAL \(SELECT true AS "customer".* LEFT JOIN LATERAL \(SELECT true AS "customer\.region"/)
+})
+
+test('a target whose rows a plugin presents is embedded as that plugin presents it on its own reads', async () => {
+  // A plugin's resource whose presenter upper-cases `text` for every caller, before its ETag.
+  const notes = withResources(fp(async () => {}, { name: 'shouting-notes', fastify: '5.x', dependencies: ['tablegate'] }), () => ({
+    resources: {
+      notes: {
+        config: { fields: { id: { type: 'bigint', readOnly: true, dbDefault: true }, text: { type: 'string', required: true } } },
+        present: () => (row) => ({ ...row, text: typeof row.text === 'string' ? row.text.toUpperCase() : row.text }),
+      },
+    },
+  }))
+  const url = await freshDatabase()
+  await runSql(url, `
+    CREATE TABLE notes (id bigserial PRIMARY KEY, text text NOT NULL);
+    CREATE TABLE tasks (id bigserial PRIMARY KEY, title text NOT NULL, note_id bigint REFERENCES notes (id));
+    INSERT INTO notes (text) VALUES ('quiet please');
+    INSERT INTO tasks (title, note_id) VALUES ('t', 1);
+  `)
+  const presented = await buildApp({
+    databaseUrl: url,
+    plugins: [notes],
+    resources: {
+      tasks: {
+        fields: { id: { type: 'bigint', readOnly: true, dbDefault: true }, title: { type: 'string', required: true }, note_id: { type: 'bigint', references: 'notes' } },
+        relations: { note: { field: 'note_id' } },
+      },
+    },
+  })
+  await createUser(presented, 'admin@example.com', 'admin')
+  const call = caller(presented, await bearer(presented, 'admin@example.com'))
+  const note = await got(call, '/api/v1/notes/1')
+  assert.equal(note.record.text, 'QUIET PLEASE')
+  const [task] = ok(await call('GET', '/api/v1/tasks?fields=title,note')).items
+  assert.deepEqual(task.note, note.record)
+  assert.deepEqual(ok(await call('GET', '/api/v1/tasks/1?fields=note.text')).note, { text: 'QUIET PLEASE', etag: note.etag })
 })
