@@ -7,6 +7,7 @@ import type { AccessPlan } from '../access/types.js'
 import { canFollow } from '../access/relations.js'
 import type { FieldModel, RelationModel } from '../model/types.js'
 import type { Selections } from '../model/selection.js'
+import type { BoundedCache } from '../cache.js'
 import { fieldMaskItems, fieldMaskName, invalidParameter, parseFieldMask, unknownField } from '../query/params.js'
 import { readScope } from './scope.js'
 import type { EmbedPlan } from './types.js'
@@ -126,9 +127,16 @@ export interface ReadMask {
  * A `fields` mask of fields and paths (`id,title,customer.name,customer.region`). Without
  * `accessOf`, or on a resource without relations, it is a mask of the record's own fields.
  */
-export function planReadMask (access: AccessPlan, value: unknown, selections: Selections, accessOf: AccessOf | undefined): ReadMask {
+export function planReadMask (access: AccessPlan, value: unknown, selections: Selections, accessOf: AccessOf | undefined, masks?: BoundedCache<ReadMask>): ReadMask {
   if (value === undefined) return { fields: access.readable, embeds: NO_EMBEDS }
   if (accessOf === undefined || access.model.relations.size === 0) return { fields: parseFieldMask(access.readable, value), embeds: NO_EMBEDS }
+  if (masks === undefined || (typeof value !== 'string' && !Array.isArray(value))) return readMask(access, value, selections, accessOf)
+  // What a mask gives depends on the caller's plans alone, which their key names (lib/access/resolve.ts).
+  const text = typeof value === 'string' ? value : `\u0001${JSON.stringify(value)}`
+  return masks.getOrCreate(`${access.callerKey}\0${access.resource}\0${text}`, () => readMask(access, value, selections, accessOf))
+}
+
+function readMask (access: AccessPlan, value: unknown, selections: Selections, accessOf: AccessOf): ReadMask {
   const top = new Asked(access, 0, accessOf)
   for (const raw of fieldMaskItems(value)) {
     const name = fieldMaskName(raw)

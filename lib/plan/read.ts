@@ -2,7 +2,8 @@
 // page token is bound to, and the get plan. Pure: no I/O.
 import type { AccessPlan } from '../access/types.js'
 import { readScope } from './scope.js'
-import { planReadMask, type AccessOf } from './embed.js'
+import { planReadMask, type AccessOf, type ReadMask } from './embed.js'
+import type { BoundedCache } from '../cache.js'
 import type { Selections } from '../model/selection.js'
 import type { PageTokens } from '../query/page-token.js'
 import type { OrderTerm } from '../query/order-by.js'
@@ -18,6 +19,8 @@ export interface PlanServices {
   readonly selections: Selections
   readonly checks: QueryChecks
   readonly pageTokens: PageTokens
+  /** `fields` masks that embed, by caller and text (none kept without it). */
+  readonly readMasks?: BoundedCache<ReadMask>
 }
 
 /** Whether the caller sees only some rows of the table, whatever their filter: a row filter or a tenant. */
@@ -49,7 +52,7 @@ export interface GetInput {
  * and the to-one relations its paths embed (followed with `accessOf`, the caller's other plans).
  */
 export function recordsRead (access: AccessPlan, fields: unknown, services: PlanServices, permissions: PermissionPlan | undefined, accessOf?: AccessOf): Pick<GetPlan, 'model' | 'select' | 'fetch' | 'readable' | 'permissions' | 'embeds'> {
-  const mask = planReadMask(access, fields, services.selections, accessOf)
+  const mask = planReadMask(access, fields, services.selections, accessOf, services.readMasks)
   const select = services.selections.of(access.model, mask.fields)
   return {
     model: access.model,

@@ -94,8 +94,10 @@ test('a customer outside the clerk\'s row rule is null, exactly as a null refere
   assert.deepEqual(Object.keys(hidden), Object.keys(none))
   assert.equal(hidden.customer, null)
   assert.equal(none.customer, null)
-  // The admin sees Vip Co where the clerk sees null.
+  // The admin sees Vip Co where the clerk sees null, through the very same mask.
   assert.equal((ok(await admin('GET', '/api/v1/orders/2?fields=customer.name'))).customer.name, 'Vip Co')
+  assert.equal(((await byTitle(admin, '/api/v1/orders?fields=title,customer.name'))['o-vip'] as any).name, 'Vip Co')
+  assert.equal((await byTitle(clerk, '/api/v1/orders?fields=title,customer.name'))['o-vip'], null)
 })
 
 test('two levels: customer.region.name, each level with its own etag; a third level is refused', async () => {
