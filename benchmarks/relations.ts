@@ -4,7 +4,7 @@
 // without, the requests alternating so that both see the same machine. Per request: the server's
 // CPU in this process (HTTP inject, plan, run, serialize), the wall time, and PostgreSQL's own
 // execution time of the page's one statement (EXPLAIN ANALYZE, apart; the server prepares its
-// statements, so planning is not counted).
+// statements, so planning is not counted). BENCH_PLAN=1 prints each statement's EXPLAIN ANALYZE.
 import { cpus } from 'node:os'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
@@ -143,6 +143,7 @@ try {
         times.push(rows[0]!['QUERY PLAN'][0]!['Execution Time'])
       }
       database[kind] = median(times)
+      if (process.env.BENCH_PLAN !== undefined) console.log((await db.query(`EXPLAIN (ANALYZE, COSTS OFF) ${statement}`)).rows.map((r) => r['QUERY PLAN']).join('\n'))
     }
     const row = (label: string, kind: 'plain' | 'embedded'): string =>
       `${label.padEnd(34)}${mean(figures[kind].cpu).toFixed(0).padStart(10)}${median(figures[kind].wall).toFixed(3).padStart(24)}${database[kind].toFixed(3).padStart(18)}${'1'.padStart(15)}`

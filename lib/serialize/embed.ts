@@ -14,7 +14,7 @@ function embedReader (embed: EmbedPlan, etags: Etags): (row: Row) => Row | null 
   const columns = names.map((name) => `${embed.path}.${name}`)
   const etag = etags.of(embed.model, embed.readable)
   const present = embed.scope.present
-  const children = embedsReader(embed.embeds, etags)
+  const children = embed.embeds.length === 0 ? undefined : embedsReader(embed.embeds, etags)
   const build = recordBuilder(embed.select, embed.embeds.map((child) => child.relation.name))
   return (row) => {
     if (row[embed.path] !== true) return null
@@ -22,7 +22,7 @@ function embedReader (embed: EmbedPlan, etags: Etags): (row: Row) => Row | null 
     for (let i = 0; i < columns.length; i++) record[names[i]!] = row[columns[i]!]
     // The target's own presenter, as on its own reads: before the ETag and the JSON.
     if (present !== undefined) record = present(record)
-    return build(record, etag(record), undefined, children(row))
+    return build(record, etag(record), undefined, children?.(row))
   }
 }
 
