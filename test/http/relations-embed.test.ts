@@ -80,6 +80,8 @@ test('fields=customer embeds every field the caller may read there, exactly as a
   assert.deepEqual(forAdmin['o-ann'], {
     id: '1', name: 'Ann', vip: false, region_id: '2', credit_limit: '1000.50', since: '2026-01-02T03:04:05.123400Z', deleted_at: null, version: 1, etag: (forAdmin['o-ann'] as any).etag,
   })
+  // customer.etag: the customer with its etag alone.
+  assert.deepEqual((await byTitle(clerk, '/api/v1/orders?fields=title,customer.etag'))['o-ann'], { etag: (await got(clerk, '/api/v1/customers/1')).etag })
   // The clerk may not read credit_limit: the embed has no such key.
   const forClerk = await byTitle(clerk, '/api/v1/orders?fields=title,customer')
   assert.deepEqual(Object.keys(forClerk['o-ann'] as object), ['id', 'name', 'vip', 'region_id', 'since', 'version', 'deleted_at', 'etag'])
