@@ -40,7 +40,8 @@ function where (conditions: readonly Sql[]): Sql {
 }
 
 export function compileGet (plan: GetPlan): Sql {
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${embedColumns(plan.embeds)} FROM ${plan.model.table}${embedJoins(plan.model, plan.embeds)}${where([keyCondition(plan.model, plan.key), ...scopeConditions(plan.model, plan.scope)])}`
+  const embeds = plan.embeds.length === 0 ? undefined : embedsSql(plan.model, plan.embeds)
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${embeds?.columns ?? sql.empty} FROM ${plan.model.table}${embeds?.joins ?? sql.empty}${where([keyCondition(plan.model, plan.key), ...scopeConditions(plan.model, plan.scope)])}`
 }
 
 // To-one embeds (docs/relations.md, "Embedding"): each is a LEFT JOIN LATERAL of its target's row,
@@ -61,7 +62,20 @@ function lateralOf (embed: EmbedPlan): Sql {
 /** `, "__e.customer"."customer.name", …`: the embeds' columns of a parent's select list. */
 function embedColumns (embeds: readonly EmbedPlan[]): Sql {
   if (embeds.length === 0) return sql.empty
-  return sql.join(embeds.flatMap((embed) => embedOutputs(embed).map((name) => sql`, ${lateralOf(embed)}.${sql.ident(name)}`)), sql.empty)
+  return sql.freeze(sql.join(embeds.flatMap((embed) => embedOutputs(embed).map((name) => sql`, ${lateralOf(embed)}.${sql.ident(name)}`)), sql.empty))
+}
+
+// A caller's embeds are the same objects request after request (lib/plan/embed.ts keeps their
+// masks), so their SQL is built once per caller and mask, and goes with them.
+const builtEmbeds = new WeakMap<readonly EmbedPlan[], { readonly columns: Sql, readonly joins: Sql }>()
+
+function embedsSql (model: ResourceModel, embeds: readonly EmbedPlan[]): { readonly columns: Sql, readonly joins: Sql } {
+  let built = builtEmbeds.get(embeds)
+  if (built === undefined) {
+    built = { columns: embedColumns(embeds), joins: embedJoins(model, embeds) }
+    builtEmbeds.set(embeds, built)
+  }
+  return built
 }
 
 /** The joins of `parent`'s embeds; `parent.table` is how the statement names the parent's row. */
@@ -140,7 +154,8 @@ export function compileList (plan: ListPlan, countUpTo?: number): Sql {
   const fetched = plan.fetch.fields
   const orderValues = plan.order.flatMap((term, i) => fetched.includes(term.field) ? [] : [sql`, ${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`])
   const skip = plan.position > 0 ? sql` OFFSET ${plan.position}` : sql.empty
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)}${embedColumns(plan.embeds)}${estimate} FROM ${plan.model.table}${embedJoins(plan.model, plan.embeds)}${where(conditions)} ORDER BY ${orderBy(plan.model, order)} LIMIT ${sql.int(plan.pageSize + 1)}${skip}`
+  const embeds = plan.embeds.length === 0 ? undefined : embedsSql(plan.model, plan.embeds)
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)}${embeds?.columns ?? sql.empty}${estimate} FROM ${plan.model.table}${embeds?.joins ?? sql.empty}${where(conditions)} ORDER BY ${orderBy(plan.model, order)} LIMIT ${sql.int(plan.pageSize + 1)}${skip}`
 }
 
 function orderBy (model: ResourceModel, order: readonly OrderTerm[]): Sql {
