@@ -92,8 +92,8 @@ function fieldsOf (asked: Asked): readonly FieldModel[] {
   return asked.all ? asked.access.readable : asked.access.readable.filter((f) => asked.fields.has(f.name))
 }
 
-/** The embeds of an asked record, in the order its resource declares its relations. */
-function embedsOf (asked: Asked, prefix: string, selections: Selections): readonly EmbedPlan[] {
+/** The embeds of an asked record, in the order its resource declares its relations, numbered from `count.next`. */
+function embedsOf (asked: Asked, prefix: string, selections: Selections, count: { next: number }): readonly EmbedPlan[] {
   if (asked.relations.size === 0) return NO_EMBEDS
   const embeds: EmbedPlan[] = []
   for (const name of asked.access.model.relations.keys()) {
@@ -105,13 +105,14 @@ function embedsOf (asked: Asked, prefix: string, selections: Selections): readon
     embeds.push({
       relation: embedded.relation,
       path,
+      column: `__e${count.next++}`,
       model: access.model,
       select,
       fetch: selections.fetch(select, access.readable, false),
       readable: access.readable,
       // show_deleted is the top level's: an embedded row is always a live one.
       scope: readScope(access, false),
-      embeds: embedsOf(embedded.asked, `${path}.`, selections),
+      embeds: embedsOf(embedded.asked, `${path}.`, selections, count),
     })
   }
   return embeds
@@ -143,5 +144,5 @@ function readMask (access: AccessPlan, value: unknown, selections: Selections, a
     if (name === '' || name === 'etag') continue
     ask(top, name)
   }
-  return { fields: fieldsOf(top), embeds: embedsOf(top, '', selections) }
+  return { fields: fieldsOf(top), embeds: embedsOf(top, '', selections, { next: 0 }) }
 }

@@ -25,8 +25,13 @@ export interface ReadScope {
  */
 export interface EmbedPlan {
   readonly relation: RelationModel & { readonly kind: 'one' }
-  /** The path from the top record (`customer`, `customer.region`): its columns in the row are `<path>` (present) and `<path>.<field>`. */
+  /** The path from the top record: `customer`, `customer.region`. */
   readonly path: string
+  /**
+   * Its columns' names in the row: `<column>` is true where the row is there, `<column>_<i>` the
+   * i-th field of `fetch`. Short and numbered, so no name nears PostgreSQL's 63-byte limit.
+   */
+  readonly column: string
   readonly model: ResourceModel
   /** The target's fields the embedded record carries. */
   readonly select: Selection

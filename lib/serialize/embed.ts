@@ -1,5 +1,5 @@
 // Embedded to-one records, read out of their parent's row (lib/sql/read.ts flattens each under its
-// path): the target's record as a read of it gives it, with its own ETag computed as a get of it
+// numbered columns): the target's record as a read of it gives it, with its own ETag computed as a get of it
 // computes it, or null where the row is not there for the caller (a null reference and a row
 // outside their access read the same).
 import type { EmbedPlan } from '../plan/types.js'
@@ -11,13 +11,13 @@ export type EmbedsReader = (row: Row) => unknown[]
 
 function embedReader (embed: EmbedPlan, etags: Etags): (row: Row) => Row | null {
   const names = embed.fetch.fields.map((f) => f.name)
-  const columns = names.map((name) => `${embed.path}.${name}`)
+  const columns = names.map((_, i) => `${embed.column}_${i}`)
   const etag = etags.of(embed.model, embed.readable)
   const present = embed.scope.present
   const children = embed.embeds.length === 0 ? undefined : embedsReader(embed.embeds, etags)
   const build = recordBuilder(embed.select, embed.embeds.map((child) => child.relation.name))
   return (row) => {
-    if (row[embed.path] !== true) return null
+    if (row[embed.column] !== true) return null
     let record: Row = {}
     for (let i = 0; i < columns.length; i++) record[names[i]!] = row[columns[i]!]
     // The target's own presenter, as on its own reads: before the ETag and the JSON.

@@ -45,21 +45,22 @@ export function compileGet (plan: GetPlan): Sql {
 }
 
 // To-one embeds (docs/relations.md, "Embedding"): each is a LEFT JOIN LATERAL of its target's row,
-// read under the target's own scope, whose columns come into the parent row flattened under its
-// path (`customer` is true where the row is there, `customer.name` its name), so the record's type
-// parsers read them as a get of the target would. A level below is joined inside its parent's
-// subquery. The target's table goes by an alias of its own: a relation may join a resource to itself.
+// read under the target's own scope, whose columns come into the parent row flattened under the
+// embed's numbered column names (`__e0` is true where the row is there, `__e0_1` its second
+// field), so the record's type parsers read them as a get of the target would. A level below is
+// joined inside its parent's subquery. The target's table goes by an alias of its own (`__t0`):
+// a relation may join a resource to itself.
 
-/** The names of an embed's columns in the row: its path (the row is there), its fields, its own embeds'. */
+/** The names of an embed's columns in the row: the row is there, its fields, its own embeds'. */
 function embedOutputs (embed: EmbedPlan): string[] {
-  return [embed.path, ...embed.fetch.fields.map((f) => `${embed.path}.${f.name}`), ...embed.embeds.flatMap(embedOutputs)]
+  return [embed.column, ...embed.fetch.fields.map((_, i) => `${embed.column}_${i}`), ...embed.embeds.flatMap(embedOutputs)]
 }
 
 function lateralOf (embed: EmbedPlan): Sql {
-  return sql.ident(`__e.${embed.path}`)
+  return sql.ident(`__l${embed.column.slice(3)}`)
 }
 
-/** `, "__e.customer"."customer.name", …`: the embeds' columns of a parent's select list. */
+/** `, "__l0"."__e0_1", …`: the embeds' columns of a parent's select list. */
 function embedColumns (embeds: readonly EmbedPlan[]): Sql {
   if (embeds.length === 0) return sql.empty
   return sql.freeze(sql.join(embeds.flatMap((embed) => embedOutputs(embed).map((name) => sql`, ${lateralOf(embed)}.${sql.ident(name)}`)), sql.empty))
@@ -82,10 +83,10 @@ function embedsSql (model: ResourceModel, embeds: readonly EmbedPlan[]): { reado
 function embedJoins (parent: ResourceModel, embeds: readonly EmbedPlan[]): Sql {
   if (embeds.length === 0) return sql.empty
   return sql.join(embeds.map((embed) => {
-    const target: ResourceModel = { ...embed.model, table: sql.ident(`__t.${embed.path}`) }
-    const fields = embed.fetch.fields.map((f) => sql`, ${qualifiedColumnOf(target, f)}${jsonCast(f)} AS ${sql.ident(`${embed.path}.${f.name}`)}`)
+    const target: ResourceModel = { ...embed.model, table: sql.ident(`__t${embed.column.slice(3)}`) }
+    const fields = embed.fetch.fields.map((f, i) => sql`, ${qualifiedColumnOf(target, f)}${jsonCast(f)} AS ${sql.ident(`${embed.column}_${i}`)}`)
     const conditions = [sql`${qualifiedColumnOf(target, embed.model.key[0]!)} = ${qualifiedColumnOf(parent, embed.relation.field)}`, ...scopeConditions(target, embed.scope)]
-    return sql` LEFT JOIN LATERAL (SELECT true AS ${sql.ident(embed.path)}${sql.join(fields, sql.empty)}${embedColumns(embed.embeds)} FROM ${embed.model.table} AS ${target.table}${embedJoins(target, embed.embeds)}${where(conditions)}) AS ${lateralOf(embed)} ON true`
+    return sql` LEFT JOIN LATERAL (SELECT true AS ${sql.ident(embed.column)}${sql.join(fields, sql.empty)}${embedColumns(embed.embeds)} FROM ${embed.model.table} AS ${target.table}${embedJoins(target, embed.embeds)}${where(conditions)}) AS ${lateralOf(embed)} ON true`
   }), sql.empty)
 }
 

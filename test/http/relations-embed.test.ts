@@ -210,7 +210,7 @@ test('a page of 50 orders embedding customer and customer.region is one statemen
   assert.equal(page.items.filter((item: any) => item.customer?.region?.name === 'South').length > 0, true)
   assert.equal(plain.length, 1)
   assert.equal(statements.length, 1)
-  assert.match(statements[0]!, /LEFT JOIN LATERAL \(SELECT true AS "customer".* LEFT JOIN LATERAL \(SELECT true AS "customer\.region"/)
+  assert.match(statements[0]!, /FROM "orders" LEFT JOIN LATERAL \(SELECT true AS "__e0".* FROM "customers" AS "__t0" LEFT JOIN LATERAL \(SELECT true AS "__e1".* FROM "regions" AS "__t1" /)
 })
 
 test('a target whose rows a plugin presents is embedded as that plugin presents it on its own reads', async () => {
@@ -247,4 +247,31 @@ test('a target whose rows a plugin presents is embedded as that plugin presents 
   const [task] = ok(await call('GET', '/api/v1/tasks?fields=title,note')).items
   assert.deepEqual(task.note, note.record)
   assert.deepEqual(ok(await call('GET', '/api/v1/tasks/1?fields=note.text')).note, { text: 'QUIET PLEASE', etag: note.etag })
+})
+
+test('relation and field names past PostgreSQL\'s 63-byte identifiers embed all the same', async () => {
+  const relation = 'the_customer_who_placed_this_order_and_pays_for_it'
+  const field = 'the_name_the_customer_gave_when_they_first_signed_up'
+  const url = await freshDatabase()
+  await runSql(url, `
+    CREATE TABLE buyers (id bigserial PRIMARY KEY, ${field} text NOT NULL);
+    CREATE TABLE purchases (id bigserial PRIMARY KEY, buyer_id bigint REFERENCES buyers (id));
+    INSERT INTO buyers (${field}) VALUES ('Ann');
+    INSERT INTO purchases (buyer_id) VALUES (1);
+  `)
+  const long = await buildApp({
+    databaseUrl: url,
+    resources: {
+      buyers: { fields: { id: { type: 'bigint', readOnly: true, dbDefault: true }, [field]: { type: 'string', required: true } } },
+      purchases: {
+        fields: { id: { type: 'bigint', readOnly: true, dbDefault: true }, buyer_id: { type: 'bigint', references: 'buyers' } },
+        relations: { [relation]: { field: 'buyer_id' } },
+      },
+    },
+  })
+  await createUser(long, 'admin@example.com', 'admin')
+  const call = caller(long, await bearer(long, 'admin@example.com'))
+  const buyer = await got(call, '/api/v1/buyers/1')
+  const [purchase] = ok(await call('GET', `/api/v1/purchases?fields=id,${relation}.${field}`)).items
+  assert.deepEqual(purchase[relation], { [field]: 'Ann', etag: buyer.etag })
 })
