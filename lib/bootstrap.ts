@@ -72,6 +72,7 @@ function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHo
     selections: new Selections(),
     // Caches of request texts hold the last `max` keys and at most twice as many (lib/cache.ts).
     checks: { filters: new BoundedCache(1000, { admitOnReuse: true }), orders: new BoundedCache(1000) },
+    readMasks: new BoundedCache(1000),
     pageTokens: pageTokens(deriveKey(authSecret, 'page-token')),
     etags: etags(deriveKey(authSecret, 'etag')),
     estimates: new BoundedCache(5_000),

@@ -1,30 +1,26 @@
 // What every read plan shares: what planners need of the app, the caller's read scope, what a
 // page token is bound to, and the get plan. Pure: no I/O.
 import type { AccessPlan } from '../access/types.js'
-import { readRows } from '../access/row-filter.js'
-import { problem } from '../problems.js'
+import { readScope } from './scope.js'
+import { planReadMask, type ReadMask } from './embed.js'
+import type { BoundedCache } from '../cache.js'
 import type { Selections } from '../model/selection.js'
 import type { PageTokens } from '../query/page-token.js'
 import type { OrderTerm } from '../query/order-by.js'
-import { parseFieldMask, parseShowDeleted } from '../query/params.js'
-import type { QueryChecks } from './filter.js'
+import { parseShowDeleted } from '../query/params.js'
+import type { AccessOf, QueryChecks } from './filter.js'
 import type { GetPlan, PermissionPlan, ReadScope } from './types.js'
 import type { ResourceModel } from '../model/types.js'
+
+export { readScope }
 
 /** The app's services a planner uses: interned selections, cached checks, the page-token codec. */
 export interface PlanServices {
   readonly selections: Selections
   readonly checks: QueryChecks
   readonly pageTokens: PageTokens
-}
-
-/**
- * Rows the caller may see: their tenant, the read rule's row filter, and soft-deleted rows or not
- * (only where the `showDeleted` rule lets them: else 403).
- */
-export function readScope (access: AccessPlan, showDeleted: boolean, rows = readRows(access)): ReadScope {
-  if (showDeleted && !access.showDeleted) throw problem('access-denied', `You may not read deleted ${access.resource} records (show_deleted=true).`)
-  return { tenant: access.context.tenant, rows, showDeleted, present: access.present }
+  /** `fields` masks that embed, by caller and text (none kept without it). */
+  readonly readMasks?: BoundedCache<ReadMask>
 }
 
 /** Whether the caller sees only some rows of the table, whatever their filter: a row filter or a tenant. */
@@ -51,21 +47,26 @@ export interface GetInput {
   readonly show_deleted?: unknown
 }
 
-/** What a read answers with for each record: the `fields` mask, what its query fetches, permissions. */
-export function recordsRead (access: AccessPlan, fields: unknown, services: PlanServices, permissions: PermissionPlan | undefined): Pick<GetPlan, 'model' | 'select' | 'fetch' | 'readable' | 'permissions'> {
-  const select = services.selections.of(access.model, parseFieldMask(access.readable, fields))
+/**
+ * What a read answers with for each record: the `fields` mask, what its query fetches, permissions,
+ * and the to-one relations its paths embed (followed with `accessOf`, the caller's other plans).
+ */
+export function recordsRead (access: AccessPlan, fields: unknown, services: PlanServices, permissions: PermissionPlan | undefined, accessOf?: AccessOf): Pick<GetPlan, 'model' | 'select' | 'fetch' | 'readable' | 'permissions' | 'embeds'> {
+  const mask = planReadMask(access, fields, services.selections, accessOf, services.readMasks)
+  const select = services.selections.of(access.model, mask.fields)
   return {
     model: access.model,
     select,
     fetch: services.selections.fetch(select, access.readable, needsStoredRecord(permissions)),
     readable: access.readable,
     permissions,
+    embeds: mask.embeds,
   }
 }
 
 /** A get of one record by its (checked) key parts. */
-export function planGet (key: readonly string[], input: GetInput, access: AccessPlan, services: PlanServices, rowPermissions: boolean): GetPlan {
-  const read = recordsRead(access, input.fields, services, rowPermissions ? access.permissions.get : undefined)
+export function planGet (key: readonly string[], input: GetInput, access: AccessPlan, services: PlanServices, rowPermissions: boolean, accessOf?: AccessOf): GetPlan {
+  const read = recordsRead(access, input.fields, services, rowPermissions ? access.permissions.get : undefined, accessOf)
   // Written out, not spread: a plan built by spreading is slower to build and to read (lib/plan/list.ts).
   return {
     kind: 'get',
@@ -76,5 +77,6 @@ export function planGet (key: readonly string[], input: GetInput, access: Access
     permissions: read.permissions,
     scope: readScope(access, parseShowDeleted(access.model, input.show_deleted)),
     key,
+    embeds: read.embeds,
   }
 }

@@ -1,6 +1,6 @@
 // Plans are data: what a request will read or write, decided before any I/O. Each carries what
 // its queries fetch (a Selection), so the SQL compilers need nothing but the plan.
-import type { FieldModel, ResourceModel } from '../model/types.js'
+import type { FieldModel, RelationModel, ResourceModel } from '../model/types.js'
 import type { Selection } from '../model/selection.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import type { OrderTerm } from '../query/order-by.js'
@@ -19,6 +19,32 @@ export interface ReadScope {
   readonly present?: ((row: Record<string, unknown>) => Record<string, unknown>) | undefined
 }
 
+/**
+ * A to-one relation embedded through a `fields` path: the target record as the caller reads it, or
+ * null when the reference is null or names a row outside the caller's read access on the target.
+ */
+export interface EmbedPlan {
+  readonly relation: RelationModel & { readonly kind: 'one' }
+  /** The path from the top record: `customer`, `customer.region`. */
+  readonly path: string
+  /**
+   * Its columns' names in the row: `<column>` is true where the row is there, `<column>_<i>` the
+   * i-th field of `fetch`. Short and numbered, so no name nears PostgreSQL's 63-byte limit.
+   */
+  readonly column: string
+  readonly model: ResourceModel
+  /** The target's fields the embedded record carries. */
+  readonly select: Selection
+  /** The target's fields the query reads: the selected ones and what the ETag needs. */
+  readonly fetch: Selection
+  /** The target's fields the caller may read: what its ETag covers. */
+  readonly readable: readonly FieldModel[]
+  /** The target's rows the caller may read: tenant, row filter, live rows only. */
+  readonly scope: ReadScope
+  /** To-one relations of the target embedded in turn (one level more at most). */
+  readonly embeds: readonly EmbedPlan[]
+}
+
 export interface GetPlan {
   readonly kind: 'get'
   readonly model: ResourceModel
@@ -30,6 +56,8 @@ export interface GetPlan {
   readonly scope: ReadScope
   readonly key: readonly string[]
   readonly permissions: PermissionPlan | undefined
+  /** To-one relations the `fields` paths embed; none without a path. */
+  readonly embeds: readonly EmbedPlan[]
 }
 
 /**
@@ -62,6 +90,8 @@ export interface ListPlan {
   /** The caller's key where a row filter or tenant narrows their rows, else '': callers who see every row share samples. */
   readonly narrowedTo: string
   readonly permissions: PermissionPlan | undefined
+  /** To-one relations the `fields` paths embed; none without a path. */
+  readonly embeds: readonly EmbedPlan[]
 }
 
 /** Field → value as sent to PostgreSQL (json stringified, int8/numeric as text). */

@@ -66,22 +66,34 @@ export function parseShowDeleted (model: ResourceModel, value: unknown): boolean
   return show
 }
 
+/** The items of a `fields` mask as given: a comma separated list (query) or an array (:search body). */
+export function fieldMaskItems (value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : invalidParameter('fields', 'fields must be a comma separated list of field names.')
+}
+
+/** One item of a `fields` mask, trimmed: '' and `etag` name nothing to add. */
+export function fieldMaskName (raw: unknown): string {
+  if (typeof raw !== 'string') invalidParameter('fields', 'fields must be a list of field names (strings).')
+  return raw.trim()
+}
+
+/** The refusal of a `fields` item that names nothing the caller may read, with the nearest they may. */
+export function unknownField (name: string, near: string, known: Iterable<string>): never {
+  return invalidParameter('fields', `fields: '${name}' is not a field${didYouMean(near, known)}.`)
+}
+
 /**
  * `fields`: a comma separated list (query) or an array (:search body) of readable fields. Only the
  * caller's readable fields are known, so a hidden field is refused exactly like a missing one.
  */
 export function parseFieldMask (readable: readonly FieldModel[], value: unknown): readonly FieldModel[] {
   if (value === undefined) return readable
-  const names = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : invalidParameter('fields', 'fields must be a comma separated list of field names.')
   const byName = new Map(readable.map((f) => [f.name, f]))
   const wanted = new Set<string>()
-  for (const raw of names) {
-    if (typeof raw !== 'string') invalidParameter('fields', 'fields must be a list of field names (strings).')
-    const name = raw.trim()
+  for (const raw of fieldMaskItems(value)) {
+    const name = fieldMaskName(raw)
     if (name === '' || name === 'etag') continue
-    if (!byName.has(name)) {
-      invalidParameter('fields', `fields: '${name}' is not a field${didYouMean(name, byName.keys())}.`)
-    }
+    if (!byName.has(name)) unknownField(name, name, byName.keys())
     wanted.add(name)
   }
   // An empty mask still returns etag; fields keep the model's order.

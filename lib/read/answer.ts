@@ -5,6 +5,7 @@ import type { PageDirection } from '../query/page-token.js'
 import type { Row } from '../serialize/record.js'
 import { recordBuilder, recordJson } from '../serialize/json.js'
 import { listJson, seekJson } from '../serialize/envelopes.js'
+import { embedsReader } from '../serialize/embed.js'
 import { rowPermissions } from './permissions.js'
 import type { PageRead, ReadServices } from './execute.js'
 
@@ -18,15 +19,19 @@ export async function recordAnswer (plan: GetPlan, found: Row, services: ReadSer
   const row = plan.scope.present === undefined ? found : plan.scope.present(found)
   const etag = services.etags.of(plan.model, plan.readable)(row)
   const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions)(row)
-  const json = recordJson(plan.select, row, etag, permissions?.json)
-  return { etag, json }
+  if (plan.embeds.length === 0) return { etag, json: recordJson(plan.select, row, etag, permissions?.json) }
+  // Embeds are read from the row as read: a presenter of the record's own rows knows nothing of them.
+  const embedded = embedsReader(plan.embeds, services.etags)(found)
+  const build = recordBuilder(plan.select, plan.embeds.map((embed) => embed.relation.name))
+  return { etag, json: JSON.stringify(build(row, etag, permissions?.object, embedded)) }
 }
 
 /** A page's records, as objects for JSON.stringify. */
 async function pageRecords (plan: ListPlan, page: readonly Row[], services: ReadServices): Promise<Row[]> {
   // Worked out once per page, so the loop does only per-row work; permissions decided by rows
   // come back as one of the plan's four forms, so a page of them costs no await per row.
-  const build = recordBuilder(plan.select)
+  const build = recordBuilder(plan.select, plan.embeds.map((embed) => embed.relation.name))
+  const embeds = plan.embeds.length === 0 ? undefined : embedsReader(plan.embeds, services.etags)
   const etag = services.etags.of(plan.model, plan.readable)
   const permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)
   const present = plan.scope.present
@@ -34,7 +39,7 @@ async function pageRecords (plan: ListPlan, page: readonly Row[], services: Read
   for (const found of page) {
     const row = present === undefined ? found : present(found)
     const permissions = permissionsOf?.(row)
-    records.push(build(row, etag(row), (permissions instanceof Promise ? await permissions : permissions)?.object))
+    records.push(build(row, etag(row), (permissions instanceof Promise ? await permissions : permissions)?.object, embeds?.(found)))
   }
   return records
 }

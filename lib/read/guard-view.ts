@@ -119,7 +119,9 @@ class PlanView implements ListGuardView {
       const filter = plan.filter === undefined ? '' : filterStructure(plan.filter)
       const rows = plan.scope.rows === undefined ? '' : filterStructure(plan.scope.rows)
       const order = plan.order.map((t) => `${t.field.name} ${t.direction}`).join(',')
-      this.#shape = `${plan.kind}\0${plan.count}\0${plan.model.name}\0${plan.scope.showDeleted}\0${rows}\0${order}\0${filter}`
+      // Embeds join more tables into the page's statement: a list with them is a shape of its own.
+      const embeds = plan.embeds.length === 0 ? '' : `\0${embedsShape(plan.embeds)}`
+      this.#shape = `${plan.kind}\0${plan.count}\0${plan.model.name}\0${plan.scope.showDeleted}\0${rows}\0${order}\0${filter}${embeds}`
     }
     return this.#shape
   }
@@ -139,6 +141,11 @@ class PlanView implements ListGuardView {
     }
     return options.preferIndexes === true ? await withIndexesPreferred(this.#pool, explain) : await explain(this.#pool)
   }
+}
+
+/** The embeds' paths, each with its target's row filter structure: what their joins read. */
+function embedsShape (embeds: ListPlan['embeds']): string {
+  return embeds.map((embed) => `${embed.path}:${embed.scope.rows === undefined ? '' : filterStructure(embed.scope.rows)}(${embedsShape(embed.embeds)})`).join(',')
 }
 
 function guardField (field: FieldModel): GuardField {

@@ -1,9 +1,9 @@
 // Read plans → SQL. Pages are keyset pages: the WHERE clause starts after the previous page's last
 // row, so page N costs what page 1 costs.
 import { sql, type Sql } from './sql.js'
-import { keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
+import { jsonCast, keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
 import { compileFilter, scopeConditions } from './filter.js'
-import type { GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope } from '../plan/types.js'
+import type { EmbedPlan, GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope } from '../plan/types.js'
 import type { Selection } from '../model/selection.js'
 import type { OperationAccess } from '../access/types.js'
 import { decidedByRows } from '../access/permissions.js'
@@ -34,7 +34,54 @@ function where (conditions: readonly Sql[]): Sql {
 }
 
 export function compileGet (plan: GetPlan): Sql {
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)} FROM ${plan.model.table}${where([keyCondition(plan.model, plan.key), ...scopeConditions(plan.model, plan.scope)])}`
+  const embeds = plan.embeds.length === 0 ? undefined : embedsSql(plan.model, plan.embeds)
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${embeds?.columns ?? sql.empty} FROM ${plan.model.table}${embeds?.joins ?? sql.empty}${where([keyCondition(plan.model, plan.key), ...scopeConditions(plan.model, plan.scope)])}`
+}
+
+// To-one embeds (docs/relations.md, "Embedding"): each is a LEFT JOIN LATERAL of its target's row,
+// read under the target's own scope, whose columns come into the parent row flattened under the
+// embed's numbered column names (`__e0` is true where the row is there, `__e0_1` its second
+// field), so the record's type parsers read them as a get of the target would. A level below is
+// joined inside its parent's subquery. The target's table goes by an alias of its own (`__t0`):
+// a relation may join a resource to itself.
+
+/** The names of an embed's columns in the row: the row is there, its fields, its own embeds'. */
+function embedOutputs (embed: EmbedPlan): string[] {
+  return [embed.column, ...embed.fetch.fields.map((_, i) => `${embed.column}_${i}`), ...embed.embeds.flatMap(embedOutputs)]
+}
+
+function lateralOf (embed: EmbedPlan): Sql {
+  return sql.ident(`__l${embed.column.slice(3)}`)
+}
+
+/** `, "__l0"."__e0_1", …`: the embeds' columns of a parent's select list. */
+function embedColumns (embeds: readonly EmbedPlan[]): Sql {
+  if (embeds.length === 0) return sql.empty
+  return sql.freeze(sql.join(embeds.flatMap((embed) => embedOutputs(embed).map((name) => sql`, ${lateralOf(embed)}.${sql.ident(name)}`)), sql.empty))
+}
+
+// A caller's embeds are the same objects request after request (lib/plan/embed.ts keeps their
+// masks), so their SQL is built once per caller and mask, and goes with them.
+const builtEmbeds = new WeakMap<readonly EmbedPlan[], { readonly columns: Sql, readonly joins: Sql }>()
+
+function embedsSql (model: ResourceModel, embeds: readonly EmbedPlan[]): { readonly columns: Sql, readonly joins: Sql } {
+  let built = builtEmbeds.get(embeds)
+  if (built === undefined) {
+    built = { columns: embedColumns(embeds), joins: embedJoins(model, embeds) }
+    builtEmbeds.set(embeds, built)
+  }
+  return built
+}
+
+/** The joins of `parent`'s embeds; `parent.table` is how the statement names the parent's row. */
+function embedJoins (parent: ResourceModel, embeds: readonly EmbedPlan[]): Sql {
+  if (embeds.length === 0) return sql.empty
+  return sql.join(embeds.map((embed) => {
+    const target: ResourceModel = { ...embed.model, table: sql.ident(`__t${embed.column.slice(3)}`) }
+    const fields = embed.fetch.fields.map((f, i) => sql`, ${qualifiedColumnOf(target, f)}${jsonCast(f)} AS ${sql.ident(`${embed.column}_${i}`)}`)
+    const conditions = [sql`${qualifiedColumnOf(target, embed.model.key[0]!)} = ${qualifiedColumnOf(parent, embed.relation.field)}`, ...scopeConditions(target, embed.scope, target.table)]
+    return sql` LEFT JOIN LATERAL (SELECT true AS ${sql.ident(embed.column)}${sql.join(fields, sql.empty)}${embedColumns(embed.embeds)} FROM ${embed.model.table} AS ${target.table}${embedJoins(target, embed.embeds)}${where(conditions)}) AS ${lateralOf(embed)} ON true`
+  }), sql.empty)
 }
 
 /**
@@ -102,7 +149,8 @@ export function compileList (plan: ListPlan, countUpTo?: number): Sql {
   const fetched = plan.fetch.fields
   const orderValues = plan.order.flatMap((term, i) => fetched.includes(term.field) ? [] : [sql`, ${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`])
   const skip = plan.position > 0 ? sql` OFFSET ${plan.position}` : sql.empty
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)}${estimate} FROM ${plan.model.table}${where(conditions)} ORDER BY ${orderBy(plan.model, order)} LIMIT ${sql.int(plan.pageSize + 1)}${skip}`
+  const embeds = plan.embeds.length === 0 ? undefined : embedsSql(plan.model, plan.embeds)
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)}${embeds?.columns ?? sql.empty}${estimate} FROM ${plan.model.table}${embeds?.joins ?? sql.empty}${where(conditions)} ORDER BY ${orderBy(plan.model, order)} LIMIT ${sql.int(plan.pageSize + 1)}${skip}`
 }
 
 function orderBy (model: ResourceModel, order: readonly OrderTerm[]): Sql {

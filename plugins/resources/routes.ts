@@ -110,7 +110,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       target: 'record',
       operations: ['read'],
       parameters: ['fields', 'show_deleted', 'ifNoneMatch'],
-      plan: (input) => planGet(input.key!, input.query, input.access, services, config.rowPermissions.has(input.model.name)),
+      plan: (input) => planGet(input.key!, input.query, input.access, services, config.rowPermissions.has(input.model.name), input.ctx.access),
       run: async (plan) => await readRecord(db.read, plan),
       respond: async (row, plan, input) => {
         const { json: body, etag } = await recordAnswer(plan, row, services)
