@@ -36,3 +36,25 @@ export async function seedCards (db: pg.Pool | pg.Client, count: number): Promis
     CREATE TABLE bench_cards (id serial PRIMARY KEY, title text NOT NULL, position integer NOT NULL UNIQUE, version integer NOT NULL DEFAULT 1)`)
   await db.query("INSERT INTO bench_cards (title, position) SELECT 'card ' || n, n FROM generate_series(1, $1::int) AS n", [count])
 }
+
+export const CUSTOMERS = 10_000
+export const LINES_PER_ORDER = 5
+
+/**
+ * The relations of `bench_orders` (which seedOrders made): `bench_customers` with `CUSTOMERS` rows,
+ * each order's `customer_id` among them, and `bench_order_lines`, `LINES_PER_ORDER` per order, each
+ * foreign key indexed as tablegate's startup check asks.
+ */
+export async function seedRelations (db: pg.Pool | pg.Client): Promise<void> {
+  await db.query(`ALTER TABLE bench_customers ADD COLUMN country text NOT NULL DEFAULT 'DE';
+    INSERT INTO bench_customers (name, country) SELECT 'Customer ' || n, (ARRAY['DE', 'FR', 'NL', 'PL', 'IT'])[1 + n % 5] FROM generate_series(1, ${CUSTOMERS}) AS n`)
+  await db.query(`ALTER TABLE bench_orders ADD COLUMN customer_id bigint;
+    UPDATE bench_orders SET customer_id = 1 + id % ${CUSTOMERS};
+    CREATE INDEX bench_orders_customer ON bench_orders (customer_id)`)
+  await db.query(`DROP TABLE IF EXISTS bench_order_lines;
+    CREATE TABLE bench_order_lines (id bigserial PRIMARY KEY, order_id bigint NOT NULL, position integer NOT NULL, sku text NOT NULL, quantity integer NOT NULL);
+    INSERT INTO bench_order_lines (order_id, position, sku, quantity)
+      SELECT o.id, p, 'SKU-' || (o.id * 7 + p) % 5000, 1 + p FROM bench_orders o, generate_series(1, ${LINES_PER_ORDER}) AS p;
+    CREATE INDEX bench_order_lines_order ON bench_order_lines (order_id, position)`)
+  await db.query('VACUUM (ANALYZE) bench_customers, bench_orders, bench_order_lines')
+}

@@ -3,7 +3,8 @@
 // their own processes pinned to core 0, PostgreSQL and this load generator to core 1; server and
 // PostgreSQL CPU come from /proc. tablegate runs twice: with its own login's tokens (which name
 // their key, `kid`) and with another issuer's tokens that name none. `--only scale-out`: 2
-// processes behind PgBouncer against 1 direct (needs pgbouncer installed). `--baseline DIR`: the
+// processes behind PgBouncer against 1 direct (needs pgbouncer installed). `--only relations`: a
+// page with and without related records embedded. `--baseline DIR`: the
 // tablegate of another checkout, built (`npm run build` there), measured in the same run, turn by
 // turn with this one, and printed before → after: a change's cost under the same noise.
 import { execFileSync } from 'node:child_process'
@@ -14,7 +15,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
-import { seedCards, seedOrders } from './bench-orders.js'
+import { seedCards, seedOrders, seedRelations } from './bench-orders.js'
 import { AUTH_SECRET, benchCaller, cpuTicks, heapMb, pinLoadGenerator, pinned, pinnedPostmaster, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
@@ -65,6 +66,7 @@ const { token } = benchUser
 await seedOrders(pool, ROWS, benchUser.id)
 const CARDS = 200
 await seedCards(pool, CARDS)
+await seedRelations(pool)
 
 const env = { BENCH_DATABASE_URL: databaseUrl, BENCH_AUTH_SECRET: AUTH_SECRET, BENCH_OWNER: benchUser.id }
 // --profile: a V8 CPU profile of the tablegate server, written when it exits (open it in Chrome's DevTools).
@@ -378,6 +380,41 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
   }
 }
 
+/**
+ * Relations (docs/relations.md): a page of 50 orders plain and with its related records embedded,
+ * on `rel_orders` (bench_orders read with its relations, 10,000 customers), measured in turn on a
+ * fresh server: requests per second, server CPU and PostgreSQL time per request, and their sum
+ * beside the plain page's. That each is one statement is proven by counting them in
+ * test/http/relations-embed.test.ts (the server's own statistics lag by up to 10 s).
+ */
+async function relationScenarios (): Promise<void> {
+  const server = await startServer('tablegate.js', env)
+  const fields = 'id,title,status,total,placed_at,customer_id'
+  const sides: Array<[string, Side]> = [
+    ['list page 50, no embed', { method: 'GET', path: () => `/api/v1/rel_orders?page_size=50&fields=${fields}` }],
+    ['list page 50, customer embedded', { method: 'GET', path: () => `/api/v1/rel_orders?page_size=50&fields=${fields},customer` }],
+  ]
+  try {
+    const runs = new Map<string, Measured[]>(sides.map(([name]) => [name, []]))
+    for (let r = 0; r < REPEAT; r++) {
+      for (const [name, side] of sides) {
+        await measure(server, side, auth, 1)
+        runs.get(name)!.push(await measure(server, side, auth, SECONDS))
+      }
+    }
+    const of = (name: string, key: keyof Measured): number => median(runs.get(name)!.map((m) => m[key]))
+    const plain = of(sides[0]![0], 'cpuUs') + of(sides[0]![0], 'databaseUs')
+    console.log(`\n${'relations (rel_orders)'.padEnd(34)}${'r/s'.padStart(8)}${'p99'.padStart(8)}${'CPU µs'.padStart(8)}${'pg µs'.padStart(8)}${'× plain'.padStart(9)}${'err'.padStart(5)}`)
+    for (const [name] of sides) {
+      const cost = of(name, 'cpuUs') + of(name, 'databaseUs')
+      console.log(`${name.padEnd(34)}${of(name, 'rps').toFixed(0).padStart(8)}${`${of(name, 'p99')} ms`.padStart(8)}${of(name, 'cpuUs').toFixed(0).padStart(8)}${of(name, 'databaseUs').toFixed(0).padStart(8)}` +
+        `${(cost / plain).toFixed(2).padStart(9)}${String(of(name, 'errors')).padStart(5)}`)
+    }
+  } finally {
+    await stopServers([server])
+  }
+}
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
 const rows: string[] = []
 /** Lines of the before → after table, when a baseline runs. */
@@ -469,6 +506,7 @@ try {
     console.log(`${'scenario'.padEnd(30)}${'before r/s'.padStart(11)}${'after r/s'.padStart(10)}${'ratio'.padStart(7)}${'p99 before/after'.padStart(17)}${'CPU µs bef/aft'.padStart(17)}${'pg µs bef/aft'.padStart(16)}${'err'.padStart(5)}`)
     for (const line of baselineRows) console.log(line)
   }
+  if (args.only === undefined || args.only.startsWith('relations')) await relationScenarios()
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()

@@ -50,7 +50,20 @@ async function serveOne (): Promise<void> {
           fields: { cost: { read: ['admin'], write: ['admin'] } },
         },
       },
-      bench_customers: { fields: { id: { type: 'bigint', readOnly: true }, name: { type: 'string' } } },
+      bench_customers: { fields: { id: { type: 'bigint', readOnly: true }, name: { type: 'string' }, country: { type: 'string' } } },
+      // The orders again, with their relations: only the relations scenarios read them this way,
+      // so the other scenarios' records stay as they were.
+      rel_orders: {
+        table: 'bench_orders',
+        fields: { ...ORDER_FIELDS, customer_id: { type: 'bigint', references: 'bench_customers' } },
+        relations: {
+          customer: { field: 'customer_id' },
+          lines: { resource: 'bench_order_lines', by: 'order_id', orderBy: 'position' },
+        },
+      },
+      bench_order_lines: {
+        fields: { id: { type: 'bigint', readOnly: true }, order_id: { type: 'bigint', references: 'rel_orders' }, position: { type: 'integer' }, sku: { type: 'string' }, quantity: { type: 'integer' } },
+      },
       bench_cards: { version: 'version', fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' }, position: { type: 'integer' } } },
       // The example shop's rule hears of deletes of `orders`: here, of bench_orders.
       orders: { table: 'bench_orders', version: 'version', fields: ORDER_FIELDS },
