@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { createServer } from '../lib/server.js'
-import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import { statementsOf } from '../test/helpers/statements.js'
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' } } })
 const requests = Number(values.requests)
@@ -70,19 +70,6 @@ const app = await createServer({
 })
 
 interface Figures { cpu: number[], wall: number[], stages: Map<string, number[]> }
-
-/** The statements `work` sends, as published on the `tablegate:query` channel. */
-async function statementsOf (work: () => Promise<void>): Promise<string[]> {
-  const seen: string[] = []
-  const listener = (message: unknown): void => { seen.push((message as { text: string }).text) }
-  subscribe('tablegate:query', listener)
-  try {
-    await work()
-  } finally {
-    unsubscribe('tablegate:query', listener)
-  }
-  return seen
-}
 
 function median (values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)

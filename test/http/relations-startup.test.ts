@@ -3,30 +3,19 @@
 // startup warning naming the index to create.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import type { FastifyBaseLogger } from 'fastify'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { createServer } from '../../lib/server.js'
 import { TEST_SECRET } from '../helpers/app.js'
 import { auditLog } from '../../lib/index.js'
 import type { Config, ResourceConfig } from '../../lib/config/schema.js'
 import { RELATIONS_RESOURCES, RELATIONS_ROLES, RELATIONS_SCHEMA } from '../fixtures/relations.js'
+import { warningsLogger } from '../helpers/warnings.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, RELATIONS_SCHEMA + `
   CREATE TABLE bays (region text NOT NULL, number integer NOT NULL, PRIMARY KEY (region, number));
 `)
 
-/** A logger that keeps the messages of its warnings. */
-function warningsLogger (warnings: string[]): FastifyBaseLogger {
-  const quiet = (): void => {}
-  const logger = {
-    level: 'warn',
-    warn: (obj: unknown, message?: string) => { warnings.push(message ?? String(obj)) },
-    fatal: quiet, error: quiet, info: quiet, debug: quiet, trace: quiet, silent: quiet,
-    child: () => logger,
-  }
-  return logger as unknown as FastifyBaseLogger
-}
 
 /** The start's error message, or 'started' (then its warnings are in `warnings`). */
 async function start (resources: Config['resources'], warnings: string[] = [], config: Config = {}): Promise<string> {

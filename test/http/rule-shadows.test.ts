@@ -2,22 +2,11 @@
 // bundle entries it leaves granting nothing, once each, as a warning of the app's logger.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import type { FastifyBaseLogger } from 'fastify'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { createServer } from '../../lib/server.js'
 import { TEST_SECRET } from '../helpers/app.js'
+import { warningsLogger } from '../helpers/warnings.js'
 
-/** A logger that keeps the messages of its warnings. */
-function warningsLogger (warnings: string[]): FastifyBaseLogger {
-  const quiet = (): void => {}
-  const logger = {
-    level: 'warn',
-    warn: (obj: unknown, message?: string) => { warnings.push(message ?? String(obj)) },
-    fatal: quiet, error: quiet, info: quiet, debug: quiet, trace: quiet, silent: quiet,
-    child: () => logger,
-  }
-  return logger as unknown as FastifyBaseLogger
-}
 
 test('the start warns of each capability an explicit rule leaves granting nothing', async () => {
   const databaseUrl = await freshDatabase()
