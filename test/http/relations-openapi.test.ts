@@ -4,11 +4,19 @@
 // caller's own document.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
 import { assertValidOpenApi, responseChecker } from '../helpers/openapi.js'
+import { startPrismProxy, violationsOf } from '../helpers/prism.js'
 import { EMBED_RESOURCES, EMBED_ROLES, EMBED_ROWS, EMBED_SCHEMA } from '../fixtures/relations-embed.js'
 
+const run = promisify(execFile)
+const root = fileURLToPath(new URL('../../../', import.meta.url))
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, EMBED_SCHEMA + EMBED_ROWS)
 const app = await buildApp({ databaseUrl, tenant: 't1', roles: EMBED_ROLES, resources: EMBED_RESOURCES })
@@ -86,4 +94,45 @@ test('answers with embeds validate against the caller\'s own document: a subset 
   responseChecker(documents.clerk)('/api/v1/orders', 'get', clerk)
   // The same answer is not one the outsider's document allows: the embed is typed per caller.
   assert.throws(() => { responseChecker(documents.outsider)('/api/v1/orders', 'get', list) }, /additionalProperties/)
+})
+
+test('Prism\'s validating proxy finds nothing amiss in embeds, each caller against its own document', async (t) => {
+  const upstream = await app.listen({ port: 0, host: '127.0.0.1' })
+  const dir = mkdtempSync(join(root, '.out-relations-prism-'))
+  t.after(() => { rmSync(dir, { recursive: true, force: true }) })
+  for (const role of ['admin', 'clerk'] as const) {
+    writeFileSync(join(dir, `${role}.json`), JSON.stringify(documents[role]))
+    const proxy = await startPrismProxy(t, join(dir, `${role}.json`), upstream)
+    const auth = await bearer(app, `${role}@example.com`)
+    for (const url of ['/api/v1/orders?fields=id,customer.name', '/api/v1/orders/1?fields=customer,customer.region', '/api/v1/orders/5?fields=title,customer', '/api/v1/orders/2?fields=customer.region']) {
+      const response = await fetch(proxy + url, { headers: auth })
+      const text = await response.text()
+      assert.equal(response.status, 200, `${role} ${url}: ${text}`)
+      assert.deepEqual(violationsOf(response), [], `${role} ${url}`)
+    }
+  }
+})
+
+test('openapi-typescript types the embeds: the target\'s record, null, or absent', async (t) => {
+  const dir = mkdtempSync(join(root, '.out-relations-client-'))
+  t.after(() => { rmSync(dir, { recursive: true, force: true }) })
+  writeFileSync(join(dir, 'openapi.json'), JSON.stringify(documents.admin))
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }))
+  writeFileSync(join(dir, 'use.ts'), `import type { components } from './schema.js'
+type Order = components['schemas']['orders']
+export const regionOf = (order: Order): string | undefined => order.customer?.region?.name
+export const none: Order = { etag: '"1"', customer: null }
+// @ts-expect-error an embed is a customer record, not its key
+export const wrong: Order = { etag: '"1"', customer: '1' }
+`)
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { target: 'es2023', module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: true, noEmit: true, types: [] },
+    files: ['use.ts', 'schema.d.ts'],
+  }))
+  await run(process.execPath, [join(root, 'test/clients/node_modules/openapi-typescript/bin/cli.js'), 'openapi.json', '-o', 'schema.d.ts'], { cwd: dir })
+  try {
+    await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: dir })
+  } catch (err) {
+    assert.fail(`tsc refused the embeds' types: ${(err as { stdout: string }).stdout}`)
+  }
 })
