@@ -63,12 +63,12 @@ export function permissionsSchema (readable: readonly FieldModel[]): JsonSchema 
   return { type: 'object', readOnly: true, properties, required: ['update', 'delete'], additionalProperties: false, description: 'What the caller may do with this record; informational, every write is checked again.' }
 }
 
+type ToOne = Extract<RelationModel, { kind: 'one' }>
+
 /**
  * A to-one the caller may follow, as an embed gives it: the target's record (the caller's record
  * schema of it, whose fields are all optional as a subset of paths gives fewer), or null.
  */
-type ToOne = Extract<RelationModel, { kind: 'one' }>
-
 function embedSchema (relation: ToOne): JsonSchema {
   return {
     anyOf: [{ $ref: `#/components/schemas/${relation.target}` }, { type: 'null' }],
@@ -79,12 +79,12 @@ function embedSchema (relation: ToOne): JsonSchema {
 
 /**
  * A record: the caller's readable fields (`fields` may select fewer, so only `etag` is always
- * there), the to-one relations they may follow (there only when `fields` names them), its etag,
- * and `permissions` where the resource carries them.
+ * there), the to-one relations of `followable` (there only when `fields` names them; a to-many
+ * cannot be embedded yet), its etag, and `permissions` where the resource carries them.
  */
-export function recordSchema (access: AccessPlan, permissions: JsonSchema | undefined, embeds: readonly RelationModel[] = []): JsonSchema {
+export function recordSchema (access: AccessPlan, permissions: JsonSchema | undefined, followable: readonly RelationModel[]): JsonSchema {
   const properties: Record<string, JsonSchema> = Object.fromEntries(access.readable.map((f) => [f.name, recordValueSchema(f, access.writable.includes(f))]))
-  for (const relation of embeds) if (relation.kind === 'one') properties[relation.name] = embedSchema(relation)
+  for (const relation of followable) if (relation.kind === 'one') properties[relation.name] = embedSchema(relation)
   properties.etag = ETAG_SCHEMA
   if (permissions !== undefined) properties.permissions = permissions
   return { type: 'object', properties, required: ['etag'], additionalProperties: false }
