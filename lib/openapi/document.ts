@@ -2,6 +2,7 @@
 // parameters, problem responses, the bearer scheme) are made here from the caller's access plans;
 // the operations come from describers, one per plugin, each describing its own routes.
 import type { AccessPlan } from '../access/types.js'
+import { followable } from '../access/relations.js'
 import { createBodySchema, permissionsSchema, PROBLEM_SCHEMA, recordSchema, updateBodySchema, type JsonSchema } from './schemas.js'
 import { CHALLENGES, PARAMETERS, PROBLEM_RESPONSES, type ProblemStatus } from './parameters.js'
 
@@ -64,12 +65,14 @@ function resourceApi (access: AccessPlan, basePath: string): ResourceApi {
   }
 }
 
-function resourceSchemas (api: ResourceApi, rowPermissions: boolean): Record<string, JsonSchema> {
+function resourceSchemas (api: ResourceApi, rowPermissions: boolean, accessOf: (resource: string) => AccessPlan): Record<string, JsonSchema> {
   const { access, name } = api
   // List items carry { update, delete }, a get adds `fields`, writes answer without permissions.
   const permissions = rowPermissions ? permissionsSchema(access.readable) : undefined
+  // Only the relations the caller may follow: their targets are resources the caller reads, so
+  // each `$ref` names a record schema of this document (and keeps it through usedComponents).
   return {
-    [name]: recordSchema(access, permissions),
+    [name]: recordSchema(access, permissions, followable(access, accessOf)),
     [`${name}.create`]: createBodySchema(access),
     [`${name}.update`]: updateBodySchema(access),
     [`${name}.list`]: {
@@ -151,6 +154,8 @@ function problemResponse (status: ProblemStatus, description: string): JsonSchem
 
 export function openApiDocument (input: OpenApiInput): JsonSchema {
   const resources = input.plans.filter((p) => p.visible).map((p) => resourceApi(p, input.basePath))
+  const planOf = new Map(input.plans.map((p) => [p.resource, p]))
+  const accessOf = (resource: string): AccessPlan => planOf.get(resource)!
   const api: ApiContext = {
     basePath: input.basePath,
     resources,
@@ -165,7 +170,7 @@ export function openApiDocument (input: OpenApiInput): JsonSchema {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from GET /api/auth/token (15 minutes).' } },
     schemas: {
       Problem: PROBLEM_SCHEMA,
-      ...Object.fromEntries(resources.flatMap((r) => Object.entries(resourceSchemas(r, input.rowPermissions.has(r.name))))),
+      ...Object.fromEntries(resources.flatMap((r) => Object.entries(resourceSchemas(r, input.rowPermissions.has(r.name), accessOf)))),
     },
     parameters: PARAMETERS,
     responses: Object.fromEntries(Object.entries(PROBLEM_RESPONSES).map(([status, { name, description }]) => [name, problemResponse(Number(status) as ProblemStatus, description)])),

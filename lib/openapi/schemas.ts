@@ -2,7 +2,7 @@
 // field schemas that validate bodies (FieldModel.schema). Bodies take each field's schema as it
 // is; records describe the value as the server writes it: int8 and decimal as strings with their
 // pattern, dates and timestamps as strings with their format.
-import type { FieldModel } from '../model/types.js'
+import type { FieldModel, RelationModel } from '../model/types.js'
 import type { AccessPlan } from '../access/types.js'
 import { VALUE_PATTERNS } from '../model/values.js'
 
@@ -63,12 +63,28 @@ export function permissionsSchema (readable: readonly FieldModel[]): JsonSchema 
   return { type: 'object', readOnly: true, properties, required: ['update', 'delete'], additionalProperties: false, description: 'What the caller may do with this record; informational, every write is checked again.' }
 }
 
+type ToOne = Extract<RelationModel, { kind: 'one' }>
+
+/**
+ * A to-one the caller may follow, as an embed gives it: the target's record (the caller's record
+ * schema of it, whose fields are all optional as a subset of paths gives fewer), or null.
+ */
+function embedSchema (relation: ToOne): JsonSchema {
+  return {
+    anyOf: [{ $ref: `#/components/schemas/${relation.target}` }, { type: 'null' }],
+    description: `The ${relation.target} record that ${relation.field.name} names, embedded when fields names it (fields=${relation.name} or ${relation.name}.<field>); ` +
+      `null when ${relation.field.name} is null or that record is not one the caller may read.`,
+  }
+}
+
 /**
  * A record: the caller's readable fields (`fields` may select fewer, so only `etag` is always
- * there), its etag, and `permissions` where the resource carries them.
+ * there), the to-one relations of `followable` (there only when `fields` names them; a to-many
+ * cannot be embedded yet), its etag, and `permissions` where the resource carries them.
  */
-export function recordSchema (access: AccessPlan, permissions: JsonSchema | undefined): JsonSchema {
+export function recordSchema (access: AccessPlan, permissions: JsonSchema | undefined, followable: readonly RelationModel[]): JsonSchema {
   const properties: Record<string, JsonSchema> = Object.fromEntries(access.readable.map((f) => [f.name, recordValueSchema(f, access.writable.includes(f))]))
+  for (const relation of followable) if (relation.kind === 'one') properties[relation.name] = embedSchema(relation)
   properties.etag = ETAG_SCHEMA
   if (permissions !== undefined) properties.permissions = permissions
   return { type: 'object', properties, required: ['etag'], additionalProperties: false }
