@@ -156,6 +156,14 @@ function libPart (path: string): string {
   return path.split('/')[1]!.replace(/\.ts$/, '')
 }
 
+test('the gate is the runner\'s and the write engine\'s alone: no plugin checks an operation or a tenant itself', () => {
+  // admit() (lib/access/require.ts) answers 404, 403 and tenant-required for every route; a route
+  // handler calling it, or one of its parts, would be a second gate that could drift from it.
+  const offenders = edges.filter((e) => e.to === 'lib/access/require.ts')
+    .filter((e) => !['lib/route/run.ts', 'lib/write/batch.ts', 'lib/write/batch-operations.ts'].includes(e.from)).map(arrow)
+  assert.deepEqual(offenders, [])
+})
+
 test('every plugin is named in the rule, and each takes only the public library, its own files and its reach', () => {
   const plugins = [...new Set(edgesFrom('plugins/').map((e) => e.from.split('/')[1]!))].sort()
   assert.deepEqual(plugins, Object.keys(PLUGIN_REACH).sort())
