@@ -36,10 +36,11 @@ export type GuardCondition =
   /**
    * A condition across a relation (`customer.country = "DE"`, docs/relations.md): some row of the
    * `target` resource the caller may read is linked to the row and passes `condition`, whose
-   * fields are the target's. `link` is the field of the list's resource that a to-one follows;
-   * a to-many follows the key, and its `link` is undefined.
+   * fields are the target's, and `table` its table as its config names it. `link` is the field
+   * of the list's resource that a to-one follows (to the target's key); a to-many follows the
+   * list's key to `by`, the target's field that references it, and its `link` is undefined.
    */
-  | { readonly kind: 'related', readonly relation: string, readonly target: string, readonly link: GuardField | undefined, readonly condition: GuardFilter }
+  | { readonly kind: 'related', readonly relation: string, readonly target: string, readonly table: string, readonly link: GuardField | undefined, readonly by: GuardField | undefined, readonly condition: GuardFilter }
 
 /** A list's filter as the caller wrote it, checked, values left out. */
 export type GuardFilter =
@@ -170,8 +171,16 @@ function guardCondition (condition: FilterCondition): GuardCondition {
       return { kind: 'json-path', field: guardField(condition.field), path: condition.path, test: test.kind, op: test.kind === 'compare' ? test.op : undefined }
     }
     case 'related': {
-      const { relation } = condition
-      return { kind: 'related', relation: relation.name, target: relation.target, link: relation.kind === 'one' ? guardField(relation.field) : undefined, condition: guardFilter(condition.condition) }
+      const { relation, target } = condition
+      return {
+        kind: 'related',
+        relation: relation.name,
+        target: relation.target,
+        table: target.tableText,
+        link: relation.kind === 'one' ? guardField(relation.field) : undefined,
+        by: relation.kind === 'many' ? guardField(relation.by) : undefined,
+        condition: guardFilter(condition.condition),
+      }
     }
     default: return { kind: condition.kind, field: guardField(condition.field) }
   }

@@ -1,6 +1,6 @@
 // The scan guard's judgement of one list shape: would its queries read a large table row by row,
 // and which index would stop that. Pure apart from the EXPLAINs it runs; no Fastify here.
-import type { GuardCondition, GuardField, ListGuardView, Queryable } from '../../lib/public.js'
+import type { GuardCondition, GuardField, GuardFilter, ListGuardView, Queryable } from '../../lib/public.js'
 import { rowsAtLeast, sequentialScans, type ScannedTable } from './explain.js'
 
 export type Verdict =
@@ -52,20 +52,69 @@ function distinct (elements: readonly string[]): string[] {
   return [...new Set(elements)]
 }
 
+function tableName (table: string): string {
+  return table.split('.').map(quoteIdent).join('.')
+}
+
 /**
- * The index to suggest: equality columns first, then range columns, then the order (a b-tree);
- * without either, a trigram GIN index for text matching, or a GIN index for json keys. A GIN
- * index takes every text (or key) element: a search over several fields is an OR of one match
- * each, which an index on one of them cannot serve, while one GIN index over all of them serves
- * each arm of the OR.
+ * The index to suggest on a table read for `conditions`: `leading` columns first (what links it
+ * to the list), then equality columns, then range columns, then `order` (a b-tree); with nothing
+ * else to lead, a trigram GIN index for text matching, or a GIN index for json keys. A GIN index
+ * takes every text (or key) element: a search over several fields is an OR of one match each,
+ * which an index on one of them cannot serve, while one GIN index over all of them serves each
+ * arm of the OR.
  */
+function indexOn (table: string, leading: readonly string[], conditions: readonly GuardCondition[], order: readonly string[]): string {
+  const { equality, range, text, keys } = filterElements(conditions)
+  const elements = distinct([...leading, ...equality, ...range, ...order])
+  if (leading.length === 0 && equality.length === 0 && range.length === 0 && text.length > 0) return `CREATE INDEX ON ${tableName(table)} USING gin (${distinct(text).map((e) => `${e} gin_trgm_ops`).join(', ')})`
+  if (leading.length === 0 && equality.length === 0 && range.length === 0 && keys.length > 0) return `CREATE INDEX ON ${tableName(table)} USING gin (${distinct(keys).join(', ')})`
+  return `CREATE INDEX ON ${tableName(table)} (${elements.join(', ')})`
+}
+
+/** The index that serves the list's own filter and order on its table. */
 export function suggestIndex (view: ListGuardView): string {
-  const { equality, range, text, keys } = filterElements(view.conditions)
-  const table = view.table.split('.').map(quoteIdent).join('.')
-  const elements = distinct([...equality, ...range, ...view.order.map((t) => quoteIdent(t.field.column))])
-  if (equality.length === 0 && range.length === 0 && text.length > 0) return `CREATE INDEX ON ${table} USING gin (${distinct(text).map((e) => `${e} gin_trgm_ops`).join(', ')})`
-  if (equality.length === 0 && range.length === 0 && keys.length > 0) return `CREATE INDEX ON ${table} USING gin (${distinct(keys).join(', ')})`
-  return `CREATE INDEX ON ${table} (${elements.join(', ')})`
+  return indexOn(view.table, [], view.conditions, view.order.map((t) => quoteIdent(t.field.column)))
+}
+
+type RelatedCondition = Extract<GuardCondition, { kind: 'related' }>
+
+/** The conditions of a filter that cross a relation, at any depth (a second level nests in the first). */
+function relatedConditions (conditions: readonly GuardCondition[]): RelatedCondition[] {
+  return conditions.flatMap((c) => c.kind === 'related' ? [c, ...relatedConditions(conditionsOf(c.condition))] : [])
+}
+
+function conditionsOf (filter: GuardFilter): GuardCondition[] {
+  switch (filter.kind) {
+    case 'and':
+    case 'or': return filter.children.flatMap(conditionsOf)
+    case 'not': return conditionsOf(filter.child)
+    default: return [filter]
+  }
+}
+
+/** Whether EXPLAIN's table is the one a config names (`name` in any schema, or `schema.name`). */
+function sameTable (configured: string, scanned: ScannedTable): boolean {
+  const parts = configured.split('.')
+  return parts.length === 1 ? parts[0] === scanned.table : parts[0] === scanned.schema && parts[1] === scanned.table
+}
+
+/**
+ * The index for the table EXPLAIN would scan: the list's own, or a related resource's that a
+ * filter crosses to — led there by the column that links it (a to-many's `by`), then that
+ * relation's own conditions. A table the filter does not name (a row rule's subquery, an embed)
+ * gets the list's own index: what the caller asked of it is all the guard may speak of.
+ */
+function suggestionFor (view: ListGuardView, scanned: ScannedTable): string {
+  if (!sameTable(view.table, scanned)) {
+    const related = relatedConditions(view.conditions).filter((c) => sameTable(c.table, scanned))
+    if (related.length > 0) {
+      const leading = distinct(related.flatMap((c) => c.by === undefined ? [] : [quoteIdent(c.by.column)]))
+      const own = related.flatMap((c) => conditionsOf(c.condition).filter((inner) => inner.kind !== 'related'))
+      return indexOn(related[0]!.table, leading, own, [])
+    }
+  }
+  return suggestIndex(view)
 }
 
 /**
@@ -79,7 +128,7 @@ export async function judge (view: ListGuardView, db: Queryable, seqScanRows: nu
     for (const table of sequentialScans(plan)) scanned.set(`${table.schema}.${table.table}`, table)
   }
   for (const table of scanned.values()) {
-    if (await rowsAtLeast(db, table, seqScanRows) > seqScanRows) return { ok: false, suggestion: suggestIndex(view) }
+    if (await rowsAtLeast(db, table, seqScanRows) > seqScanRows) return { ok: false, suggestion: suggestionFor(view, table) }
   }
   return { ok: true }
 }
