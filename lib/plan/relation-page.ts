@@ -14,7 +14,6 @@ import { invalidParameter, parseShowDeleted, textParameter } from '../query/para
 import { relationOrder } from './embed.js'
 import type { AccessOf } from './filter.js'
 import { relationTokenBinding } from './read.js'
-import type { PageInput } from './list.js'
 
 /** What continues a parent's children: their link as the filter, the relation's order, and the tokens' binding. */
 export interface ChildrenPage {
@@ -23,7 +22,14 @@ export interface ChildrenPage {
   readonly binding: string
 }
 
-export function childrenPage (parent: RelationPage, input: PageInput, access: AccessPlan, accessOf: AccessOf): ChildrenPage {
+/** The parameters of a list that would choose other children (lib/plan/list.ts PageInput's). */
+interface Choosing {
+  readonly filter?: unknown
+  readonly order_by?: unknown
+  readonly show_deleted?: unknown
+}
+
+export function childrenPage (parent: RelationPage, input: Choosing, access: AccessPlan, accessOf: AccessOf): ChildrenPage {
   if (textParameter('filter', input.filter) !== '' || textParameter('order_by', input.order_by) !== '' || parseShowDeleted(access.model, input.show_deleted)) {
     invalidParameter('page_token', 'This page_token continues the children of a to-many embed, in its relation\'s order: send it without filter, order_by or show_deleted (page_size, fields and count apply as usual).')
   }
