@@ -81,7 +81,7 @@ function ok (response: CallResult): any {
 /** Box A's items in the relation's order (at desc, NULLs first, then id desc): plain SQL. */
 async function ordered (): Promise<string[]> {
   return await withClient(databaseUrl, async (client) =>
-    (await client.query(`SELECT id::text FROM items WHERE box_id = $1 ORDER BY at DESC, id DESC`, [A])).rows.map((r) => r.id as string))
+    (await client.query(`SELECT i.id::text AS id FROM items AS i WHERE box_id = $1 ORDER BY i.at DESC, i.id DESC`, [A])).rows.map((r) => r.id as string))
 }
 
 test('each embedded child is exactly what a get of it gives, whatever its types, and its token walks on', async () => {

@@ -53,7 +53,7 @@ await runSql(databaseUrl, `
 /** The ids of order 1's lines a caller of tenant t1 reads, in the relation's order: plain SQL. */
 async function visibleLines (orderId: number): Promise<string[]> {
   return await withClient(databaseUrl, async (client) => (await client.query(
-    "SELECT id::text FROM order_lines WHERE order_id = $1 AND tenant_id = 't1' AND deleted_at IS NULL ORDER BY position, id", [orderId])).rows.map((r) => r.id as string))
+    "SELECT id::text AS id FROM order_lines AS l WHERE order_id = $1 AND tenant_id = 't1' AND deleted_at IS NULL ORDER BY l.position, l.id", [orderId])).rows.map((r) => r.id as string))
 }
 
 /** A record as a get of it answers (without `permissions`: an embedded record has none), and its ETag header. */
@@ -306,4 +306,18 @@ test('a page with to-many embeds is one statement whatever its size, and reads a
   assert.ok(limits[0]['Actual Rows'] <= 11, JSON.stringify(limits[0]))
   assert.equal(children[0]['Index Name'], 'order_lines_by_order', JSON.stringify(plan))
   assert.ok(children[0]['Actual Rows'] <= 11, `the children's scan reads ${String(children[0]['Actual Rows'])} rows a parent`)
+})
+
+test('a to-many under a to-one gives a token that walks that record\'s children', async () => {
+  // After the bulk orders above, Ann has 63 orders the admin reads.
+  const { customer } = ok(await admin('GET', '/api/v1/orders/2?fields=customer.orders.id'))
+  const all = await withClient(databaseUrl, async (client) => (await client.query(
+    "SELECT id::text AS id FROM orders AS o WHERE customer_id = 1 AND tenant_id = 't1' AND deleted_at IS NULL ORDER BY o.id")).rows.map((r) => r.id as string))
+  assert.ok(all.length > 20)
+  assert.equal(customer.orders.items.length, 10)
+  const rest = await walk(admin, 'orders', customer.orders.next_page_token, 20)
+  assert.deepEqual([...customer.orders.items.map((order: any) => order.id), ...rest.ids], all)
+  // The clerk, following the same relation, continues through its own orders only.
+  const mine = ok(await clerk('GET', `/api/v1/orders?page_token=${encodeURIComponent(customer.orders.next_page_token)}`)).items
+  assert.deepEqual(mine, [])
 })
