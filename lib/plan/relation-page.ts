@@ -33,9 +33,9 @@ export function childrenPage (parent: RelationPage, input: Choosing, access: Acc
   if (textParameter('filter', input.filter) !== '' || textParameter('order_by', input.order_by) !== '' || parseShowDeleted(access.model, input.show_deleted)) {
     invalidParameter('page_token', 'This page_token continues the children of a to-many embed, in its relation\'s order: send it without filter, order_by or show_deleted (page_size, fields and count apply as usual).')
   }
-  // The child references its parent's resource (startup checks every reference), so the plan asked for exists.
-  const by = access.model.fieldList.find((f) => f.references === parent.resource)
-  if (by === undefined) return notIssued()
+  // Only a resource the child references can be its parent; asking for any other plan would be a
+  // 404 for a resource this app may no longer have.
+  if (!access.model.fieldList.some((f) => f.references === parent.resource)) return notIssued()
   const parentAccess = accessOf(parent.resource)
   const relation = parentAccess.model.relations.get(parent.relation)
   if (relation?.kind !== 'many' || relation.target !== access.resource || !parentAccess.operations.read.allowed || !canFollow(parentAccess, relation, access)) return notIssued()
