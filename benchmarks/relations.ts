@@ -1,7 +1,8 @@
-// `npm run bench:relations [-- --requests N]`: what embedding a to-one costs. On 100,000 orders
-// of 10,000 customers (each in one of 20 regions), a list page of 50 with the customer embedded
-// (its name, then the whole customer, then the customer and its region) beside the same page
-// without, the requests alternating so that both see the same machine. Per request: the server's
+// `npm run bench:relations [-- --requests N]`: what embedding costs. On 100,000 orders of 10,000
+// customers (each in one of 20 regions), each order with 3 lines, a list page of 50 with the
+// customer embedded (its name, then the whole customer, then the customer and its region) and with
+// its lines (a to-many, their sku, then every field), beside the same page without, the requests
+// alternating so that both see the same machine. Per request: the server's
 // CPU in this process (HTTP inject, plan, run, serialize), the wall time, and PostgreSQL's own
 // execution time of the page's one statement (EXPLAIN ANALYZE, apart; the server prepares its
 // statements, so planning is not counted). BENCH_PLAN=1 prints each statement's EXPLAIN ANALYZE.
@@ -32,7 +33,12 @@ await db.query(`
     SELECT 'order ' || n, 1 + n % 10000, (n % 1000) * 1.25, timestamptz '2026-01-01' + n * interval '1 second'
     FROM generate_series(1, 100000) AS n;
   CREATE INDEX orders_customer_id ON orders (customer_id);
-  ANALYZE regions; ANALYZE customers; ANALYZE orders;
+  CREATE TABLE order_lines (id bigserial PRIMARY KEY, order_id bigint NOT NULL REFERENCES orders (id), position integer NOT NULL,
+    sku text NOT NULL, quantity integer NOT NULL, price numeric(12, 2) NOT NULL);
+  INSERT INTO order_lines (order_id, position, sku, quantity, price)
+    SELECT o, p, 'sku-' || (o * 7 + p) % 1000, 1 + p, (o % 100) * 0.5 FROM generate_series(1, 100000) AS o, generate_series(1, 3) AS p;
+  CREATE INDEX order_lines_order ON order_lines (order_id, position, id);
+  ANALYZE regions; ANALYZE customers; ANALYZE orders; ANALYZE order_lines;
 `)
 
 const app = await createServer({
@@ -64,7 +70,17 @@ const app = await createServer({
         total: { type: 'decimal' },
         placed_at: { type: 'timestamp' },
       },
-      relations: { customer: { field: 'customer_id' } },
+      relations: { customer: { field: 'customer_id' }, lines: { resource: 'order_lines', by: 'order_id', orderBy: 'position' } },
+    },
+    order_lines: {
+      fields: {
+        id: { type: 'bigint', readOnly: true },
+        order_id: { type: 'bigint', references: 'orders' },
+        position: { type: 'integer' },
+        sku: { type: 'string' },
+        quantity: { type: 'integer' },
+        price: { type: 'decimal' },
+      },
     },
   },
 })
@@ -94,8 +110,10 @@ try {
     ['customer.name', `${plain}&fields=id,title,customer_id,total,placed_at,version,deleted_at,customer.name`],
     ['customer (every field)', `${plain}&fields=id,title,customer_id,total,placed_at,version,deleted_at,customer`],
     ['customer, customer.region', `${plain}&fields=id,title,customer_id,total,placed_at,version,deleted_at,customer,customer.region`],
+    ['lines.sku (to-many)', `${plain}&fields=id,title,customer_id,total,placed_at,version,deleted_at,lines.sku`],
+    ['lines (every field)', `${plain}&fields=id,title,customer_id,total,placed_at,version,deleted_at,lines`],
   ]
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}; 100,000 orders, 10,000 customers; ${requests} requests alternating per pair`)
+  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}; 100,000 orders, 10,000 customers, 300,000 lines; ${requests} requests alternating per pair`)
   console.log('page of 50                        node CPU µs/req (mean)   wall ms (p50)   PostgreSQL ms (p50)   statements')
   for (const [name, url] of cases) {
     const figures: Record<'plain' | 'embedded', Figures> = { plain: { cpu: [], wall: [], stages: new Map() }, embedded: { cpu: [], wall: [], stages: new Map() } }

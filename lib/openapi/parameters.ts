@@ -27,7 +27,7 @@ export const PARAMETERS = {
   },
   fields: {
     name: 'fields', in: 'query', schema: { type: 'string' },
-    description: 'Comma separated fields to return; etag is always returned. A path through a to-one relation embeds its record: customer (every field you may read there), customer.name (those named), customer.region.name (two relations at most).',
+    description: 'Comma separated fields to return; etag is always returned. A path through a relation embeds it: customer (the record, every field you may read there), customer.name (those named), lines.sku (a to-many: { items, next_page_token }, its first page), customer.region.name (two relations at most).',
   },
   count: {
     name: 'count', in: 'query', schema: { type: 'string', enum: ['exact'] },

@@ -64,6 +64,7 @@ export function permissionsSchema (readable: readonly FieldModel[]): JsonSchema 
 }
 
 type ToOne = Extract<RelationModel, { kind: 'one' }>
+type ToMany = Extract<RelationModel, { kind: 'many' }>
 
 /**
  * A to-one the caller may follow, as an embed gives it: the target's record (the caller's record
@@ -78,13 +79,30 @@ function embedSchema (relation: ToOne): JsonSchema {
 }
 
 /**
+ * A to-many the caller may follow, as an embed gives it: a page of the target's records (the
+ * caller's record schema of it) and the token that continues them on the target's own list.
+ */
+function manyEmbedSchema (relation: ToMany): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      items: { type: 'array', items: { $ref: `#/components/schemas/${relation.target}` }, maxItems: relation.pageSize },
+      next_page_token: { type: 'string', description: `Continues these ${relation.target} records: send it as page_token to the ${relation.target} list (alone, without filter, order_by or show_deleted); "" when all were given.` },
+    },
+    required: ['items', 'next_page_token'],
+    additionalProperties: false,
+    description: `The first ${relation.pageSize} ${relation.target} records whose ${relation.by.name} names this record and that the caller may read, in the relation's order, embedded when fields names it (fields=${relation.name} or ${relation.name}.<field>).`,
+  }
+}
+
+/**
  * A record: the caller's readable fields (`fields` may select fewer, so only `etag` is always
- * there), the to-one relations of `followable` (there only when `fields` names them; a to-many
- * cannot be embedded yet), its etag, and `permissions` where the resource carries them.
+ * there), the relations of `followable` (there only when `fields` names them), its etag, and
+ * `permissions` where the resource carries them.
  */
 export function recordSchema (access: AccessPlan, permissions: JsonSchema | undefined, followable: readonly RelationModel[]): JsonSchema {
   const properties: Record<string, JsonSchema> = Object.fromEntries(access.readable.map((f) => [f.name, recordValueSchema(f, access.writable.includes(f))]))
-  for (const relation of followable) if (relation.kind === 'one') properties[relation.name] = embedSchema(relation)
+  for (const relation of followable) properties[relation.name] = relation.kind === 'one' ? embedSchema(relation) : manyEmbedSchema(relation)
   properties.etag = ETAG_SCHEMA
   if (permissions !== undefined) properties.permissions = permissions
   return { type: 'object', properties, required: ['etag'], additionalProperties: false }

@@ -1,11 +1,12 @@
-// `fields` paths → the record's own fields and the to-one relations it embeds (docs/relations.md,
+// `fields` paths → the record's own fields and the relations it embeds (docs/relations.md,
 // "Embedding"). Each step of a path is resolved against what the caller may read at that step:
 // the fields they read of that resource and the relations they may follow from it (canFollow).
 // Anything else is, to them, no field at all, so it is refused exactly as a misspelt one, and the
 // did-you-mean only ever offers what they could have asked for.
 import type { AccessPlan } from '../access/types.js'
 import { canFollow } from '../access/relations.js'
-import type { FieldModel, RelationModel } from '../model/types.js'
+import type { FieldModel, RelationModel, ResourceModel } from '../model/types.js'
+import type { OrderTerm } from '../query/order-by.js'
 import type { Selections } from '../model/selection.js'
 import type { BoundedCache } from '../cache.js'
 import { fieldMaskItems, fieldMaskName, invalidParameter, parseFieldMask, unknownField } from '../query/params.js'
@@ -13,20 +14,29 @@ import { readScope } from './scope.js'
 import type { EmbedPlan } from './types.js'
 import type { AccessOf } from './filter.js'
 
-/** The caller's plan of any resource of the app (`ctx.access`). */
-
 /** How many relations a path may go through: `customer.region.name`, no further. */
 export const MAX_EMBED_DEPTH = 2
 
 export const NO_EMBEDS: readonly EmbedPlan[] = Object.freeze([])
 
-type ToOne = RelationModel & { readonly kind: 'one' }
+type ToMany = RelationModel & { readonly kind: 'many' }
+
+/**
+ * A to-many's children's order: its `orderBy`, then the target's key in the last term's direction
+ * (as order_by ends a list), so every child has one place and its token one row to read on from.
+ */
+export function relationOrder (relation: ToMany, target: ResourceModel): readonly OrderTerm[] {
+  const order: OrderTerm[] = [...relation.orderBy]
+  const direction = order.at(-1)?.direction ?? 'ASC'
+  for (const field of target.key) if (!order.some((term) => term.field.name === field.name)) order.push({ field, direction })
+  return order
+}
 
 /** What a mask asks of one record: some fields (or all it may read) and relations to embed. */
 class Asked {
   all = false
   readonly fields = new Set<string>()
-  readonly relations = new Map<string, { readonly relation: ToOne, readonly asked: Asked }>()
+  readonly relations = new Map<string, { readonly relation: RelationModel, readonly asked: Asked }>()
   #readable: ReadonlySet<string> | undefined
   #followable: ReadonlyMap<string, RelationModel> | undefined
 
@@ -43,17 +53,17 @@ class Asked {
     return this.#followable.get(name)
   }
 
-  /** What a path may name here: readable fields, and the to-one relations one may still embed. */
+  /** What a path may name here: readable fields, and the relations one may still embed. */
   candidates (): string[] {
     const names = this.access.readable.map((f) => f.name)
     if (this.depth >= MAX_EMBED_DEPTH) return names
     for (const relation of this.access.model.relations.values()) {
-      if (relation.kind === 'one' && this.follows(relation.name) !== undefined) names.push(relation.name)
+      if (this.follows(relation.name) !== undefined) names.push(relation.name)
     }
     return names
   }
 
-  child (relation: ToOne): Asked {
+  child (relation: RelationModel): Asked {
     let embedded = this.relations.get(relation.name)
     if (embedded === undefined) {
       embedded = { relation, asked: new Asked(this.accessOf(relation.target), this.depth + 1, this.accessOf) }
@@ -79,7 +89,6 @@ function ask (top: Asked, name: string): void {
     const prefix = steps.slice(0, i).map((s) => `${s}.`).join('')
     const relation = at.follows(step)
     if (relation === undefined) unknownField(name, prefix + step, at.candidates().map((c) => prefix + c))
-    if (relation.kind === 'many') invalidParameter('fields', `fields: '${name}': ${prefix}${step} is a to-many relation, and embedding one is not supported yet.`)
     if (at.depth >= MAX_EMBED_DEPTH) invalidParameter('fields', `fields: '${name}' goes through more than ${MAX_EMBED_DEPTH} relations: an embed is at most two levels deep (customer.region.name).`)
     at = at.child(relation)
     // A relation named last embeds every field the caller may read there.
@@ -102,8 +111,7 @@ function embedsOf (asked: Asked, prefix: string, selections: Selections, count: 
     const { access } = embedded.asked
     const path = prefix + name
     const select = selections.of(access.model, fieldsOf(embedded.asked))
-    embeds.push({
-      relation: embedded.relation,
+    const read = {
       path,
       column: `__e${count.next++}`,
       model: access.model,
@@ -112,8 +120,11 @@ function embedsOf (asked: Asked, prefix: string, selections: Selections, count: 
       readable: access.readable,
       // show_deleted is the top level's: an embedded row is always a live one.
       scope: readScope(access, false),
-      embeds: embedsOf(embedded.asked, `${path}.`, selections, count),
-    })
+    }
+    const { relation } = embedded
+    const nested = embedsOf(embedded.asked, `${path}.`, selections, count)
+    if (relation.kind === 'one') embeds.push({ kind: 'one', relation, ...read, embeds: nested })
+    else embeds.push({ kind: 'many', relation, ...read, embeds: nested, parent: asked.access.model, order: relationOrder(relation, access.model), pageSize: relation.pageSize })
   }
   return embeds
 }

@@ -6,6 +6,8 @@ import { parseCount, parsePageSize, parseShowDeleted, textParameter } from '../q
 import { planFilter, planOrder, type AccessOf } from './filter.js'
 import { traverses } from '../query/filter/checked.js'
 import { narrowed, pageTokenBinding, readScope, recordsRead, type PlanServices } from './read.js'
+import { childrenPage } from './relation-page.js'
+import { cursorOf } from '../query/page-token.js'
 import type { ListPlan } from './types.js'
 
 export { MAX_FILTER_BODY, MAX_FILTER_QUERY } from './filter.js'
@@ -45,12 +47,15 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
 export function planPage (input: PageInput, context: ListContext, page: Pick<ListPlan, 'kind' | 'position' | 'count'>): ListPlan {
   const { access, services } = context
   const { model, query } = access
-  const filterText = textParameter('filter', input.filter)
-  const filter = planFilter(filterText, access, context.accessOf, services.checks, context.maxFilterLength, context.searchPath)
-  const order = planOrder(textParameter('order_by', input.order_by), model, query, services.checks)
-  const showDeleted = parseShowDeleted(model, input.show_deleted)
-  const tokenBinding = pageTokenBinding(model.name, filterText, order, showDeleted)
   const token = textParameter('page_token', input.page_token)
+  const opened = token === '' ? undefined : services.pageTokens.open(token)
+  // A to-many embed's token: the following children of its parent (./relation-page.ts).
+  const children = opened?.parent === undefined ? undefined : childrenPage(opened.parent, input, access, context.accessOf)
+  const filterText = children === undefined ? textParameter('filter', input.filter) : ''
+  const filter = children?.filter ?? planFilter(filterText, access, context.accessOf, services.checks, context.maxFilterLength, context.searchPath)
+  const order = children?.order ?? planOrder(textParameter('order_by', input.order_by), model, query, services.checks)
+  const showDeleted = children === undefined && parseShowDeleted(model, input.show_deleted)
+  const tokenBinding = children?.binding ?? pageTokenBinding(model.name, filterText, order, showDeleted)
   const read = recordsRead(access, input.fields, services, context.rowPermissions ? access.permissions.list : undefined, context.accessOf)
   const scope = readScope(access, showDeleted)
   const own = narrowed(read.model, scope)
@@ -69,7 +74,7 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
     filter,
     filterText,
     order,
-    cursor: token === '' ? undefined : services.pageTokens.decode(tokenBinding, token),
+    cursor: opened === undefined ? undefined : cursorOf(opened, tokenBinding),
     pageSize: parsePageSize(input.page_size),
     tokenBinding,
     // Callers who see every row share a list's estimate and samples; one a row filter or tenant narrows has their own,
@@ -77,5 +82,6 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
     estimateKey: own || traverses(filter) ? `${tokenBinding}\0${access.callerKey}` : tokenBinding,
     narrowedTo: own ? access.callerKey : '',
     embeds: read.embeds,
+    parent: opened?.parent,
   }
 }

@@ -5,7 +5,7 @@ import { readScope } from './scope.js'
 import { planReadMask, type ReadMask } from './embed.js'
 import type { BoundedCache } from '../cache.js'
 import type { Selections } from '../model/selection.js'
-import type { PageTokens } from '../query/page-token.js'
+import type { PageTokens, RelationPage } from '../query/page-token.js'
 import type { OrderTerm } from '../query/order-by.js'
 import { parseShowDeleted } from '../query/params.js'
 import type { AccessOf, QueryChecks } from './filter.js'
@@ -34,6 +34,15 @@ export function narrowed (model: ResourceModel, scope: ReadScope): boolean {
  */
 export function pageTokenBinding (resource: string, filterText: string, order: readonly OrderTerm[], showDeleted: boolean): string {
   return JSON.stringify([resource, filterText, order.map((t) => [t.field.name, t.direction]), showDeleted])
+}
+
+/**
+ * What the token of a to-many embed's children is bound to: the child resource, the parent
+ * (resource, relation, key) and the relation's order. It is never a list's binding, so such a
+ * token turns no other list, and another parent's is another binding.
+ */
+export function relationTokenBinding (resource: string, parent: RelationPage, order: readonly OrderTerm[]): string {
+  return JSON.stringify([resource, [parent.resource, parent.relation, parent.key], order.map((t) => [t.field.name, t.direction])])
 }
 
 /** Whether deciding permissions needs the whole stored record (a record check reads it). */

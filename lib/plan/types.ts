@@ -4,7 +4,7 @@ import type { FieldModel, RelationModel, ResourceModel } from '../model/types.js
 import type { Selection } from '../model/selection.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import type { OrderTerm } from '../query/order-by.js'
-import type { PageCursor } from '../query/page-token.js'
+import type { PageCursor, RelationPage } from '../query/page-token.js'
 import type { OperationAccess, PermissionPlan, RuleContext } from '../access/types.js'
 import type { RecordWriteOperation } from '../../hooks/types.js'
 
@@ -20,16 +20,19 @@ export interface ReadScope {
 }
 
 /**
- * A to-one relation embedded through a `fields` path: the target record as the caller reads it, or
+ * A relation embedded through a `fields` path. To-one: the target record as the caller reads it, or
  * null when the reference is null or names a row outside the caller's read access on the target.
+ * To-many: `{ items, next_page_token }`, the first `pageSize` children the caller may read.
  */
-export interface EmbedPlan {
-  readonly relation: RelationModel & { readonly kind: 'one' }
+export type EmbedPlan = ToOneEmbed | ToManyEmbed
+
+interface EmbedBase {
   /** The path from the top record: `customer`, `customer.region`. */
   readonly path: string
   /**
-   * Its columns' names in the row: `<column>` is true where the row is there, `<column>_<i>` the
-   * i-th field of `fetch`. Short and numbered, so no name nears PostgreSQL's 63-byte limit.
+   * Its columns' names in the row: to-one, `<column>` is true where the row is there, `<column>_<i>`
+   * the i-th field of `fetch`; to-many, `<column>` holds the children as JSON. Short and numbered,
+   * so no name nears PostgreSQL's 63-byte limit.
    */
   readonly column: string
   readonly model: ResourceModel
@@ -41,8 +44,23 @@ export interface EmbedPlan {
   readonly readable: readonly FieldModel[]
   /** The target's rows the caller may read: tenant, row filter, live rows only. */
   readonly scope: ReadScope
-  /** To-one relations of the target embedded in turn (one level more at most). */
+  /** Relations of the target embedded in turn (one level more at most). */
   readonly embeds: readonly EmbedPlan[]
+}
+
+export interface ToOneEmbed extends EmbedBase {
+  readonly kind: 'one'
+  readonly relation: RelationModel & { readonly kind: 'one' }
+}
+
+export interface ToManyEmbed extends EmbedBase {
+  readonly kind: 'many'
+  readonly relation: RelationModel & { readonly kind: 'many' }
+  /** The resource the relation goes from: its key is what the children's `by` holds. */
+  readonly parent: ResourceModel
+  /** The relation's order, ending with the target's key: the children's order and their tokens'. */
+  readonly order: readonly OrderTerm[]
+  readonly pageSize: number
 }
 
 export interface GetPlan {
@@ -56,7 +74,7 @@ export interface GetPlan {
   readonly scope: ReadScope
   readonly key: readonly string[]
   readonly permissions: PermissionPlan | undefined
-  /** To-one relations the `fields` paths embed; none without a path. */
+  /** Relations the `fields` paths embed; none without a path. */
   readonly embeds: readonly EmbedPlan[]
 }
 
@@ -90,8 +108,13 @@ export interface ListPlan {
   /** The caller's key where a row filter or tenant narrows their rows, else '': callers who see every row share samples. */
   readonly narrowedTo: string
   readonly permissions: PermissionPlan | undefined
-  /** To-one relations the `fields` paths embed; none without a path. */
+  /** Relations the `fields` paths embed; none without a path. */
   readonly embeds: readonly EmbedPlan[]
+  /**
+   * The parent whose children a to-many embed's token continues (`filter` then holds the link):
+   * the page's own tokens carry it too. Undefined for any other list.
+   */
+  readonly parent?: RelationPage | undefined
 }
 
 /** Field → value as sent to PostgreSQL (json stringified, int8/numeric as text). */

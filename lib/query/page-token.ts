@@ -4,8 +4,12 @@
 // token replayed with other parameters is refused. A token reads on from a row, forward (the rows
 // after it, a list's next page) or backward (the rows before it, a seek's previous page).
 //
+// A to-many embed's `next_page_token` continues that parent's children as a page of the child's own
+// list: it also carries the parent (`r`: resource, relation, key), which the caller cannot forge,
+// and the list it opens is those children alone (plan/list.ts).
+//
 // Plaintext versions: v1 `{ s, a }` (forward only, issued before backward pages existed, still
-// accepted) and v2 `{ v: 2, s, a, d }` with `d` the direction, `f` or `b`.
+// accepted) and v2 `{ v: 2, s, a, d, r? }` with `d` the direction, `f` or `b`, and `r` the parent.
 import type { KeyObject } from 'node:crypto'
 import { invalidParameter } from './params.js'
 import { decrypt, encrypt, pooledIvs } from '../crypto.js'
@@ -19,8 +23,24 @@ export interface PageCursor {
   readonly values: readonly (string | null)[]
 }
 
+/** The parent whose children a token continues: its resource, the to-many relation and its key's text. */
+export interface RelationPage {
+  readonly resource: string
+  readonly relation: string
+  readonly key: string
+}
+
+/** What a token holds, before it is checked against the list it is sent to. */
+export interface OpenedToken {
+  readonly binding: string
+  readonly cursor: PageCursor
+  readonly parent: RelationPage | undefined
+}
+
 export interface PageTokens {
-  encode (binding: string, cursor: PageCursor): string
+  encode (binding: string, cursor: PageCursor, parent?: RelationPage): string
+  /** What a token this server issued holds, or a 400 invalid-parameter problem. */
+  open (token: string): OpenedToken
   /** The cursor a token carries, or a 400 invalid-parameter problem. */
   decode (binding: string, token: string): PageCursor
 }
@@ -28,8 +48,21 @@ export interface PageTokens {
 const TOKEN_VERSION = 2
 const DIRECTIONS: Readonly<Record<string, PageDirection>> = { f: 'forward', b: 'backward' }
 
-function notIssued (): never {
+export function notIssued (): never {
   return invalidParameter('page_token', 'page_token is not a token this server issued.')
+}
+
+/** The cursor of an opened token sent to the list with this binding, or a 400 invalid-parameter problem. */
+export function cursorOf (opened: OpenedToken, binding: string): PageCursor {
+  if (opened.binding !== binding) {
+    invalidParameter('page_token', 'page_token belongs to a list with other parameters: send the same filter, order_by and show_deleted as the first page.')
+  }
+  return opened.cursor
+}
+
+function parentOf (r: unknown): RelationPage | undefined {
+  if (!Array.isArray(r) || r.length !== 3 || !r.every((part) => typeof part === 'string')) return undefined
+  return { resource: r[0] as string, relation: r[1] as string, key: r[2] as string }
 }
 
 export function pageTokens (key: KeyObject): PageTokens {
@@ -42,24 +75,26 @@ export function pageTokens (key: KeyObject): PageTokens {
   const issued = new BoundedCache<string>(5_000, { admitOnReuse: true })
   const opened = new BoundedCache<string>(5_000, { admitOnReuse: true })
   const ivs = pooledIvs()
+  const open = (token: string): OpenedToken => {
+    let body: { v?: unknown, s?: unknown, a?: unknown, d?: unknown, r?: unknown }
+    try {
+      body = JSON.parse(opened.getOrCreate(token, () => decrypt(key, `v1.${token}`))) as typeof body
+    } catch {
+      return notIssued()
+    }
+    const direction = body.v === undefined ? 'forward' : body.v === TOKEN_VERSION && typeof body.d === 'string' ? DIRECTIONS[body.d] : undefined
+    if (direction === undefined || typeof body.s !== 'string' || !Array.isArray(body.a)) return notIssued()
+    const parent = body.r === undefined ? undefined : parentOf(body.r)
+    if (body.r !== undefined && parent === undefined) return notIssued()
+    return { binding: body.s, parent, cursor: { direction, values: (body.a as unknown[]).map((v) => v === null ? null : String(v)) } }
+  }
   return {
-    encode: (binding, cursor) => {
-      const plaintext = JSON.stringify({ v: TOKEN_VERSION, s: binding, a: cursor.values, d: cursor.direction === 'forward' ? 'f' : 'b' })
+    encode: (binding, cursor, parent) => {
+      const r = parent === undefined ? undefined : [parent.resource, parent.relation, parent.key]
+      const plaintext = JSON.stringify({ v: TOKEN_VERSION, s: binding, a: cursor.values, d: cursor.direction === 'forward' ? 'f' : 'b', r })
       return issued.getOrCreate(plaintext, () => encrypt(key, plaintext, ivs).slice('v1.'.length))
     },
-    decode: (binding, token) => {
-      let body: { v?: unknown, s?: unknown, a?: unknown, d?: unknown }
-      try {
-        body = JSON.parse(opened.getOrCreate(token, () => decrypt(key, `v1.${token}`))) as typeof body
-      } catch {
-        return notIssued()
-      }
-      const direction = body.v === undefined ? 'forward' : body.v === TOKEN_VERSION && typeof body.d === 'string' ? DIRECTIONS[body.d] : undefined
-      if (direction === undefined) return notIssued()
-      if (body.s !== binding || !Array.isArray(body.a)) {
-        invalidParameter('page_token', 'page_token belongs to a list with other parameters: send the same filter, order_by and show_deleted as the first page.')
-      }
-      return { direction, values: (body.a as unknown[]).map((v) => v === null ? null : String(v)) }
-    },
+    open,
+    decode: (binding, token) => cursorOf(open(token), binding),
   }
 }

@@ -21,7 +21,7 @@ export async function recordAnswer (plan: GetPlan, found: Row, services: ReadSer
   const permissions = plan.permissions === undefined ? undefined : await rowPermissions(plan.model, plan.permissions)(row)
   if (plan.embeds.length === 0) return { etag, json: recordJson(plan.select, row, etag, permissions?.json) }
   // Embeds are read from the row as read: a presenter of the record's own rows knows nothing of them.
-  const embedded = embedsReader(plan.embeds, services.etags)(found)
+  const embedded = embedsReader(plan.embeds, services.etags, services.pageTokens)(found, found)
   const build = recordBuilder(plan.select, plan.embeds.map((embed) => embed.relation.name))
   return { etag, json: JSON.stringify(build(row, etag, permissions?.object, embedded)) }
 }
@@ -31,7 +31,7 @@ async function pageRecords (plan: ListPlan, page: readonly Row[], services: Read
   // Worked out once per page, so the loop does only per-row work; permissions decided by rows
   // come back as one of the plan's four forms, so a page of them costs no await per row.
   const build = recordBuilder(plan.select, plan.embeds.map((embed) => embed.relation.name))
-  const embeds = plan.embeds.length === 0 ? undefined : embedsReader(plan.embeds, services.etags)
+  const embeds = plan.embeds.length === 0 ? undefined : embedsReader(plan.embeds, services.etags, services.pageTokens)
   const etag = services.etags.of(plan.model, plan.readable)
   const permissionsOf = plan.permissions === undefined ? undefined : rowPermissions(plan.model, plan.permissions)
   const present = plan.scope.present
@@ -39,7 +39,7 @@ async function pageRecords (plan: ListPlan, page: readonly Row[], services: Read
   for (const found of page) {
     const row = present === undefined ? found : present(found)
     const permissions = permissionsOf?.(row)
-    records.push(build(row, etag(row), (permissions instanceof Promise ? await permissions : permissions)?.object, embeds?.(found)))
+    records.push(build(row, etag(row), (permissions instanceof Promise ? await permissions : permissions)?.object, embeds?.(found, found)))
   }
   return records
 }
@@ -55,7 +55,7 @@ export async function pageJson (plan: ListPlan, read: PageRead, services: ReadSe
   const rowsAfter = backward ? page.length > 0 : read.hasMore
   const rowsBefore = backward ? read.hasMore : (plan.cursor !== undefined || plan.position > 0) && page.length > 0
   const tokenFrom = (row: Row | undefined, direction: PageDirection): string =>
-    row === undefined ? '' : services.pageTokens.encode(plan.tokenBinding, { direction, values: orderValues(plan, row) })
+    row === undefined ? '' : services.pageTokens.encode(plan.tokenBinding, { direction, values: orderValues(plan, row) }, plan.parent)
   const nextPageToken = rowsAfter ? tokenFrom(page.at(-1), 'forward') : ''
   if (plan.kind === 'seek') return seekJson(records, nextPageToken, rowsBefore ? tokenFrom(page[0], 'backward') : '')
   return listJson(records, nextPageToken, read.estimate, read.total)

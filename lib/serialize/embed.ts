@@ -1,19 +1,21 @@
 // Embedded to-one records, read out of their parent's row (lib/sql/read.ts flattens each under its
 // numbered columns): the target's record as a read of it gives it, with its own ETag computed as a get of it
 // computes it, or null where the row is not there for the caller (a null reference and a row
-// outside their access read the same).
-import type { EmbedPlan } from '../plan/types.js'
+// outside their access read the same). To-many embeds are read by ./embed-many.ts.
+import type { EmbedPlan, ToOneEmbed } from '../plan/types.js'
+import type { PageTokens } from '../query/page-token.js'
 import type { Etags, Row } from './etag.js'
 import { recordBuilder } from './json.js'
+import { manyReader } from './embed-many.js'
 
-/** The embedded records of one row, in the order of the plan's embeds. */
-export type EmbedsReader = (row: Row) => unknown[]
+/** The embedded records of one row, in the order of the plan's embeds; `parent` is the record they belong to. */
+export type EmbedsReader = (row: Row, parent: Row) => unknown[]
 
-function embedReader (embed: EmbedPlan, etags: Etags): (row: Row) => Row | null {
+function embedReader (embed: ToOneEmbed, etags: Etags, tokens: PageTokens): (row: Row) => Row | null {
   const names = embed.fetch.fields.map((f) => f.name)
   const columns = names.map((_, i) => `${embed.column}_${i}`)
   const etag = etags.of(embed.model, embed.readable)
-  const children = embed.embeds.length === 0 ? undefined : embedsReader(embed.embeds, etags)
+  const children = embed.embeds.length === 0 ? undefined : embedsReader(embed.embeds, etags, tokens)
   const build = recordBuilder(embed.select, embed.embeds.map((child) => child.relation.name))
   return (row) => {
     if (row[embed.column] !== true) return null
@@ -21,12 +23,12 @@ function embedReader (embed: EmbedPlan, etags: Etags): (row: Row) => Row | null 
     // target (lib/model/relations.ts), as a filter over its stored columns would probe them.
     const record: Row = {}
     for (let i = 0; i < columns.length; i++) record[names[i]!] = row[columns[i]!]
-    return build(record, etag(record), undefined, children?.(row))
+    return build(record, etag(record), undefined, children?.(row, record))
   }
 }
 
 /** The reader of a plan's embeds, made once a request. */
-export function embedsReader (embeds: readonly EmbedPlan[], etags: Etags): EmbedsReader {
-  const readers = embeds.map((embed) => embedReader(embed, etags))
-  return (row) => readers.map((read) => read(row))
+export function embedsReader (embeds: readonly EmbedPlan[], etags: Etags, tokens: PageTokens): EmbedsReader {
+  const readers = embeds.map((embed) => embed.kind === 'many' ? manyReader(embed, etags, tokens, embedsReader) : embedReader(embed, etags, tokens))
+  return (row, parent) => readers.map((read) => read(row, parent))
 }

@@ -3,6 +3,7 @@
 import { sql, type Sql } from './sql.js'
 import { jsonCast, keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
 import { compileFilter, scopeConditions } from './filter.js'
+import { toManyColumn, type EmbedsSql } from './embed-many.js'
 import type { EmbedPlan, GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope } from '../plan/types.js'
 import type { Selection } from '../model/selection.js'
 import type { OperationAccess } from '../access/types.js'
@@ -43,10 +44,11 @@ export function compileGet (plan: GetPlan): Sql {
 // embed's numbered column names (`__e0` is true where the row is there, `__e0_1` its second
 // field), so the record's type parsers read them as a get of the target would. A level below is
 // joined inside its parent's subquery. The target's table goes by an alias of its own (`__t0`):
-// a relation may join a resource to itself.
+// a relation may join a resource to itself. To-many embeds are columns of their own (./embed-many.ts).
 
-/** The names of an embed's columns in the row: the row is there, its fields, its own embeds'. */
-function embedOutputs (embed: EmbedPlan): string[] {
+/** The names of an embed's columns in the row: the row is there, its fields, its own embeds'; a to-many's one column. */
+export function embedOutputs (embed: EmbedPlan): string[] {
+  if (embed.kind === 'many') return [embed.column]
   return [embed.column, ...embed.fetch.fields.map((_, i) => `${embed.column}_${i}`), ...embed.embeds.flatMap(embedOutputs)]
 }
 
@@ -55,9 +57,12 @@ function lateralOf (embed: EmbedPlan): Sql {
 }
 
 /** `, "__l0"."__e0_1", …`: the embeds' columns of a parent's select list. */
-function embedColumns (embeds: readonly EmbedPlan[]): Sql {
+function embedColumns (parent: ResourceModel, embeds: readonly EmbedPlan[]): Sql {
   if (embeds.length === 0) return sql.empty
-  return sql.freeze(sql.join(embeds.flatMap((embed) => embedOutputs(embed).map((name) => sql`, ${lateralOf(embed)}.${sql.ident(name)}`)), sql.empty))
+  // A to-many's subquery binds its scope's values, so only the to-one columns are frozen.
+  return sql.join(embeds.map((embed) => embed.kind === 'many'
+    ? toManyColumn(parent, embed, NESTED)
+    : sql.freeze(sql.join(embedOutputs(embed).map((name) => sql`, ${lateralOf(embed)}.${sql.ident(name)}`), sql.empty))), sql.empty)
 }
 
 // A caller's embeds are the same objects request after request (lib/plan/embed.ts keeps their
@@ -67,7 +72,7 @@ const builtEmbeds = new WeakMap<readonly EmbedPlan[], { readonly columns: Sql, r
 function embedsSql (model: ResourceModel, embeds: readonly EmbedPlan[]): { readonly columns: Sql, readonly joins: Sql } {
   let built = builtEmbeds.get(embeds)
   if (built === undefined) {
-    built = { columns: embedColumns(embeds), joins: embedJoins(model, embeds) }
+    built = { columns: embedColumns(model, embeds), joins: embedJoins(model, embeds) }
     builtEmbeds.set(embeds, built)
   }
   return built
@@ -77,12 +82,16 @@ function embedsSql (model: ResourceModel, embeds: readonly EmbedPlan[]): { reado
 function embedJoins (parent: ResourceModel, embeds: readonly EmbedPlan[]): Sql {
   if (embeds.length === 0) return sql.empty
   return sql.join(embeds.map((embed) => {
+    if (embed.kind === 'many') return sql.empty
     const target: ResourceModel = { ...embed.model, table: sql.ident(`__t${embed.column.slice(3)}`) }
     const fields = embed.fetch.fields.map((f, i) => sql`, ${qualifiedColumnOf(target, f)}${jsonCast(f)} AS ${sql.ident(`${embed.column}_${i}`)}`)
     const conditions = [sql`${qualifiedColumnOf(target, embed.model.key[0]!)} = ${qualifiedColumnOf(parent, embed.relation.field)}`, ...scopeConditions(target, embed.scope, target.table)]
-    return sql` LEFT JOIN LATERAL (SELECT true AS ${sql.ident(embed.column)}${sql.join(fields, sql.empty)}${embedColumns(embed.embeds)} FROM ${embed.model.table} AS ${target.table}${embedJoins(target, embed.embeds)}${where(conditions)}) AS ${lateralOf(embed)} ON true`
+    return sql` LEFT JOIN LATERAL (SELECT true AS ${sql.ident(embed.column)}${sql.join(fields, sql.empty)}${embedColumns(target, embed.embeds)} FROM ${embed.model.table} AS ${target.table}${embedJoins(target, embed.embeds)}${where(conditions)}) AS ${lateralOf(embed)} ON true`
   }), sql.empty)
 }
+
+/** How a to-many's children read their own embeds. */
+const NESTED: EmbedsSql = { columns: embedColumns, joins: embedJoins, outputs: embedOutputs }
 
 /**
  * Rows after the given one in the order. PostgreSQL sorts NULL last ascending and first

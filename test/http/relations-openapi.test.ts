@@ -1,7 +1,7 @@
-// The to-one embeds in each caller's OpenAPI document (docs/relations.md, "In the OpenAPI
-// document"): a record schema has a property for every to-one the caller may follow, the target's
-// record schema or null, and none for one they may not; answers with embeds validate against the
-// caller's own document.
+// The embeds in each caller's OpenAPI document (docs/relations.md, "In the OpenAPI document"): a
+// record schema has a property for every relation the caller may follow (a to-one: the target's
+// record schema or null; a to-many: `{ items, next_page_token }` of them), and none for one they
+// may not; answers with embeds validate against the caller's own document.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -40,19 +40,30 @@ const embedOf = (target: string, field: string, relation: string) => ({
   description: `The ${target} record that ${field} names, embedded when fields names it (fields=${relation} or ${relation}.<field>); null when ${field} is null or that record is not one the caller may read.`,
 })
 
+const manyOf = (target: string, by: string, relation: string, pageSize: number) => ({
+  type: 'object',
+  properties: {
+    items: { type: 'array', items: { $ref: `#/components/schemas/${target}` }, maxItems: pageSize },
+    next_page_token: { type: 'string', description: `Continues these ${target} records: send it as page_token to the ${target} list (alone, without filter, order_by or show_deleted); "" when all were given.` },
+  },
+  required: ['items', 'next_page_token'],
+  additionalProperties: false,
+  description: `The first ${pageSize} ${target} records whose ${by} names this record and that the caller may read, in the relation's order, embedded when fields names it (fields=${relation} or ${relation}.<field>).`,
+})
+
 test('every caller\'s document is valid OpenAPI 3.1', async () => {
   for (const document of Object.values(documents)) await assertValidOpenApi(document)
 })
 
-test('a record schema types each to-one the caller may follow, optional, after the fields and before etag; no to-many', () => {
+test('a record schema types each relation the caller may follow, optional, after the fields and before etag', () => {
   const schemas = documents.admin.components.schemas
   assert.deepEqual(schemas.orders.properties.customer, embedOf('customers', 'customer_id', 'customer'))
   assert.deepEqual(schemas.customers.properties.region, embedOf('regions', 'region_id', 'region'))
   // A relation of a resource to itself refers to its own schema.
   assert.deepEqual(schemas.regions.properties.parent, embedOf('regions', 'parent_id', 'parent'))
-  assert.deepEqual(Object.keys(schemas.orders.properties), ['id', 'title', 'customer_id', 'placed_at', 'version', 'deleted_at', 'customer', 'etag', 'permissions'])
+  assert.deepEqual(Object.keys(schemas.orders.properties), ['id', 'title', 'customer_id', 'placed_at', 'version', 'deleted_at', 'customer', 'lines', 'etag', 'permissions'])
   assert.deepEqual(schemas.orders.required, ['etag'])
-  assert.equal(schemas.orders.properties.lines, undefined, 'a to-many cannot be embedded yet')
+  assert.deepEqual(schemas.orders.properties.lines, manyOf('order_lines', 'order_id', 'lines', 10))
   // The clerk follows customer (a row rule narrows which rows, not the relation); its customers
   // schema, the embed's type, lacks credit_limit as its embeds do.
   const clerk = documents.clerk.components.schemas
@@ -63,13 +74,13 @@ test('a record schema types each to-one the caller may follow, optional, after t
 test('a caller who may not follow a relation has no property for it, nor the target\'s schemas where they cannot read it', () => {
   // The outsider may not read customers: no relation, and nothing of customers anywhere.
   const outsider = documents.outsider
-  assert.deepEqual(Object.keys(outsider.components.schemas.orders.properties), ['id', 'title', 'customer_id', 'placed_at', 'version', 'deleted_at', 'etag', 'permissions'])
+  assert.deepEqual(Object.keys(outsider.components.schemas.orders.properties), ['id', 'title', 'customer_id', 'placed_at', 'version', 'deleted_at', 'lines', 'etag', 'permissions'])
   assert.deepEqual(Object.keys(outsider.components.schemas).filter((name) => name.startsWith('customers')), [])
   assert.equal(JSON.stringify(outsider).includes('#/components/schemas/customers'), false)
   assert.deepEqual(outsider.components.schemas.regions.properties.parent, embedOf('regions', 'parent_id', 'parent'))
   // The linkless caller reads customers but not customer_id: no customer on orders, customers as before.
   const linkless = documents.linkless.components.schemas
-  assert.deepEqual(Object.keys(linkless.orders.properties), ['id', 'title', 'placed_at', 'version', 'deleted_at', 'etag', 'permissions'])
+  assert.deepEqual(Object.keys(linkless.orders.properties), ['id', 'title', 'placed_at', 'version', 'deleted_at', 'lines', 'etag', 'permissions'])
   assert.deepEqual(linkless.customers.properties.region, embedOf('regions', 'region_id', 'region'))
 })
 
@@ -96,6 +107,25 @@ test('answers with embeds validate against the caller\'s own document: a subset 
   assert.throws(() => { responseChecker(documents.outsider)('/api/v1/orders', 'get', list) }, /additionalProperties/)
 })
 
+test('answers with to-many embeds validate against the caller\'s own document: every field, some, and under a to-one', async () => {
+  for (const role of ['admin', 'clerk', 'outsider'] as const) {
+    const check = responseChecker(documents[role])
+    const list = await okBody(role, 'GET', '/api/v1/orders?fields=id,lines')
+    assert.equal(list.items.find((item: any) => item.id === '1').lines.items.length, 2)
+    check('/api/v1/orders', 'get', list)
+    const got = await okBody(role, 'GET', '/api/v1/orders/1?fields=title,lines.sku')
+    assert.deepEqual(got.lines.items.map((line: any) => line.sku), ['A-1', 'B-2'])
+    check('/api/v1/orders/{key}', 'get', got)
+    check('/api/v1/orders:search', 'post', await okBody(role, 'POST', '/api/v1/orders:search', { fields: ['lines.sku', 'lines.etag'] }))
+  }
+  const nested = await okBody('admin', 'GET', '/api/v1/orders/1?fields=customer.name,lines.cost')
+  responseChecker(documents.admin)('/api/v1/orders/{key}', 'get', nested)
+  // The admin's lines carry cost, which the clerk's schema of order_lines has not.
+  assert.throws(() => { responseChecker(documents.clerk)('/api/v1/orders/{key}', 'get', nested) }, /additionalProperties/)
+  // Not a record where its envelope belongs.
+  assert.throws(() => { responseChecker(documents.admin)('/api/v1/orders/{key}', 'get', { ...nested, lines: nested.lines.items }) }, /type/)
+})
+
 test('Prism\'s validating proxy finds nothing amiss in embeds, each caller against its own document', async (t) => {
   const upstream = await app.listen({ port: 0, host: '127.0.0.1' })
   const dir = mkdtempSync(join(root, '.out-relations-prism-'))
@@ -104,7 +134,7 @@ test('Prism\'s validating proxy finds nothing amiss in embeds, each caller again
     writeFileSync(join(dir, `${role}.json`), JSON.stringify(documents[role]))
     const proxy = await startPrismProxy(t, join(dir, `${role}.json`), upstream)
     const auth = await bearer(app, `${role}@example.com`)
-    for (const url of ['/api/v1/orders?fields=id,customer.name', '/api/v1/orders/1?fields=customer,customer.region', '/api/v1/orders/5?fields=title,customer', '/api/v1/orders/2?fields=customer.region']) {
+    for (const url of ['/api/v1/orders?fields=id,customer.name', '/api/v1/orders/1?fields=customer,customer.region', '/api/v1/orders/5?fields=title,customer', '/api/v1/orders/2?fields=customer.region', '/api/v1/orders?fields=title,lines', '/api/v1/orders/1?fields=lines.sku']) {
       const response = await fetch(proxy + url, { headers: auth })
       const text = await response.text()
       assert.equal(response.status, 200, `${role} ${url}: ${text}`)
@@ -121,7 +151,11 @@ test('openapi-typescript types the embeds: the target\'s record, null, or absent
   writeFileSync(join(dir, 'use.ts'), `import type { components } from './schema.js'
 type Order = components['schemas']['orders']
 export const regionOf = (order: Order): string | undefined => order.customer?.region?.name
+export const skus = (order: Order): string[] => (order.lines?.items ?? []).map((line) => line.sku ?? '')
+export const more = (order: Order): string | undefined => order.lines?.next_page_token
 export const none: Order = { etag: '"1"', customer: null }
+// @ts-expect-error a to-many embed is a page of records, not an array
+export const flat: Order = { etag: '"1"', lines: [] }
 // @ts-expect-error an embed is a customer record, not its key
 export const wrong: Order = { etag: '"1"', customer: '1' }
 `)

@@ -1,0 +1,86 @@
+// To-many embeds (docs/relations.md, "Embedding"): each is one correlated subquery in its parent's
+// select list, so a page with them stays one statement. The subquery reads the children the caller
+// may read (the target's own scope, live rows only) in the relation's order, at most pageSize + 1
+// of them (the one more says whether a token follows), and aggregates them into one JSON array,
+// each child an array of its values by position: its fetched fields, its own embeds' columns, then
+// its order values as text (what its page token carries). A function takes at most 100
+// arguments, so a child's values go in arrays of up to 100 (CHUNK), which the reader puts end to
+// end. PostgreSQL runs the subquery only for the rows the page returns: it evaluates such
+// select-list entries after the sort and the LIMIT.
+//
+// JSON would give int8 and numeric as numbers and timestamps in another form than a read does, so
+// values of those types go in as PostgreSQL's text and are parsed as a read parses them
+// (lib/serialize/embed.ts); text, integers, booleans and json go in as themselves.
+import { sql, type Sql } from './sql.js'
+import { jsonCast, qualifiedColumnOf } from './record.js'
+import { scopeConditions } from './filter.js'
+import type { EmbedPlan, ToManyEmbed } from '../plan/types.js'
+import type { FieldModel, FieldType, ResourceModel } from '../model/types.js'
+
+/** The most values one json_build_array of a child takes. */
+export const CHUNK = 100
+
+/** Field types whose values a JSON array carries as their text (each parsed back as a read parses it). */
+const AS_TEXT: ReadonlySet<FieldType> = new Set<FieldType>(['bigint', 'decimal', 'number', 'date', 'timestamp', 'uuid'])
+
+export function carriedAsText (field: FieldModel): boolean {
+  return AS_TEXT.has(field.type)
+}
+
+/** What a parent's statement writes for embeds of a row it reads as `parent.table`: their columns and their joins. */
+export interface EmbedsSql {
+  readonly columns: (parent: ResourceModel, embeds: readonly EmbedPlan[]) => Sql
+  readonly joins: (parent: ResourceModel, embeds: readonly EmbedPlan[]) => Sql
+  /** The names of an embed's columns in the row it adds them to. */
+  readonly outputs: (embed: EmbedPlan) => readonly string[]
+}
+
+/**
+ * The fields behind an embed's columns that hold a field's value, by column name: what a child's
+ * JSON array carries as text. Other columns (a to-one's presence, a to-many's array) go as they are.
+ */
+export function embedValueFields (embeds: readonly EmbedPlan[], into = new Map<string, FieldModel>()): Map<string, FieldModel> {
+  for (const embed of embeds) {
+    if (embed.kind === 'many') continue
+    embed.fetch.fields.forEach((field, i) => into.set(`${embed.column}_${i}`, field))
+    embedValueFields(embed.embeds, into)
+  }
+  return into
+}
+
+/** ` AS "__s1"` and friends: the names of an embed's subquery parts, by its number. */
+function named (embed: ToManyEmbed, prefix: string): Sql {
+  return sql.ident(`${prefix}${embed.column.slice(3)}`)
+}
+
+/** `(SELECT json_agg(...) FROM (SELECT ... LIMIT n) AS "__s1") AS "__e1"`: a to-many embed as a column of its parent's select list. */
+export function toManyColumn (parent: ResourceModel, embed: ToManyEmbed, nested: EmbedsSql): Sql {
+  const target: ResourceModel = { ...embed.model, table: named(embed, '__t') }
+  const rows = named(embed, '__s')
+  const values: Sql[] = []
+  const columns: Sql[] = []
+  embed.fetch.fields.forEach((field, i) => {
+    const name = sql.ident(`${embed.column}_${i}`)
+    columns.push(sql`${qualifiedColumnOf(target, field)}${jsonCast(field)}${carriedAsText(field) ? sql`::text` : sql.empty} AS ${name}`)
+    values.push(sql`${rows}.${name}`)
+  })
+  const valueFields = embedValueFields(embed.embeds)
+  for (const output of embed.embeds.flatMap(nested.outputs)) {
+    const field = valueFields.get(output)
+    values.push(sql`${rows}.${sql.ident(output)}${field !== undefined && carriedAsText(field) ? sql`::text` : sql.empty}`)
+  }
+  const ordered: Sql[] = []
+  embed.order.forEach((term, i) => {
+    const name = sql.ident(`${embed.column}_o${i}`)
+    columns.push(sql`${qualifiedColumnOf(target, term.field)} AS ${name}`)
+    values.push(sql`${rows}.${name}::text`)
+    ordered.push(sql`${rows}.${name} ${sql.keyword(term.direction)}`)
+  })
+  const link = sql`${qualifiedColumnOf(target, embed.relation.by)} = ${qualifiedColumnOf(parent, parent.key[0]!)}`
+  const conditions = [link, ...scopeConditions(target, embed.scope, target.table)]
+  const order = sql.join(embed.order.map((term) => sql`${qualifiedColumnOf(target, term.field)} ${sql.keyword(term.direction)}`))
+  const children = sql`SELECT ${sql.join(columns)}${nested.columns(target, embed.embeds)} FROM ${embed.model.table} AS ${target.table}${nested.joins(target, embed.embeds)} WHERE ${sql.join(conditions, sql` AND `)} ORDER BY ${order} LIMIT ${sql.int(embed.pageSize + 1)}`
+  const chunks: Sql[] = []
+  for (let i = 0; i < values.length; i += CHUNK) chunks.push(sql`json_build_array(${sql.join(values.slice(i, i + CHUNK))})`)
+  return sql`, (SELECT json_agg(json_build_array(${sql.join(chunks)}) ORDER BY ${sql.join(ordered)}) FROM (${children}) AS ${rows}) AS ${sql.ident(embed.column)}`
+}
