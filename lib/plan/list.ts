@@ -44,10 +44,10 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
 /** A page of records: what lists and seeks plan alike, given what is theirs alone. */
 export function planPage (input: PageInput, context: ListContext, page: Pick<ListPlan, 'kind' | 'position' | 'count'>): ListPlan {
   const { access, services } = context
-  const { model, query } = access
+  const { model } = access
   const filterText = textParameter('filter', input.filter)
   const filter = planFilter(filterText, access, context.accessOf, services.checks, context.maxFilterLength, context.searchPath)
-  const order = planOrder(textParameter('order_by', input.order_by), model, query, services.checks)
+  const order = planOrder(textParameter('order_by', input.order_by), access, context.accessOf, services.checks)
   const showDeleted = parseShowDeleted(model, input.show_deleted)
   const tokenBinding = pageTokenBinding(model.name, filterText, order, showDeleted)
   const token = textParameter('page_token', input.page_token)

@@ -10,6 +10,7 @@ import type { ListPlan } from '../plan/types.js'
 import { narrowed } from '../plan/read.js'
 import { conditionsOf, filterStructure, type CheckedFilter, type FilterCondition, type SqlComparator } from '../query/filter/checked.js'
 import type { FieldModel } from '../model/types.js'
+import { orderName, ownField } from '../query/order-by.js'
 
 export type { ExplainNode }
 
@@ -63,8 +64,12 @@ export interface ListGuardView {
   readonly filter: GuardFilter | undefined
   /** The filter's conditions in order, without the AND, OR and NOT around them; empty without a filter. */
   readonly conditions: readonly GuardCondition[]
-  /** The order, ending with the key fields. */
-  readonly order: ReadonlyArray<{ readonly field: GuardField, readonly direction: 'asc' | 'desc' }>
+  /**
+   * The order, ending with the key fields. A term on a related record's field (`customer.name`,
+   * docs/relations.md) has `via`, the to-one relations followed, and its `field` is the target's:
+   * no index of the list's table serves it.
+   */
+  readonly order: ReadonlyArray<{ readonly field: GuardField, readonly direction: 'asc' | 'desc', readonly via?: readonly string[] }>
   readonly pageSize: number
   /** `count=exact`. */
   readonly count: boolean
@@ -110,7 +115,10 @@ class PlanView implements ListGuardView {
   }
 
   get order (): ListGuardView['order'] {
-    return this.#plan.order.map((term) => ({ field: guardField(term.field), direction: term.direction === 'ASC' ? 'asc' : 'desc' }))
+    return this.#plan.order.map((term) => {
+      const direction = term.direction === 'ASC' ? 'asc' : 'desc'
+      return ownField(term) !== undefined ? { field: guardField(term.field), direction } : { field: guardField(term.field), direction, via: term.via!.map((hop) => hop.relation.name) }
+    })
   }
 
   get shape (): string {
@@ -118,7 +126,8 @@ class PlanView implements ListGuardView {
     if (this.#shape === undefined) {
       const filter = plan.filter === undefined ? '' : filterStructure(plan.filter)
       const rows = plan.scope.rows === undefined ? '' : filterStructure(plan.scope.rows)
-      const order = plan.order.map((t) => `${t.field.name} ${t.direction}`).join(',')
+      // A path's term reads the target under its row filter: its structure is part of the shape.
+      const order = plan.order.map((t) => `${orderName(t)} ${t.direction}${(t.via ?? []).map((hop) => hop.scope.rows === undefined ? '' : `[${filterStructure(hop.scope.rows)}]`).join('')}`).join(',')
       // Embeds join more tables into the page's statement: a list with them is a shape of its own.
       const embeds = plan.embeds.length === 0 ? '' : `\0${embedsShape(plan.embeds)}`
       this.#shape = `${plan.kind}\0${plan.count}\0${plan.model.name}\0${plan.scope.showDeleted}\0${rows}\0${order}\0${filter}${embeds}`

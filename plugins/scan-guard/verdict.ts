@@ -62,7 +62,7 @@ function distinct (elements: readonly string[]): string[] {
 export function suggestIndex (view: ListGuardView): string {
   const { equality, range, text, keys } = filterElements(view.conditions)
   const table = view.table.split('.').map(quoteIdent).join('.')
-  const elements = distinct([...equality, ...range, ...view.order.map((t) => quoteIdent(t.field.column))])
+  const elements = distinct([...equality, ...range, ...view.order.filter((t) => t.via === undefined).map((t) => quoteIdent(t.field.column))])
   if (equality.length === 0 && range.length === 0 && text.length > 0) return `CREATE INDEX ON ${table} USING gin (${distinct(text).map((e) => `${e} gin_trgm_ops`).join(', ')})`
   if (equality.length === 0 && range.length === 0 && keys.length > 0) return `CREATE INDEX ON ${table} USING gin (${distinct(keys).join(', ')})`
   return `CREATE INDEX ON ${table} (${elements.join(', ')})`
