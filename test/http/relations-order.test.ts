@@ -7,8 +7,10 @@ import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
-import { bearer, caller, usersOf, type CallResult } from '../helpers/app.js'
+import { bearer, buildApp, caller, createUser, usersOf, type CallResult } from '../helpers/app.js'
+import { freshDatabase, runSql } from '../helpers/db.js'
 import { relationsApp } from '../fixtures/relations.js'
+import { EMBED_RESOURCES, EMBED_ROLES, EMBED_ROWS, EMBED_SCHEMA } from '../fixtures/relations-embed.js'
 
 const { databaseUrl, app } = await relationsApp()
 const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
@@ -203,4 +205,23 @@ test('a relation alone and a to-many path are refused with their span', async ()
   }])
   const twice = await refused(asClerk, 'customer.name, customer.name desc')
   assert.equal((twice.errors as Array<{ code: string }>)[0]!.code, 'duplicate-field')
+})
+
+test('a relation of a resource to itself orders by the related row\'s field, not its own; a third relation is refused', async () => {
+  // Regions name a parent region: South's is North, North and East have none, West's is South.
+  const url = await freshDatabase()
+  await runSql(url, `${EMBED_SCHEMA}${EMBED_ROWS} INSERT INTO regions (id, name, parent_id) VALUES (3, 'East', NULL), (4, 'West', 2);`)
+  const embedApp = await buildApp({ databaseUrl: url, tenant: 't1', roles: EMBED_ROLES, resources: EMBED_RESOURCES })
+  await createUser(embedApp, 'admin@example.com', 'admin')
+  const admin = caller(embedApp, await bearer(embedApp, 'admin@example.com'))
+  // The region's own name is fetched too: the token must carry the parent's, which the walk proves.
+  for (const size of [1, 2, 100]) {
+    assert.deepEqual(await walkForward(admin, `/api/v1/regions?fields=id,name&order_by=${q('parent.name, name desc')}`, size), ['2', '4', '1', '3'])
+    assert.deepEqual(await walkForward(admin, `/api/v1/regions?fields=id,name&order_by=${q('parent.parent.name desc, id')}`, size), ['1', '2', '3', '4'])
+  }
+  const deep = await admin('GET', `/api/v1/orders?order_by=${q('customer.region.parent.name')}`)
+  assert.equal(deep.status, 400)
+  assert.deepEqual(deep.body.errors, [{ code: 'invalid-path', message: 'A path in order_by follows at most 2 relations.', hint: 'Order by a field at most two relations away: customer.region.name.', span: { start: 0, end: 27 } }])
+  const two = await admin('GET', `/api/v1/orders?fields=id&page_size=100&order_by=${q('customer.region.name desc')}`)
+  assert.equal(two.status, 200, JSON.stringify(two.body))
 })
