@@ -21,6 +21,26 @@ export function sequentialScans (plan: ExplainNode): ScannedTable[] {
 }
 
 /**
+ * The tables a plan reads whole: by a sequential scan, or by an index scan without a condition. The
+ * latter is cheap under a LIMIT in the index's order, but not below a sort: an order by a related
+ * record's field (docs/relations.md, "Ordering") sorts every row it reads, and the planner may
+ * read them through any index (a merge join on the link) once sequential scans are priced out.
+ */
+export function wholeReads (plan: ExplainNode): ScannedTable[] {
+  const found: ScannedTable[] = []
+  const walk = (node: ExplainNode): void => {
+    const type = node['Node Type']
+    const unconditioned = (type === 'Index Scan' || type === 'Index Only Scan') && node['Index Cond'] === undefined
+    if ((type === 'Seq Scan' || unconditioned) && node['Relation Name'] !== undefined) {
+      found.push({ schema: node.Schema ?? 'public', table: node['Relation Name'] })
+    }
+    node.Plans?.forEach(walk)
+  }
+  walk(plan)
+  return found
+}
+
+/**
  * A table's row count as far as `limit` matters: the planner's statistics when the table was ever
  * analyzed, else a count that stops at `limit + 1` rows, so it costs little on any table.
  */

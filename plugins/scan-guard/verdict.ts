@@ -1,11 +1,12 @@
 // The scan guard's judgement of one list shape: would its queries read a large table row by row,
 // and which index would stop that. Pure apart from the EXPLAINs it runs; no Fastify here.
 import type { GuardCondition, GuardField, ListGuardView, Queryable } from '../../lib/public.js'
-import { rowsAtLeast, sequentialScans, type ScannedTable } from './explain.js'
+import { rowsAtLeast, sequentialScans, wholeReads, type ScannedTable } from './explain.js'
 
+/** `suggestion` is undefined where no index of the table could serve the list (see suggestIndex). */
 export type Verdict =
   | { readonly ok: true }
-  | { readonly ok: false, readonly suggestion: string }
+  | { readonly ok: false, readonly suggestion: string | undefined }
 
 /** An identifier quoted for a suggestion's text, as PostgreSQL reads it. */
 function quoteIdent (name: string): string {
@@ -57,26 +58,33 @@ function distinct (elements: readonly string[]): string[] {
  * without either, a trigram GIN index for text matching, or a GIN index for json keys. A GIN
  * index takes every text (or key) element: a search over several fields is an OR of one match
  * each, which an index on one of them cannot serve, while one GIN index over all of them serves
- * each arm of the OR.
+ * each arm of the OR. An order serves up to its first term on a related record's field
+ * (`customer.name`), which no index of this table holds: an order that starts with one, on a list
+ * without a filter an index could serve, has no index to suggest (undefined).
  */
-export function suggestIndex (view: ListGuardView): string {
+export function suggestIndex (view: ListGuardView): string | undefined {
   const { equality, range, text, keys } = filterElements(view.conditions)
   const table = view.table.split('.').map(quoteIdent).join('.')
-  const elements = distinct([...equality, ...range, ...view.order.filter((t) => t.via === undefined).map((t) => quoteIdent(t.field.column))])
+  const related = view.order.findIndex((t) => t.via !== undefined)
+  const order = related < 0 ? view.order : view.order.slice(0, related)
+  const elements = distinct([...equality, ...range, ...order.map((t) => quoteIdent(t.field.column))])
   if (equality.length === 0 && range.length === 0 && text.length > 0) return `CREATE INDEX ON ${table} USING gin (${distinct(text).map((e) => `${e} gin_trgm_ops`).join(', ')})`
   if (equality.length === 0 && range.length === 0 && keys.length > 0) return `CREATE INDEX ON ${table} USING gin (${distinct(keys).join(', ')})`
-  return `CREATE INDEX ON ${table} (${elements.join(', ')})`
+  return elements.length === 0 ? undefined : `CREATE INDEX ON ${table} (${elements.join(', ')})`
 }
 
 /**
  * Judges the queries this list will run: the page always, the filtered rows with a filter, the
  * count with count=exact. Planned with the indexes preferred, so the verdict is the shape's, not
- * the first values': a scan that remains has no index to serve it.
+ * the first values': a scan that remains has no index to serve it. A page ordered by a related
+ * record's field sorts every row it reads, so there a whole read through an index counts too.
  */
 export async function judge (view: ListGuardView, db: Queryable, seqScanRows: number): Promise<Verdict> {
   const scanned = new Map<string, ScannedTable>()
-  for (const { plan } of await view.explain({ preferIndexes: true })) {
-    for (const table of sequentialScans(plan)) scanned.set(`${table.schema}.${table.table}`, table)
+  const sorted = view.order.some((t) => t.via !== undefined)
+  for (const { statement, plan } of await view.explain({ preferIndexes: true })) {
+    const reads = sorted && statement === 'page' ? wholeReads(plan) : sequentialScans(plan)
+    for (const table of reads) scanned.set(`${table.schema}.${table.table}`, table)
   }
   for (const table of scanned.values()) {
     if (await rowsAtLeast(db, table, seqScanRows) > seqScanRows) return { ok: false, suggestion: suggestIndex(view) }

@@ -225,3 +225,36 @@ test('a relation of a resource to itself orders by the related row\'s field, not
   const two = await admin('GET', `/api/v1/orders?fields=id&page_size=100&order_by=${q('customer.region.name desc')}`)
   assert.equal(two.status, 200, JSON.stringify(two.body))
 })
+
+test('the scan guard: an order by a related field reads every row of a large table, which no index of it serves', async () => {
+  const url = await freshDatabase()
+  await runSql(url, `
+    CREATE TABLE accounts (id bigint PRIMARY KEY, country text NOT NULL);
+    INSERT INTO accounts SELECT n, (ARRAY['DE', 'FR', 'US'])[1 + n % 3] FROM generate_series(1, 20000) AS n;
+    CREATE TABLE bills (id bigint PRIMARY KEY, account_id bigint NOT NULL REFERENCES accounts (id), amount integer NOT NULL);
+    INSERT INTO bills SELECT n, 1 + n % 20000, n % 100 FROM generate_series(1, 20000) AS n;
+    CREATE INDEX ON bills (account_id);
+    ANALYZE accounts; ANALYZE bills;
+  `)
+  const guarded = await buildApp({
+    databaseUrl: url,
+    resources: {
+      accounts: { fields: { id: { type: 'bigint' }, country: { type: 'string' } } },
+      bills: { fields: { id: { type: 'bigint' }, account_id: { type: 'bigint', references: 'accounts' }, amount: { type: 'integer' } }, relations: { account: { field: 'account_id' } } },
+    },
+  })
+  await createUser(guarded, 'admin@example.com')
+  const call = caller(guarded, await bearer(guarded, 'admin@example.com'))
+  const unserved = await call('GET', `/api/v1/bills?page_size=5&order_by=${q('account.country')}`)
+  assert.equal(unserved.status, 400)
+  assert.equal(unserved.body.type, 'urn:service:problem:expensive-query')
+  assert.equal(unserved.body.suggestion, undefined)
+  assert.equal(unserved.body.detail, 'This list would read a table of more than 10000 rows row by row: its order starts with a related record\'s field, which no index of its table serves. Filter it on an indexed field, or order by a field of its own first.')
+  // An own field first: its index serves the order up to the related term.
+  const first = await call('GET', `/api/v1/bills?page_size=5&order_by=${q('amount, account.country')}`)
+  assert.equal(first.body.suggestion, 'CREATE INDEX ON "bills" ("amount")')
+  // A filter an index serves leaves few rows to order: the list runs, each related value read by the target's key.
+  const served = await call('GET', `/api/v1/bills?page_size=5&order_by=${q('account.country desc')}&filter=${q('account_id = 7')}`)
+  assert.equal(served.status, 200, JSON.stringify(served.body))
+  assert.deepEqual(idsOf(served), ['6'])
+})
