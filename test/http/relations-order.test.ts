@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import { bearer, buildApp, caller, createUser, usersOf, type CallResult } from '../helpers/app.js'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { relationsApp } from '../fixtures/relations.js'
+import { statementsOf } from '../helpers/statements.js'
 import { EMBED_RESOURCES, EMBED_ROLES, EMBED_ROWS, EMBED_SCHEMA } from '../fixtures/relations-embed.js'
 
 const { databaseUrl, app } = await relationsApp()
@@ -140,6 +141,21 @@ test('a page token is bound to the path: the same token with another order is re
   }
   const next = await asClerk('GET', `/api/v1/orders?page_size=2&fields=id&order_by=${q('customer.name')}&page_token=${token}`)
   assert.deepEqual(idsOf(next), ['7', '9'])
+})
+
+test('an order by a path, with the same path embedded, is one statement a page like any order', async () => {
+  const first = await asClerk('GET', `/api/v1/orders?page_size=3&fields=id,customer.name&order_by=${q('customer.name desc')}`)
+  assert.equal(first.status, 200, JSON.stringify(first.body))
+  // The embed and the order read the same row under the same scope: both say NULL for order 5's deleted customer.
+  assert.deepEqual(first.body.items.map((o: { id: string, customer: { name: string } | null }) => [o.id, o.customer?.name ?? null]), [['5', null], ['4', null], ['3', null]])
+  const token = q(first.body.next_page_token)
+  let next: CallResult | undefined
+  const ordered = await statementsOf(async () => { next = await asClerk('GET', `/api/v1/orders?page_size=3&fields=id,customer.name&order_by=${q('customer.name desc')}&page_token=${token}`) })
+  assert.deepEqual(next!.body.items.map((o: { id: string, customer: { name: string } }) => [o.id, o.customer.name]), [['8', 'Cy'], ['6', 'Bob'], ['9', 'Ann']])
+  const plainFirst = await asClerk('GET', '/api/v1/orders?page_size=3&fields=id&order_by=title')
+  const plain = await statementsOf(async () => await asClerk('GET', `/api/v1/orders?page_size=3&fields=id&order_by=title&page_token=${q(plainFirst.body.next_page_token)}`))
+  assert.equal(ordered.length, plain.length)
+  assert.match(ordered.find((text) => text.includes('ORDER BY'))!, /LEFT JOIN LATERAL \(SELECT "__path_1"."name" AS "__value" FROM "customers" AS "__path_1" WHERE .*ORDER BY "__o0"."__value" DESC, "orders"."id" DESC/)
 })
 
 test(':export orders by a path too', async () => {
