@@ -28,6 +28,8 @@ export interface ResourceApi {
 export interface ApiContext {
   readonly basePath: string
   readonly resources: readonly ResourceApi[]
+  /** The caller's plan of any resource of the app, seen or not: what relations lead to. */
+  accessOf (resource: string): AccessPlan
   /** `$ref` of a shared parameter (PARAMETERS in parameters.ts). */
   parameter (name: keyof typeof PARAMETERS): JsonSchema
   /** The problem responses of these statuses, for an operation's `responses`. */
@@ -159,6 +161,7 @@ export function openApiDocument (input: OpenApiInput): JsonSchema {
   const api: ApiContext = {
     basePath: input.basePath,
     resources,
+    accessOf,
     parameter: (name) => ref('parameters', name),
     problems: (...statuses) => Object.fromEntries(statuses.map((s) => [String(s), ref('responses', PROBLEM_RESPONSES[s].name)])),
     json: (schema) => ({ content: { 'application/json': { schema } } }),

@@ -15,7 +15,7 @@ export const PARAMETERS = {
   },
   order_by: {
     name: 'order_by', in: 'query', schema: { type: 'string' },
-    description: 'AIP-132 order over sortable fields, e.g. placed_at desc, title.',
+    description: 'AIP-132 order over sortable fields, e.g. placed_at desc, title; a to-one relation path orders by a related record\'s field: customer.name desc (two relations at most).',
   },
   page_size: {
     name: 'page_size', in: 'query', schema: { type: 'integer', minimum: 1, default: DEFAULT_PAGE_SIZE },

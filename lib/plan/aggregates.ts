@@ -1,13 +1,16 @@
 // Aggregate parameters → plans, with no I/O: `:facets`, `:series` and `:histogram` count the rows a
 // list with the same filter and show_deleted would return (tenant, row filter and soft delete
-// included), over one field of the caller's restricted model. A hidden field is not in it, so it
+// included), over one field of the caller's restricted model, or of a related record's through
+// to-one relations (`customer.country`, lib/query/path.ts). A hidden field is not in it, so it
 // is refused exactly like a field that does not exist.
 import type { AccessPlan } from '../access/types.js'
 import type { FieldModel, FieldType } from '../model/types.js'
-import type { CheckedFilter, QueryModel } from '../query/filter/checked.js'
+import type { CheckedFilter, FilterRelation, QueryModel, RelationsOf } from '../query/filter/checked.js'
 import { invalidParameter, parseShowDeleted, textParameter } from '../query/params.js'
+import { pathsFrom, resolvePath } from '../query/path.js'
+import { MAX_HOPS } from '../query/filter/checker.js'
 import { nearest } from '../text.js'
-import { MAX_FILTER_QUERY, planFilter, type AccessOf } from './filter.js'
+import { MAX_FILTER_QUERY, planFilter, relationsFor, type AccessOf } from './filter.js'
 import { readScope, type PlanServices } from './read.js'
 import type { ReadScope } from './types.js'
 import type { ResourceModel } from '../model/types.js'
@@ -19,7 +22,15 @@ export interface AggregateRows {
   readonly filter: CheckedFilter | undefined
   /** The filter as the caller wrote it (spans in errors point into it). */
   readonly filterText: string
+  /** The field as asked: `country`, `customer.country`. */
+  readonly name: string
+  /** The field counted by: the resource's own, or the target's at the end of `via`. */
   readonly field: FieldModel
+  /**
+   * The to-one relations followed to `field` (empty for a field of the resource's own). Its value is
+   * NULL where the reference is null or names a row the caller may not read, counted as a null is.
+   */
+  readonly via: readonly FilterRelation[]
 }
 
 export interface FacetsPlan extends AggregateRows {
@@ -98,29 +109,65 @@ function count (parameter: string, value: unknown, limits: { default: number, ma
   return Number(text)
 }
 
-/** `field`: one the caller may filter on, of the types the aggregate takes; hidden and unknown read the same. */
-function aggregateField (query: QueryModel, value: unknown, route: string, types: readonly FieldType[], purpose: string): FieldModel {
-  const name = once('field', value)
-  if (name === undefined || name === '') return invalidParameter('field', `field is required: the field to ${purpose}.`)
-  const field = query.filterable.get(name)
-  if (field === undefined) {
-    const suggestion = nearest(name, [...query.filterable.values()].filter((f) => types.includes(f.type)).map((f) => f.name))
-    return invalidParameter('field', `There is no field '${name}' to ${purpose}${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}.`)
-  }
-  if (!types.includes(field.type)) {
-    invalidParameter('field', `'${name}' is of type ${field.type}: :${route} takes a field of type ${types.slice(0, -1).join(', ')} or ${types.at(-1)!}.`)
-  }
-  return field
+/** The fields of these types the caller may filter on in a query model: the ones they may aggregate. */
+export function aggregatable (query: QueryModel, types: readonly FieldType[]): ReadonlyMap<string, FieldModel> {
+  return new Map([...query.filterable].filter(([, f]) => types.includes(f.type)))
 }
 
-function aggregateRows (access: AccessPlan, accessOf: AccessOf, input: AggregateInput, services: PlanServices, field: FieldModel): AggregateRows {
+/** Every `field` the caller may give an aggregate of these types: their fields, then the paths to related records' (`customer.country`). */
+export function aggregatePaths (access: AccessPlan, accessOf: AccessOf, types: readonly FieldType[]): string[] {
+  return pathsFrom(access.query, relationsFor(accessOf), (query) => aggregatable(query, types), MAX_HOPS)
+}
+
+/** What `field` names: a field, or a path to one through to-one relations the caller may follow. */
+interface AggregateField {
+  readonly name: string
+  readonly field: FieldModel
+  readonly via: readonly FilterRelation[]
+}
+
+/**
+ * `field`: one the caller may filter on, of the types the aggregate takes, here or at the end of
+ * a to-one path; hidden and unknown read the same, and a did-you-mean names only what would work.
+ */
+function aggregateField (query: QueryModel, relationsOf: RelationsOf, value: unknown, route: string, types: readonly FieldType[], purpose: string): AggregateField {
+  const name = once('field', value)
+  if (name === undefined || name === '') return invalidParameter('field', `field is required: the field to ${purpose}.`)
+  const resolved = resolvePath(name, query, relationsOf, (q) => q.filterable)
+  if (resolved.ok) {
+    const { field } = resolved.path
+    if (!types.includes(field.type)) {
+      invalidParameter('field', `'${name}' is of type ${field.type}: :${route} takes a field of type ${types.slice(0, -1).join(', ')} or ${types.at(-1)!}.`)
+    }
+    return resolved.path
+  }
+  const { failure } = resolved
+  switch (failure.reason) {
+    case 'unknown': {
+      // Suggested among the fields of the right types only, so resolved again for the candidates.
+      const typed = resolvePath(name, query, relationsOf, (q) => aggregatable(q, types))
+      const suggestion = typed.ok || typed.failure.reason !== 'unknown' ? undefined : nearest(name, typed.failure.candidates)
+      return invalidParameter('field', `There is no field '${name}' to ${purpose}${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}.`)
+    }
+    case 'relation':
+      return invalidParameter('field', `'${failure.relation}' is a relation: :${route} takes one of its fields (${failure.relation}.${failure.example ?? 'field'}).`)
+    case 'to-many':
+      return invalidParameter('field', `'${failure.relation}' is a to-many relation: :${route} follows to-one relations only.`)
+    case 'too-deep':
+      return invalidParameter('field', `'${name}' follows more than 2 relations: :${route} takes a field at most two relations away (customer.region.name).`)
+  }
+}
+
+function aggregateRows (access: AccessPlan, accessOf: AccessOf, input: AggregateInput, services: PlanServices, field: AggregateField): AggregateRows {
   const filterText = textParameter('filter', input.filter)
   return {
     model: access.model,
     scope: readScope(access, parseShowDeleted(access.model, input.show_deleted)),
     filter: planFilter(filterText, access, accessOf, services.checks, MAX_FILTER_QUERY),
     filterText,
-    field,
+    name: field.name,
+    field: field.field,
+    via: field.via,
   }
 }
 
@@ -133,14 +180,14 @@ export interface AggregateInput {
 export interface FacetsInput extends AggregateInput { readonly limit?: unknown }
 
 export function planFacets (input: FacetsInput, access: AccessPlan, services: PlanServices, accessOf: AccessOf): FacetsPlan {
-  const field = aggregateField(access.query, input.field, 'facets', COUNTABLE, 'count values of')
+  const field = aggregateField(access.query, relationsFor(accessOf), input.field, 'facets', COUNTABLE, 'count values of')
   return { kind: 'facets', ...aggregateRows(access, accessOf, input, services, field), limit: count('limit', input.limit, FACETS_LIMIT) }
 }
 
 export interface HistogramInput extends AggregateInput { readonly buckets?: unknown }
 
 export function planHistogram (input: HistogramInput, access: AccessPlan, services: PlanServices, accessOf: AccessOf): HistogramPlan {
-  const field = aggregateField(access.query, input.field, 'histogram', NUMERIC, 'make a histogram of')
+  const field = aggregateField(access.query, relationsFor(accessOf), input.field, 'histogram', NUMERIC, 'make a histogram of')
   return { kind: 'histogram', ...aggregateRows(access, accessOf, input, services, field), buckets: count('buckets', input.buckets, HISTOGRAM_BUCKETS) }
 }
 
@@ -199,14 +246,14 @@ export function checkBucketCount (spanMs: number, granularity: Granularity): voi
 }
 
 export function planSeries (input: SeriesInput, access: AccessPlan, services: PlanServices, accessOf: AccessOf): SeriesPlan {
-  const field = aggregateField(access.query, input.field, 'series', TEMPORAL, 'count over time')
+  const field = aggregateField(access.query, relationsFor(accessOf), input.field, 'series', TEMPORAL, 'count over time')
   const timeZone = parseTimeZone(input.time_zone)
   const asked = once('granularity', input.granularity)
   if (asked !== undefined && !(GRANULARITIES as readonly string[]).includes(asked)) {
     invalidParameter('granularity', `granularity must be one of ${GRANULARITIES.join(', ')}.`)
   }
   let granularity = asked as Granularity | undefined
-  if (granularity === 'hour' && field.type === 'date') invalidParameter('granularity', `'${field.name}' is a date field: its buckets are a day or longer.`)
+  if (granularity === 'hour' && field.field.type === 'date') invalidParameter('granularity', `'${field.name}' is a date field: its buckets are a day or longer.`)
   const range = once('range', input.range)
   const from = once('from', input.from)
   const to = once('to', input.to)
@@ -231,6 +278,6 @@ export function planSeries (input: SeriesInput, access: AccessPlan, services: Pl
       window = { kind: 'range', range: chosen as Exclude<SeriesRange, 'all'> }
     }
   }
-  if (granularity === 'hour' && field.type === 'date') granularity = 'day'
+  if (granularity === 'hour' && field.field.type === 'date') granularity = 'day'
   return { kind: 'series', ...aggregateRows(access, accessOf, input, services, field), granularity, timeZone, window }
 }

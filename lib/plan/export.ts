@@ -64,7 +64,7 @@ function formatOf (parameter: unknown, accept: string | undefined): ExportFormat
 }
 
 export function planExport (input: ExportInput, accept: string | undefined, access: AccessPlan, accessOf: AccessOf, services: PlanServices): ExportPlan {
-  const { model, query } = access
+  const { model } = access
   const fields = parseFieldMask(access.readable, input.fields)
   if (fields.length === 0) invalidParameter('fields', 'fields must name at least one field to export.')
   const filterText = textParameter('filter', input.filter)
@@ -76,6 +76,6 @@ export function planExport (input: ExportInput, accept: string | undefined, acce
     scope: readScope(access, parseShowDeleted(model, input.show_deleted), exportRows(access)),
     filter: planFilter(filterText, access, accessOf, services.checks, MAX_FILTER_QUERY),
     filterText,
-    order: planOrder(textParameter('order_by', input.order_by), model, query, services.checks),
+    order: planOrder(textParameter('order_by', input.order_by), access, accessOf, services.checks),
   }
 }

@@ -4,11 +4,10 @@
 import { endOfCodePoints } from '../text.js'
 import { problem } from '../problems.js'
 import type { BoundedCache } from '../cache.js'
-import type { ResourceModel } from '../model/types.js'
 import type { AccessPlan } from '../access/types.js'
 import { followable } from '../access/relations.js'
 import { readRows } from '../access/row-filter.js'
-import type { CheckedFilter, FilterRelation, QueryModel, RelationsOf } from '../query/filter/checked.js'
+import type { CheckedFilter, FilterRelation, RelationsOf } from '../query/filter/checked.js'
 import { checkFilter, MAX_HOPS, type CheckResult } from '../query/filter/checker.js'
 import { filterKey } from '../query/filter/equal.js'
 import { parseFilter } from '../query/filter/parser.js'
@@ -36,7 +35,7 @@ export type AccessOf = (resource: string) => AccessPlan
  * The relations the caller may follow from each resource (lib/access/relations.ts), each with the
  * target's query model and the rows of it the caller may read (read rule and tenant; live rows).
  */
-function relationsFor (accessOf: AccessOf): RelationsOf {
+export function relationsFor (accessOf: AccessOf): RelationsOf {
   const found = new Map<string, ReadonlyMap<string, FilterRelation>>()
   return (resource) => {
     let relations = found.get(resource)
@@ -123,9 +122,15 @@ export function planFilter (text: string, access: AccessPlan, accessOf: AccessOf
   return checked.filter
 }
 
-/** An order_by text, checked; it always ends with the key, so every row has one place. */
-export function planOrder (text: string, model: ResourceModel, query: QueryModel, checks: QueryChecks): readonly OrderTerm[] {
-  const ordered = checks.orders.getOrCreate(query.cacheKey + text, () => parseOrderBy(text, model, query))
+/**
+ * An order_by text, checked; it always ends with the key, so every row has one place. A path
+ * (`customer.name`) is checked against the relations the caller may follow and the target's
+ * sortable fields, so the check is kept per related side as a filter's is.
+ */
+export function planOrder (text: string, access: AccessPlan, accessOf: AccessOf, checks: QueryChecks): readonly OrderTerm[] {
+  const { model, query } = access
+  const related = model.relations.size === 0 || !text.includes('.') ? '' : `${relatedKey(access, accessOf)}\0`
+  const ordered = checks.orders.getOrCreate(query.cacheKey + related + text, () => parseOrderBy(text, model, query, relationsFor(accessOf)))
   if (!ordered.ok) queryProblem('invalid-order-by', 'order_by', ordered.issues)
   return ordered.order
 }

@@ -46,14 +46,14 @@ export function planList (input: ListInput, context: ListContext): ListPlan {
 /** A page of records: what lists and seeks plan alike, given what is theirs alone. */
 export function planPage (input: PageInput, context: ListContext, page: Pick<ListPlan, 'kind' | 'position' | 'count'>): ListPlan {
   const { access, services } = context
-  const { model, query } = access
+  const { model } = access
   const token = textParameter('page_token', input.page_token)
   const opened = token === '' ? undefined : services.pageTokens.open(token)
   // A to-many embed's token: the following children of its parent (./relation-page.ts).
   const children = opened?.parent === undefined ? undefined : childrenPage(opened.parent, input, access, context.accessOf)
   const filterText = children === undefined ? textParameter('filter', input.filter) : ''
   const filter = children?.filter ?? planFilter(filterText, access, context.accessOf, services.checks, context.maxFilterLength, context.searchPath)
-  const order = children?.order ?? planOrder(textParameter('order_by', input.order_by), model, query, services.checks)
+  const order = children?.order ?? planOrder(textParameter('order_by', input.order_by), access, context.accessOf, services.checks)
   const showDeleted = children === undefined && parseShowDeleted(model, input.show_deleted)
   const tokenBinding = children?.binding ?? pageTokenBinding(model.name, filterText, order, showDeleted)
   const read = recordsRead(access, input.fields, services, context.rowPermissions ? access.permissions.list : undefined, context.accessOf)

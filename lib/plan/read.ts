@@ -6,7 +6,7 @@ import { planReadMask, type ReadMask } from './embed.js'
 import type { BoundedCache } from '../cache.js'
 import type { Selections } from '../model/selection.js'
 import type { PageTokens, RelationPage } from '../query/page-token.js'
-import type { OrderTerm } from '../query/order-by.js'
+import { orderName, type OrderTerm } from '../query/order-by.js'
 import { parseShowDeleted } from '../query/params.js'
 import type { AccessOf, QueryChecks } from './filter.js'
 import type { GetPlan, PermissionPlan, ReadScope } from './types.js'
@@ -29,11 +29,12 @@ export function narrowed (model: ResourceModel, scope: ReadScope): boolean {
 }
 
 /**
- * What a page token is bound to: a token replayed with another resource, filter, order or
- * show_deleted is refused. Seek tokens and list tokens share it, so either route takes both.
+ * What a page token is bound to: a token replayed with another resource, filter, order (paths
+ * included: `customer.name` is not `name`) or show_deleted is refused. Seek tokens and list
+ * tokens share it, so either route takes both.
  */
 export function pageTokenBinding (resource: string, filterText: string, order: readonly OrderTerm[], showDeleted: boolean): string {
-  return JSON.stringify([resource, filterText, order.map((t) => [t.field.name, t.direction]), showDeleted])
+  return JSON.stringify([resource, filterText, order.map((t) => [orderName(t), t.direction]), showDeleted])
 }
 
 /**

@@ -1,13 +1,36 @@
-// AIP-132 order_by: `field [asc|desc], ...` over the caller's sortable fields. The key always ends
-// the order as a tiebreaker, so every row has exactly one place and keyset pages are exact.
+// AIP-132 order_by: `field [asc|desc], ...` over the caller's sortable fields, a resource's own or
+// a related record's through to-one relations (`customer.name desc`, ./path.ts). The key always
+// ends the order as a tiebreaker, so every row has exactly one place and keyset pages are exact.
 import { nearest } from '../text.js'
 import { span, type QueryIssue } from './span.js'
-import type { QueryModel } from './filter/checked.js'
+import type { FilterRelation, QueryModel, RelationsOf } from './filter/checked.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
+import { pathName, resolvePath, type PathFailure } from './path.js'
 
 export interface OrderTerm {
   readonly field: FieldModel
   readonly direction: 'ASC' | 'DESC'
+  /**
+   * The to-one relations followed to `field`, a field of the record they lead to (`customer.name`);
+   * absent for a field of the resource's own. Such a value is NULL where the reference is null or
+   * names a row the caller may not read there.
+   */
+  readonly via?: readonly FilterRelation[] | undefined
+}
+
+/** The term's field as the caller named it: `title`, `customer.name`. */
+export function orderName (term: OrderTerm): string {
+  return pathName(term.field, term.via)
+}
+
+/** The field of the resource's own the term orders by, or undefined for a related record's. */
+export function ownField (term: OrderTerm): FieldModel | undefined {
+  return term.via === undefined || term.via.length === 0 ? term.field : undefined
+}
+
+/** Whether the term's value may be NULL: a nullable field, or any related one. */
+export function nullable (term: OrderTerm): boolean {
+  return ownField(term) === undefined || !term.field.notNull
 }
 
 /**
@@ -18,7 +41,32 @@ type OrderIssue = QueryIssue & { readonly hint: string }
 
 export type OrderResult = { readonly ok: true, readonly order: readonly OrderTerm[] } | { readonly ok: false, readonly issues: readonly OrderIssue[] }
 
-export function parseOrderBy (text: string, model: ResourceModel, query: QueryModel): OrderResult {
+const NO_RELATIONS: RelationsOf = () => new Map()
+const sortable = (query: QueryModel): ReadonlyMap<string, FieldModel> => query.sortable
+
+/** The issue of a path that is no field the caller may order by; an unknown one reads as today's unknown field. */
+function pathIssue (name: string, failure: PathFailure, at: QueryIssue['span']): OrderIssue {
+  switch (failure.reason) {
+    case 'unknown': {
+      const suggestion = nearest(name, failure.candidates)
+      return {
+        code: 'unknown-field',
+        message: `There is no field '${name}' to order by.`,
+        hint: suggestion !== undefined ? `Did you mean '${suggestion}'?` : `Fields you can order by: ${failure.fields.join(', ') || 'none'}.`,
+        span: at,
+      }
+    }
+    case 'relation':
+      return { code: 'invalid-path', message: `'${failure.relation}' is a relation: order by one of its fields.`, hint: `Name a field of it: ${failure.relation}.${failure.example ?? 'field'}.`, span: at }
+    case 'to-many':
+      return { code: 'invalid-path', message: `'${failure.relation}' is a to-many relation: order_by follows to-one relations only.`, hint: 'Order by a field of the record or of a to-one relation (customer.name); filter on the to-many one instead.', span: at }
+    case 'too-deep':
+      return { code: 'invalid-path', message: 'A path in order_by follows at most 2 relations.', hint: 'Order by a field at most two relations away: customer.region.name.', span: at }
+  }
+}
+
+/** `relationsOf`: the relations the caller may follow from each resource, for paths; none by default. */
+export function parseOrderBy (text: string, model: ResourceModel, query: QueryModel, relationsOf: RelationsOf = NO_RELATIONS): OrderResult {
   const issues: OrderIssue[] = []
   const order: OrderTerm[] = []
   const seen = new Set<string>()
@@ -40,29 +88,26 @@ export function parseOrderBy (text: string, model: ResourceModel, query: QueryMo
       issues.push({ code: 'syntax', message: 'A term of order_by is a field and an optional direction.', hint: 'Separate terms with commas: a desc, b.', span: span(at, at + extra[0].length) })
       continue
     }
-    const field = query.sortable.get(name![0])
-    if (field === undefined) {
-      const suggestion = nearest(name![0], query.sortable.keys())
-      issues.push({
-        code: 'unknown-field',
-        message: `There is no field '${name![0]}' to order by.`,
-        hint: suggestion !== undefined ? `Did you mean '${suggestion}'?` : `Fields you can order by: ${[...query.sortable.keys()].join(', ') || 'none'}.`,
-        span: nameSpan,
-      })
+    const resolved = resolvePath(name![0], query, relationsOf, sortable)
+    if (!resolved.ok) {
+      issues.push(pathIssue(name![0], resolved.failure, nameSpan))
       continue
     }
+    const { field, via } = resolved.path
+    const written = resolved.path.name
     const dir = direction?.[0].toLowerCase()
     if (dir !== undefined && dir !== 'asc' && dir !== 'desc') {
       const at = pieceStart + direction!.index!
-      issues.push({ code: 'syntax', message: 'A direction is asc or desc.', hint: `Write '${field.name} asc' or '${field.name} desc' (asc when left out).`, span: span(at, at + direction![0].length) })
+      issues.push({ code: 'syntax', message: 'A direction is asc or desc.', hint: `Write '${written} asc' or '${written} desc' (asc when left out).`, span: span(at, at + direction![0].length) })
       continue
     }
-    if (seen.has(field.name)) {
-      issues.push({ code: 'duplicate-field', message: `'${field.name}' is already in order_by.`, hint: `Name each field once: remove this term or the earlier '${field.name}'.`, span: nameSpan })
+    if (seen.has(written)) {
+      issues.push({ code: 'duplicate-field', message: `'${written}' is already in order_by.`, hint: `Name each field once: remove this term or the earlier '${written}'.`, span: nameSpan })
       continue
     }
-    seen.add(field.name)
-    order.push({ field, direction: dir === 'desc' ? 'DESC' : 'ASC' })
+    seen.add(written)
+    const ordered = dir === 'desc' ? 'DESC' : 'ASC'
+    order.push(via.length === 0 ? { field, direction: ordered } : { field, direction: ordered, via })
   }
   if (issues.length > 0) return { ok: false, issues }
   // The key follows the last term's direction: `placed_at desc` ends `id desc`, which the common

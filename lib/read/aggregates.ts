@@ -23,7 +23,7 @@ async function aggregateRows<R extends object> (db: Queryable, statement: Sql, p
 /** `{ field, facets: [{ value, count }] }`. */
 export async function readFacets (db: Queryable, plan: FacetsPlan): Promise<string> {
   const found = await aggregateRows<{ value: unknown, count: string }>(db, compileFacets(plan), plan)
-  return facetsJson(plan.field.name, found.map((row) => ({ value: row.value, count: Number(row.count) })))
+  return facetsJson(plan.name, found.map((row) => ({ value: row.value, count: Number(row.count) })))
 }
 
 /** `{ field, granularity, time_zone, from, to, buckets: [{ start, count }] }`; `from` and `to` are null for range=all without rows. */
@@ -39,12 +39,12 @@ export async function readSeries (db: Queryable, plan: SeriesPlan): Promise<stri
   } else if (plan.granularity !== undefined) {
     resolved = { ...plan, granularity: plan.granularity }
   }
-  if (resolved === undefined) return seriesJson(plan.field.name, plan.granularity ?? null, plan.timeZone, null, null, [])
+  if (resolved === undefined) return seriesJson(plan.name, plan.granularity ?? null, plan.timeZone, null, null, [])
   const found = await aggregateRows<{ from: string, to: string, start: string | null, count: string }>(db, compileSeries(resolved), plan)
   if (found.length > MAX_SERIES_BUCKETS) checkBucketCount(Infinity, resolved.granularity)
   const first = found[0]
   const buckets = found.filter((row) => row.start !== null).map((row) => ({ start: row.start!, count: Number(row.count) }))
-  return seriesJson(plan.field.name, resolved.granularity, plan.timeZone, first?.from ?? null, first?.to ?? null, buckets)
+  return seriesJson(plan.name, resolved.granularity, plan.timeZone, first?.from ?? null, first?.to ?? null, buckets)
 }
 
 /** `{ field, min, max, buckets: [{ start, end, count }], nulls }`. */
@@ -52,5 +52,5 @@ export async function readHistogram (db: Queryable, plan: HistogramPlan): Promis
   const found = await aggregateRows<{ min: unknown, max: unknown, nulls: string, bucket: number | null, start: unknown, end: unknown, count: string }>(db, compileHistogram(plan), plan)
   const first = found[0]
   const buckets = found.filter((row) => row.bucket !== null).map((row) => ({ start: row.start, end: row.end, count: Number(row.count) }))
-  return histogramJson(plan.field.name, first?.min ?? null, first?.max ?? null, buckets, Number(first?.nulls ?? 0))
+  return histogramJson(plan.name, first?.min ?? null, first?.max ?? null, buckets, Number(first?.nulls ?? 0))
 }

@@ -2,6 +2,7 @@
 // here; record checks of `permissions` (the rule's functions) may be awaited.
 import type { GetPlan, ListPlan } from '../plan/types.js'
 import type { PageDirection } from '../query/page-token.js'
+import { ownField } from '../query/order-by.js'
 import type { Row } from '../serialize/record.js'
 import { recordBuilder, recordJson } from '../serialize/json.js'
 import { listJson, seekJson } from '../serialize/envelopes.js'
@@ -65,7 +66,8 @@ export async function pageJson (plan: ListPlan, read: PageRead, services: ReadSe
 function orderValues (plan: ListPlan, row: Row): Array<string | null> {
   const fetched = plan.fetch.fields
   return plan.order.map((term, i) => {
-    const value = fetched.includes(term.field) ? row[term.field.name] : row[`__order_${i}`]
+    const own = ownField(term)
+    const value = own !== undefined && fetched.includes(own) ? row[own.name] : row[`__order_${i}`]
     return value === null || value === undefined ? null : String(value)
   })
 }

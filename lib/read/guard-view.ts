@@ -6,10 +6,11 @@ import type { Queryable } from '../db/query.js'
 import { explainPlan, withIndexesPreferred, type ExplainNode } from '../db/explain.js'
 import type { Sql } from '../sql/sql.js'
 import { compileCount, compileFiltered, compileList } from '../sql/read.js'
-import type { ListPlan } from '../plan/types.js'
+import type { EmbedPlan, ListPlan } from '../plan/types.js'
 import { narrowed } from '../plan/read.js'
 import { conditionsOf, filterStructure, type CheckedFilter, type FilterCondition, type SqlComparator } from '../query/filter/checked.js'
 import type { FieldModel } from '../model/types.js'
+import { orderName, ownField } from '../query/order-by.js'
 
 export type { ExplainNode }
 
@@ -48,6 +49,20 @@ export type GuardFilter =
   | { readonly kind: 'not', readonly child: GuardFilter }
   | GuardCondition
 
+/**
+ * A relation a list embeds through `fields` (docs/relations.md, "Embedding"): its page statement
+ * reads `table` for each row, by the target's key (a to-one, `by` undefined) or by `by`, the
+ * target's field that references the row, in `order` (a to-many).
+ */
+export interface GuardEmbed {
+  readonly relation: string
+  readonly target: string
+  readonly table: string
+  readonly by: GuardField | undefined
+  readonly order: readonly GuardField[]
+  readonly embeds: readonly GuardEmbed[]
+}
+
 /** A statement the list runs, and its plan. */
 export interface ExplainedStatement {
   /** `page`: the page itself; `filtered`: the filtered rows (the estimate counts them); `count`: `count=exact`. */
@@ -64,8 +79,14 @@ export interface ListGuardView {
   readonly filter: GuardFilter | undefined
   /** The filter's conditions in order, without the AND, OR and NOT around them; empty without a filter. */
   readonly conditions: readonly GuardCondition[]
-  /** The order, ending with the key fields. */
-  readonly order: ReadonlyArray<{ readonly field: GuardField, readonly direction: 'asc' | 'desc' }>
+  /**
+   * The order, ending with the key fields. A term on a related record's field (`customer.name`,
+   * docs/relations.md) has `via`, the to-one relations followed, and its `field` is the target's:
+   * no index of the list's table serves it.
+   */
+  readonly order: ReadonlyArray<{ readonly field: GuardField, readonly direction: 'asc' | 'desc', readonly via?: readonly string[] }>
+  /** The relations its records embed, each with those it embeds in turn; empty without `fields` paths. */
+  readonly embeds: readonly GuardEmbed[]
   readonly pageSize: number
   /** `count=exact`. */
   readonly count: boolean
@@ -111,7 +132,14 @@ class PlanView implements ListGuardView {
   }
 
   get order (): ListGuardView['order'] {
-    return this.#plan.order.map((term) => ({ field: guardField(term.field), direction: term.direction === 'ASC' ? 'asc' : 'desc' }))
+    return this.#plan.order.map((term) => {
+      const direction = term.direction === 'ASC' ? 'asc' : 'desc'
+      return ownField(term) !== undefined ? { field: guardField(term.field), direction } : { field: guardField(term.field), direction, via: term.via!.map((hop) => hop.relation.name) }
+    })
+  }
+
+  get embeds (): readonly GuardEmbed[] {
+    return this.#plan.embeds.map(guardEmbed)
   }
 
   get shape (): string {
@@ -119,7 +147,8 @@ class PlanView implements ListGuardView {
     if (this.#shape === undefined) {
       const filter = plan.filter === undefined ? '' : filterStructure(plan.filter)
       const rows = plan.scope.rows === undefined ? '' : filterStructure(plan.scope.rows)
-      const order = plan.order.map((t) => `${t.field.name} ${t.direction}`).join(',')
+      // A path's term reads the target under its row filter: its structure is part of the shape.
+      const order = plan.order.map((t) => `${orderName(t)} ${t.direction}${(t.via ?? []).map((hop) => hop.scope.rows === undefined ? '' : `[${filterStructure(hop.scope.rows)}]`).join('')}`).join(',')
       // Embeds join more tables into the page's statement: a list with them is a shape of its own.
       const embeds = plan.embeds.length === 0 ? '' : `\0${embedsShape(plan.embeds)}`
       this.#shape = `${plan.kind}\0${plan.count}\0${plan.model.name}\0${plan.scope.showDeleted}\0${rows}\0${order}\0${filter}${embeds}`
@@ -151,6 +180,17 @@ function embedsShape (embeds: ListPlan['embeds']): string {
 
 function guardField (field: FieldModel): GuardField {
   return { name: field.name, column: field.column }
+}
+
+function guardEmbed (embed: EmbedPlan): GuardEmbed {
+  return {
+    relation: embed.relation.name,
+    target: embed.relation.target,
+    table: embed.model.tableText,
+    by: embed.kind === 'many' ? guardField(embed.relation.by) : undefined,
+    order: embed.kind === 'many' ? embed.order.map((term) => guardField(term.field)) : [],
+    embeds: embed.embeds.map(guardEmbed),
+  }
 }
 
 function guardFilter (filter: CheckedFilter): GuardFilter {

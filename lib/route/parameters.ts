@@ -12,8 +12,8 @@ export interface InlineParameter {
   readonly in: 'query' | 'header'
   readonly required?: boolean
   readonly description: string
-  /** Its schema for this caller; undefined leaves it out of the caller's document (it is still taken). */
-  readonly schema: JsonSchema | ((access: AccessPlan) => JsonSchema | undefined)
+  /** Its schema for this caller (`api.accessOf` gives their plans of other resources); undefined leaves it out of the caller's document (it is still taken). */
+  readonly schema: JsonSchema | ((access: AccessPlan, api: ApiContext) => JsonSchema | undefined)
 }
 
 export type RouteParameter = SharedParameter | InlineParameter
@@ -40,7 +40,7 @@ export function describeParameters (parameters: readonly RouteParameter[], api: 
       return offered === undefined || (access !== undefined && offered(access)) ? [api.parameter(parameter)] : []
     }
     // A schema made per caller needs the caller's plan of a resource, which an API route has not.
-    const schema = typeof parameter.schema !== 'function' ? parameter.schema : access === undefined ? undefined : parameter.schema(access)
+    const schema = typeof parameter.schema !== 'function' ? parameter.schema : access === undefined ? undefined : parameter.schema(access, api)
     if (schema === undefined) return []
     return [{ name: parameter.name, in: parameter.in, ...(parameter.required === true ? { required: true } : {}), schema, description: parameter.description }]
   })

@@ -1,9 +1,11 @@
 // Aggregate plans → SQL. Each counts the rows a list with the same filter would return: the same
 // conditions (listConditions: tenant, soft delete, row filter, filter), so nothing outside the
 // caller's rows is ever counted, and only the field asked for (one the caller may read) is read.
+// A related record's field (`customer.country`) is a lateral's column (./path.ts) beside the table.
 import { sql, type Sql } from './sql.js'
 import { jsonCast, qualifiedColumnOf } from './record.js'
 import { listConditions } from './read.js'
+import { pathValue, type PathValue } from './path.js'
 import { MAX_SERIES_BUCKETS, type AggregateRows, type FacetsPlan, type Granularity, type HistogramPlan, type SeriesInstant, type SeriesPlan } from '../plan/aggregates.js'
 
 function where (rows: AggregateRows, ...more: Sql[]): Sql {
@@ -11,10 +13,19 @@ function where (rows: AggregateRows, ...more: Sql[]): Sql {
   return conditions.length === 0 ? sql.empty : sql` WHERE ${sql.join(conditions, sql` AND `)}`
 }
 
+/**
+ * The value an aggregate counts by, and what follows the table in its FROM clause to bring it: the
+ * field's column, or a path's lateral (NULL where the related row is missing or not the caller's).
+ */
+function countedValue (plan: AggregateRows): PathValue {
+  if (plan.via.length === 0) return { join: sql.empty, value: qualifiedColumnOf(plan.model, plan.field) }
+  return pathValue(plan.model, plan.via, plan.field, '__a')
+}
+
 /** Values per count, most frequent first, then by value; NULL is a value too. */
 export function compileFacets (plan: FacetsPlan): Sql {
-  const column = qualifiedColumnOf(plan.model, plan.field)
-  return sql`SELECT ${column}${jsonCast(plan.field)} AS "value", count(*)::int8 AS "count" FROM ${plan.model.table}${where(plan)} GROUP BY ${column} ORDER BY count(*) DESC, ${column} ASC LIMIT ${plan.limit}`
+  const { join, value: column } = countedValue(plan)
+  return sql`SELECT ${column}${jsonCast(plan.field)} AS "value", count(*)::int8 AS "count" FROM ${plan.model.table}${join}${where(plan)} GROUP BY ${column} ORDER BY count(*) DESC, ${column} ASC LIMIT ${plan.limit}`
 }
 
 const RANGE_INTERVALS = { '7d': '7 days', '30d': '30 days', '90d': '90 days', '1y': '1 year' } as const
@@ -32,7 +43,7 @@ function stepOf (granularity: Granularity): string {
  */
 function seriesClock (plan: SeriesPlan & { granularity: Granularity }) {
   const zone = sql`${plan.timeZone}::text`
-  const column = qualifiedColumnOf(plan.model, plan.field)
+  const { join, value: column } = countedValue(plan)
   const step = sql`${stepOf(plan.granularity)}::interval`
   /** An instant as wall time in the zone, or wall time in the zone as an instant: AT TIME ZONE goes either way. */
   const inZone = (value: Sql): Sql => sql`(${value} AT TIME ZONE ${zone})`
@@ -40,6 +51,7 @@ function seriesClock (plan: SeriesPlan & { granularity: Granularity }) {
   const onCalendar = (instant: Sql, move: Sql): Sql => inZone(sql`(${inZone(instant)} ${move})`)
   const trunc = (instant: Sql): Sql => sql`date_trunc(${plan.granularity}::text, ${instant}, ${zone})`
   return {
+    join,
     value: plan.field.type === 'date' ? inZone(sql`${column}::timestamp`) : column,
     trunc,
     next: (instant: Sql): Sql => plan.granularity === 'hour' ? sql`(${instant} + ${step})` : onCalendar(instant, sql`+ ${step}`),
@@ -86,7 +98,7 @@ export function compileSeries (plan: SeriesPlan & { granularity: Granularity }):
       throw new Error('compileSeries: a range=all series is planned as its span (compileSeriesSpan first)')
   }
   // The bounds stand in the WHERE clause themselves (not read from the CTE), so an index on the field serves them.
-  const counted = sql`SELECT ${clock.trunc(clock.value)} AS "start", count(*) AS "count" FROM ${plan.model.table}${where(plan, sql`${clock.value} >= ${lower}`, sql`${clock.value} < ${upper}`)} GROUP BY 1`
+  const counted = sql`SELECT ${clock.trunc(clock.value)} AS "start", count(*) AS "count" FROM ${plan.model.table}${clock.join}${where(plan, sql`${clock.value} >= ${lower}`, sql`${clock.value} < ${upper}`)} GROUP BY 1`
   return sql.join([
     sql`WITH "bounds" AS (SELECT ${lower} AS "lower", ${upper} AS "upper"), "counted" AS (${counted}) `,
     sql`SELECT "bounds"."lower" AS "from", "bounds"."upper" AS "to", "series"."start" AS "start", coalesce("counted"."count", 0)::int8 AS "count" `,
@@ -97,9 +109,9 @@ export function compileSeries (plan: SeriesPlan & { granularity: Granularity }):
 
 /** The first and last instant of the caller's rows (range=all), NULL when there are none. */
 export function compileSeriesSpan (plan: SeriesPlan): Sql {
-  const column = qualifiedColumnOf(plan.model, plan.field)
+  const { join, value: column } = countedValue(plan)
   const value = plan.field.type === 'date' ? sql`(${column}::timestamp AT TIME ZONE ${plan.timeZone}::text)` : column
-  return sql`SELECT min(${value}) AS "first", max(${value}) AS "last" FROM ${plan.model.table}${where(plan)}`
+  return sql`SELECT min(${value}) AS "first", max(${value}) AS "last" FROM ${plan.model.table}${join}${where(plan)}`
 }
 
 /**
@@ -109,7 +121,7 @@ export function compileSeriesSpan (plan: SeriesPlan): Sql {
  * bucket; no value at all makes none.
  */
 export function compileHistogram (plan: HistogramPlan): Sql {
-  const column = qualifiedColumnOf(plan.model, plan.field)
+  const { join, value: column } = countedValue(plan)
   const { type } = plan.field
   const float = type === 'integer' || type === 'number'
   const value = float ? sql`${column}::float8` : sql`${column}::numeric`
@@ -125,12 +137,12 @@ export function compileHistogram (plan: HistogramPlan): Sql {
   const edge = (k: Sql): Sql => float
     ? sql`"bounds"."lo" + ("bounds"."hi" / 2 - "bounds"."lo" / 2) * (2.0 * ${k} / ${n})`
     : sql`trim_scale("bounds"."lo" + ("bounds"."hi" - "bounds"."lo") * ${k} / ${n})`
-  const bounds = sql`SELECT min(${value}) FILTER (WHERE ${placed}) AS "lo", max(${value}) FILTER (WHERE ${placed}) AS "hi", count(*) FILTER (WHERE NOT (${placed})) AS "nulls" FROM ${plan.model.table}${where(plan)}`
+  const bounds = sql`SELECT min(${value}) FILTER (WHERE ${placed}) AS "lo", max(${value}) FILTER (WHERE ${placed}) AS "hi", count(*) FILTER (WHERE NOT (${placed})) AS "nulls" FROM ${plan.model.table}${join}${where(plan)}`
   // Values are placed by the very edges the answer shows (width_bucket over them), so a bucket
   // holds start <= value < end even where floats cannot tell -0.5 from 0 at the range's scale.
   const cuts = sql`SELECT ARRAY(SELECT ${edge(sql`"k"`)} FROM generate_series(1, ${n} - 1) AS "k") AS "edges" FROM "bounds"`
   const bucketOf = sql`CASE WHEN "bounds"."hi" = "bounds"."lo" THEN 1 ELSE width_bucket(${value}, "cuts"."edges") + 1 END`
-  const counted = sql`SELECT ${bucketOf} AS "bucket", count(*) AS "count" FROM ${plan.model.table} CROSS JOIN "bounds" CROSS JOIN "cuts"${where(plan, placed)} GROUP BY 1`
+  const counted = sql`SELECT ${bucketOf} AS "bucket", count(*) AS "count" FROM ${plan.model.table}${join} CROSS JOIN "bounds" CROSS JOIN "cuts"${where(plan, placed)} GROUP BY 1`
   const low = float ? sql`"bounds"."lo"` : sql`trim_scale("bounds"."lo")`
   const high = float ? sql`"bounds"."hi"` : sql`trim_scale("bounds"."hi")`
   return sql.join([

@@ -4,6 +4,8 @@ import { sql, type Sql } from './sql.js'
 import { jsonCast, keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
 import { compileFilter, scopeConditions } from './filter.js'
 import { toManyColumn, type EmbedsSql } from './embed-many.js'
+import { pathValue } from './path.js'
+import { nullable, ownField } from '../query/order-by.js'
 import type { EmbedPlan, GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope } from '../plan/types.js'
 import type { Selection } from '../model/selection.js'
 import type { OperationAccess } from '../access/types.js'
@@ -94,30 +96,51 @@ function embedJoins (parent: ResourceModel, embeds: readonly EmbedPlan[]): Sql {
 const NESTED: EmbedsSql = { columns: embedColumns, joins: embedJoins, outputs: embedOutputs }
 
 /**
+ * What an order sorts by: each term's value, a column of the row (`__o<i>` for a path's, joined
+ * by `joins`). Numbered by the term's place in the plan's order, which a reversed order keeps.
+ */
+interface OrderSource {
+  readonly joins: Sql
+  readonly values: readonly Sql[]
+}
+
+function orderSource (model: ResourceModel, order: readonly OrderTerm[]): OrderSource {
+  const joins: Sql[] = []
+  const values = order.map((term, i) => {
+    const own = ownField(term)
+    if (own !== undefined) return qualifiedColumnOf(model, own)
+    const path = pathValue(model, term.via!, term.field, `__o${i}`)
+    joins.push(path.join)
+    return path.value
+  })
+  return { joins: sql.join(joins, sql.empty), values }
+}
+
+/**
  * Rows after the given one in the order. PostgreSQL sorts NULL last ascending and first
  * descending, and the predicate follows that. When every column is NOT NULL and the directions
  * agree, it is one row comparison, which an index on the order columns serves directly.
  */
-function afterCondition (model: ResourceModel, order: readonly OrderTerm[], values: readonly (string | null)[]): Sql {
-  const column = (term: OrderTerm): Sql => qualifiedColumnOf(model, term.field)
-  const uniform = order.every((t) => t.direction === order[0]!.direction && t.field.notNull) && values.every((v) => v !== null)
+function afterCondition (order: readonly OrderTerm[], columns: readonly Sql[], values: readonly (string | null)[]): Sql {
+  const column = (i: number): Sql => columns[i]!
+  const uniform = order.every((t) => t.direction === order[0]!.direction && !nullable(t)) && values.every((v) => v !== null)
   if (uniform) {
     const op = sql.keyword(order[0]!.direction === 'ASC' ? '>' : '<')
-    return sql`(${sql.join(order.map(column))}) ${op} (${sql.join(values.map((v) => sql`${v}`))})`
+    return sql`(${sql.join(columns)}) ${op} (${sql.join(values.map((v) => sql`${v}`))})`
   }
-  const equal = (term: OrderTerm, v: string | null): Sql => v === null ? sql`${column(term)} IS NULL` : sql`${column(term)} = ${v}`
-  const beyond = (term: OrderTerm, v: string | null): Sql | undefined => {
+  const equal = (i: number, v: string | null): Sql => v === null ? sql`${column(i)} IS NULL` : sql`${column(i)} = ${v}`
+  const beyond = (term: OrderTerm, i: number, v: string | null): Sql | undefined => {
     if (term.direction === 'ASC') {
       if (v === null) return undefined
-      return term.field.notNull ? sql`${column(term)} > ${v}` : sql`(${column(term)} > ${v} OR ${column(term)} IS NULL)`
+      return nullable(term) ? sql`(${column(i)} > ${v} OR ${column(i)} IS NULL)` : sql`${column(i)} > ${v}`
     }
-    return v === null ? sql`${column(term)} IS NOT NULL` : sql`${column(term)} < ${v}`
+    return v === null ? sql`${column(i)} IS NOT NULL` : sql`${column(i)} < ${v}`
   }
   const alternatives: Sql[] = []
   order.forEach((term, i) => {
-    const past = beyond(term, values[i] ?? null)
+    const past = beyond(term, i, values[i] ?? null)
     if (past === undefined) return
-    alternatives.push(sql`(${sql.join([...order.slice(0, i).map((prior, j) => equal(prior, values[j] ?? null)), past], sql` AND `)})`)
+    alternatives.push(sql`(${sql.join([...order.slice(0, i).map((_, j) => equal(j, values[j] ?? null)), past], sql` AND `)})`)
   })
   return alternatives.length === 0 ? sql`false` : sql`(${sql.join(alternatives, sql` OR `)})`
 }
@@ -138,7 +161,7 @@ export function listConditions ({ model, scope, filter }: FilteredRows): Sql[] {
 
 /** The order read the other way: row for row the reverse, NULLs included (they sort last ascending, first descending). */
 export function reversed (order: readonly OrderTerm[]): OrderTerm[] {
-  return order.map((term) => ({ field: term.field, direction: term.direction === 'ASC' ? 'DESC' : 'ASC' }))
+  return order.map((term) => ({ ...term, direction: term.direction === 'ASC' ? 'DESC' : 'ASC' }))
 }
 
 /**
@@ -153,22 +176,28 @@ export function compileList (plan: ListPlan, countUpTo?: number): Sql {
   const conditions = listConditions(plan)
   const backward = plan.cursor?.direction === 'backward'
   const order = backward ? reversed(plan.order) : plan.order
-  if (plan.cursor !== undefined) conditions.push(afterCondition(plan.model, order, plan.cursor.values))
-  // Keyset values of order fields the query fetches anyway come from the record; others are extra columns.
+  const source = orderSource(plan.model, plan.order)
+  if (plan.cursor !== undefined) conditions.push(afterCondition(order, source.values, plan.cursor.values))
+  // Keyset values of own fields the query fetches anyway come from the record; others (a path's
+  // among them: its field is another row's) are extra columns.
   const fetched = plan.fetch.fields
-  const orderValues = plan.order.flatMap((term, i) => fetched.includes(term.field) ? [] : [sql`, ${qualifiedColumnOf(plan.model, term.field)} AS ${sql.ident(`__order_${i}`)}`])
+  const orderValues = plan.order.flatMap((term, i) => {
+    const own = ownField(term)
+    return own !== undefined && fetched.includes(own) ? [] : [sql`, ${source.values[i]!} AS ${sql.ident(`__order_${i}`)}`]
+  })
   const skip = plan.position > 0 ? sql` OFFSET ${plan.position}` : sql.empty
   const embeds = plan.embeds.length === 0 ? undefined : embedsSql(plan.model, plan.embeds)
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)}${embeds?.columns ?? sql.empty}${estimate} FROM ${plan.model.table}${embeds?.joins ?? sql.empty}${where(conditions)} ORDER BY ${orderBy(plan.model, order)} LIMIT ${sql.int(plan.pageSize + 1)}${skip}`
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)}${embeds?.columns ?? sql.empty}${estimate} FROM ${plan.model.table}${embeds?.joins ?? sql.empty}${source.joins}${where(conditions)} ORDER BY ${orderBy(order, source.values)} LIMIT ${sql.int(plan.pageSize + 1)}${skip}`
 }
 
-function orderBy (model: ResourceModel, order: readonly OrderTerm[]): Sql {
-  return sql.join(order.map((term) => sql`${qualifiedColumnOf(model, term.field)} ${sql.keyword(term.direction)}`))
+function orderBy (order: readonly OrderTerm[], values: readonly Sql[]): Sql {
+  return sql.join(order.map((term, i) => sql`${values[i]!} ${sql.keyword(term.direction)}`))
 }
 
 /** Every filtered row the caller may see, in order, with the selected fields only: an export. */
 export function compileExport (plan: FilteredRows & { readonly select: Selection, readonly order: readonly OrderTerm[] }): Sql {
-  return sql`SELECT ${recordColumns(plan.select)} FROM ${plan.model.table}${where(listConditions(plan))} ORDER BY ${orderBy(plan.model, plan.order)}`
+  const source = orderSource(plan.model, plan.order)
+  return sql`SELECT ${recordColumns(plan.select)} FROM ${plan.model.table}${source.joins}${where(listConditions(plan))} ORDER BY ${orderBy(plan.order, source.values)}`
 }
 
 /** The filtered rows without page or order: what the scan guard and the estimate look at. */

@@ -1,24 +1,26 @@
 // The parameters and answers of :facets, :series and :histogram in a caller's OpenAPI document:
-// `field` lists only the fields the caller may use for each, and an aggregate with no such field
-// is not offered.
+// `field` lists only the fields the caller may use for each (with the to-one paths to a related
+// record's they may use: `customer.country`), and an aggregate with no field of its own to use is
+// not offered.
 import type { AccessPlan } from '../../lib/access/types.js'
 import type { ApiContext, JsonSchema, ResourceApi } from '../../lib/openapi/document.js'
 import type { FieldType } from '../../lib/model/types.js'
 import type { InlineParameter } from '../../lib/route/parameters.js'
-import { COUNTABLE, NUMERIC, TEMPORAL } from '../../lib/plan/aggregates.js'
+import { aggregatable, aggregatePaths, COUNTABLE, NUMERIC, TEMPORAL } from '../../lib/plan/aggregates.js'
 
 const COUNT = { type: 'integer', minimum: 0 }
 
 /** The fields of these types the caller may filter on, which are the ones they may aggregate. */
 export function fieldsOf (access: AccessPlan, types: readonly FieldType[]): string[] {
-  return [...access.query.filterable.values()].filter((f) => types.includes(f.type)).map((f) => f.name)
+  return [...aggregatable(access.query, types).keys()]
 }
+
 
 const query = (name: string, schema: JsonSchema, description: string): InlineParameter => ({ name, in: 'query', schema, description })
 
 /** `field`, required, naming the caller's fields of these types. */
 function fieldParameter (types: readonly FieldType[], description: string): InlineParameter {
-  return { name: 'field', in: 'query', required: true, schema: (access) => ({ type: 'string', enum: fieldsOf(access, types) }), description }
+  return { name: 'field', in: 'query', required: true, schema: (access, api) => ({ type: 'string', enum: aggregatePaths(access, (resource) => api.accessOf(resource), types) }), description }
 }
 
 const answer = (summary: string, api: ApiContext, schema: JsonSchema): JsonSchema =>

@@ -7,16 +7,32 @@ export interface ScannedTable {
   readonly table: string
 }
 
-/** The tables a plan reads with a sequential scan. */
-export function sequentialScans (plan: ExplainNode): ScannedTable[] {
+/**
+ * The tables a plan reads whole: by a sequential scan, or by an index scan without a condition
+ * where that reads every row. The latter is cheap under a LIMIT in the index's order (a list's
+ * page), but not below a sort: an order by a related record's field (docs/relations.md,
+ * "Ordering") sorts every row it reads (`sorted`), and the planner may read them through any
+ * index (a merge join on the link) once sequential scans are priced out. Nor is it cheap where it
+ * runs once per row of another table: a to-many embed's subquery, or the inner side of a nested
+ * loop (a filter across a relation), walking a whole index per row when no index leads with the
+ * link.
+ */
+export function wholeReads (plan: ExplainNode, sorted: boolean): ScannedTable[] {
   const found: ScannedTable[] = []
-  const walk = (node: ExplainNode): void => {
-    if (node['Node Type'] === 'Seq Scan' && node['Relation Name'] !== undefined) {
+  const walk = (node: ExplainNode, perRow: boolean): void => {
+    const type = node['Node Type']
+    const unconditioned = (type === 'Index Scan' || type === 'Index Only Scan') && node['Index Cond'] === undefined
+    if ((type === 'Seq Scan' || (unconditioned && (sorted || perRow))) && node['Relation Name'] !== undefined) {
       found.push({ schema: node.Schema ?? 'public', table: node['Relation Name'] })
     }
-    node.Plans?.forEach(walk)
+    for (const child of node.Plans ?? []) {
+      const relationship = child['Parent Relationship']
+      // A Materialize or a Hash reads its input once, however often it is read.
+      const once = type === 'Materialize' || type === 'Hash'
+      walk(child, !once && (perRow || relationship === 'SubPlan' || (type === 'Nested Loop' && relationship === 'Inner')))
+    }
   }
-  walk(plan)
+  walk(plan, false)
   return found
 }
 

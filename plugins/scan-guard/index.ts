@@ -29,9 +29,16 @@ async function scanGuard (app: FastifyInstance): Promise<void> {
     if (verdict.ok) return undefined
     // Neither the table's size nor which table a rule's subquery reads is the caller's to know:
     // both come from rows and rules the caller may not see. The threshold and the index are theirs.
-    const detail = `This list would read a table of more than ${seqScanRows} rows row by row, because no index serves its filter or order. An index would: ${verdict.suggestion}`
-    if (mode === 'reject') throw problem('expensive-query', detail, { suggestion: verdict.suggestion })
-    return `expensive query: reads a large table row by row; suggested index: ${verdict.suggestion}`
+    const { suggestion } = verdict
+    if (suggestion === undefined) {
+      // An order by a related record's field (docs/relations.md, "Ordering"): no index of the table holds it.
+      const detail = `This list would read a table of more than ${seqScanRows} rows row by row: its order starts with a related record's field, which no index of its table serves. Filter it on an indexed field, or order by a field of its own first.`
+      if (mode === 'reject') throw problem('expensive-query', detail)
+      return 'expensive query: reads a large table row by row to order by a related record\'s field'
+    }
+    const detail = `This list would read a table of more than ${seqScanRows} rows row by row, because no index serves its filter or order. An index would: ${suggestion}`
+    if (mode === 'reject') throw problem('expensive-query', detail, { suggestion })
+    return `expensive query: reads a large table row by row; suggested index: ${suggestion}`
   })
 }
 

@@ -1,11 +1,12 @@
 // The scan guard's judgement of one list shape: would its queries read a large table row by row,
 // and which index would stop that. Pure apart from the EXPLAINs it runs; no Fastify here.
-import type { GuardCondition, GuardField, GuardFilter, ListGuardView, Queryable } from '../../lib/public.js'
-import { rowsAtLeast, sequentialScans, type ScannedTable } from './explain.js'
+import type { GuardCondition, GuardEmbed, GuardField, GuardFilter, ListGuardView, Queryable } from '../../lib/public.js'
+import { rowsAtLeast, wholeReads, type ScannedTable } from './explain.js'
 
+/** `suggestion` is undefined where no index of the table could serve the list (see suggestIndex). */
 export type Verdict =
   | { readonly ok: true }
-  | { readonly ok: false, readonly suggestion: string }
+  | { readonly ok: false, readonly suggestion: string | undefined }
 
 /** An identifier quoted for a suggestion's text, as PostgreSQL reads it. */
 function quoteIdent (name: string): string {
@@ -62,19 +63,26 @@ function tableName (table: string): string {
  * else to lead, a trigram GIN index for text matching, or a GIN index for json keys. A GIN index
  * takes every text (or key) element: a search over several fields is an OR of one match each,
  * which an index on one of them cannot serve, while one GIN index over all of them serves each
- * arm of the OR.
+ * arm of the OR. Undefined when there is nothing to index.
  */
-function indexOn (table: string, leading: readonly string[], conditions: readonly GuardCondition[], order: readonly string[]): string {
+function indexOn (table: string, leading: readonly string[], conditions: readonly GuardCondition[], order: readonly string[]): string | undefined {
   const { equality, range, text, keys } = filterElements(conditions)
   const elements = distinct([...leading, ...equality, ...range, ...order])
   if (leading.length === 0 && equality.length === 0 && range.length === 0 && text.length > 0) return `CREATE INDEX ON ${tableName(table)} USING gin (${distinct(text).map((e) => `${e} gin_trgm_ops`).join(', ')})`
   if (leading.length === 0 && equality.length === 0 && range.length === 0 && keys.length > 0) return `CREATE INDEX ON ${tableName(table)} USING gin (${distinct(keys).join(', ')})`
-  return `CREATE INDEX ON ${tableName(table)} (${elements.join(', ')})`
+  return elements.length === 0 ? undefined : `CREATE INDEX ON ${tableName(table)} (${elements.join(', ')})`
 }
 
-/** The index that serves the list's own filter and order on its table. */
-export function suggestIndex (view: ListGuardView): string {
-  return indexOn(view.table, [], view.conditions, view.order.map((t) => quoteIdent(t.field.column)))
+/**
+ * The index that serves the list's own filter and order on its table. An order serves up to its
+ * first term on a related record's field (`customer.name`), which no index of this table holds: an
+ * order that starts with one, on a list without a filter an index could serve, has no index to
+ * suggest (undefined).
+ */
+export function suggestIndex (view: ListGuardView): string | undefined {
+  const related = view.order.findIndex((t) => t.via !== undefined)
+  const order = related < 0 ? view.order : view.order.slice(0, related)
+  return indexOn(view.table, [], view.conditions, order.map((t) => quoteIdent(t.field.column)))
 }
 
 type RelatedCondition = Extract<GuardCondition, { kind: 'related' }>
@@ -93,6 +101,10 @@ function conditionsOf (filter: GuardFilter): GuardCondition[] {
   }
 }
 
+function allEmbeds (embeds: readonly GuardEmbed[]): GuardEmbed[] {
+  return embeds.flatMap((embed) => [embed, ...allEmbeds(embed.embeds)])
+}
+
 /** Whether EXPLAIN's table is the one a config names (`name` in any schema, or `schema.name`). */
 function sameTable (configured: string, scanned: ScannedTable): boolean {
   const parts = configured.split('.')
@@ -100,12 +112,12 @@ function sameTable (configured: string, scanned: ScannedTable): boolean {
 }
 
 /**
- * The index for the table EXPLAIN would scan: the list's own, or a related resource's that a
- * filter crosses to — led there by the column that links it (a to-many's `by`), then that
- * relation's own conditions. A table the filter does not name (a row rule's subquery, an embed)
- * gets the list's own index: what the caller asked of it is all the guard may speak of.
+ * The index for the table EXPLAIN would scan: the list's own; a related resource's that a filter
+ * crosses to, led by the column that links it (a to-many's `by`), then that relation's own
+ * conditions; or an embedded to-many's, its `by` then its order. Any other table (a row rule's
+ * subquery) gets the list's own index: what the caller asked of it is all the guard may speak of.
  */
-function suggestionFor (view: ListGuardView, scanned: ScannedTable): string {
+function suggestionFor (view: ListGuardView, scanned: ScannedTable): string | undefined {
   if (!sameTable(view.table, scanned)) {
     const related = relatedConditions(view.conditions).filter((c) => sameTable(c.table, scanned))
     if (related.length > 0) {
@@ -113,6 +125,8 @@ function suggestionFor (view: ListGuardView, scanned: ScannedTable): string {
       const own = related.flatMap((c) => conditionsOf(c.condition).filter((inner) => inner.kind !== 'related'))
       return indexOn(related[0]!.table, leading, own, [])
     }
+    const embedded = allEmbeds(view.embeds).find((embed) => embed.by !== undefined && sameTable(embed.table, scanned))
+    if (embedded !== undefined) return indexOn(embedded.table, [quoteIdent(embedded.by!.column)], [], embedded.order.map((f) => quoteIdent(f.column)))
   }
   return suggestIndex(view)
 }
@@ -120,12 +134,15 @@ function suggestionFor (view: ListGuardView, scanned: ScannedTable): string {
 /**
  * Judges the queries this list will run: the page always, the filtered rows with a filter, the
  * count with count=exact. Planned with the indexes preferred, so the verdict is the shape's, not
- * the first values': a scan that remains has no index to serve it.
+ * the first values': a scan that remains has no index to serve it. A page ordered by a related
+ * record's field sorts every row it reads, so there a whole read through an index counts too.
  */
 export async function judge (view: ListGuardView, db: Queryable, seqScanRows: number): Promise<Verdict> {
   const scanned = new Map<string, ScannedTable>()
-  for (const { plan } of await view.explain({ preferIndexes: true })) {
-    for (const table of sequentialScans(plan)) scanned.set(`${table.schema}.${table.table}`, table)
+  const sorted = view.order.some((t) => t.via !== undefined)
+  for (const { statement, plan } of await view.explain({ preferIndexes: true })) {
+    const reads = wholeReads(plan, sorted && statement === 'page')
+    for (const table of reads) scanned.set(`${table.schema}.${table.table}`, table)
   }
   for (const table of scanned.values()) {
     if (await rowsAtLeast(db, table, seqScanRows) > seqScanRows) return { ok: false, suggestion: suggestionFor(view, table) }

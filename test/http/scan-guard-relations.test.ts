@@ -34,6 +34,14 @@ async function admin () {
   return caller(app, await bearer(app, 'admin@example.com'))
 }
 
+test('a to-many embed over an unindexed related table names the index on that table, led by its link, then its order', async () => {
+  const call = await admin()
+  const refused = await call('GET', '/api/v1/teams?page_size=5&fields=id,players.nick')
+  assert.equal(refused.status, 400, JSON.stringify(refused.body))
+  assert.equal(refused.body.type, 'urn:service:problem:expensive-query')
+  assert.equal(refused.body.suggestion, 'CREATE INDEX ON "players" ("team_id", "id")')
+})
+
 test('a to-many filter over an unindexed related table names the index on that table, led by its link; created, it serves the list', async () => {
   const call = await admin()
   const filter = encodeURIComponent('players.nick = "nick42" AND players.rank > 10')
