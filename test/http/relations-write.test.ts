@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { runSql, withClient } from '../helpers/db.js'
 import { bearer, caller, type CallResult } from '../helpers/app.js'
 import { kinds, statementsOf } from '../helpers/statements.js'
+import { responseChecker } from '../helpers/openapi.js'
 import { relationsApp } from '../fixtures/relations.js'
 
 const { databaseUrl, app } = await relationsApp()
@@ -164,4 +165,22 @@ test(':batchWrite takes no fields: its records stay whole, without embeds', asyn
   const response = await admin('POST', '/api/v1:batchWrite?fields=customer.name', { payload: { operations: [{ op: 'create', resource: 'orders', data: { title: 'batched' } }] } })
   assert.equal(response.status, 400)
   assert.match(response.body.detail, /Unknown parameter 'fields'/)
+})
+
+test('the OpenAPI document: create, update and :undelete take fields, and their answers with embeds are the record schema', async () => {
+  const document = answered(await clerk('GET', '/api/openapi.json'))
+  const names = (op: any): string[] => op.parameters.map((p: any) => p.$ref === undefined ? p.name : document.components.parameters[p.$ref.split('/').at(-1)].name)
+  const record = document.paths['/api/v1/orders/{key}']
+  const undelete = document.paths['/api/v1/orders/{key}:undelete'].post
+  for (const op of [document.paths['/api/v1/orders'].post, record.patch, undelete]) assert.ok(names(op).includes('fields'))
+  assert.ok(!names(record.delete).includes('fields'))
+  assert.match(document.paths['/api/v1/orders'].post.responses['201'].description, /#\/components\/schemas\/orders\), with the relations fields embeds/)
+  const check = responseChecker(document)
+  const order = answered(await clerk('POST', '/api/v1/orders?fields=id,customer', { payload: { title: 'typed', customer_id: '1' } }), 201)
+  check('/api/v1/orders/{key}', 'get', order)
+  const updated = answered(await clerk('PATCH', `/api/v1/orders/${order.id}?fields=title,customer.name`, { payload: { customer_id: null }, headers: { 'if-match': order.etag } }))
+  assert.equal(updated.customer, null)
+  check('/api/v1/orders/{key}', 'patch', updated)
+  assert.equal((await clerk('DELETE', `/api/v1/orders/${order.id}`, { headers: { 'if-match': updated.etag } })).status, 204)
+  check('/api/v1/orders/{key}:undelete', 'post', answered(await clerk('POST', `/api/v1/orders/${order.id}:undelete?fields=customer.name`)))
 })
