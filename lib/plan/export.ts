@@ -100,12 +100,17 @@ function refuseToMany (value: unknown, format: ExportFormat, access: AccessPlan,
   }
 }
 
+/** Whether an embed exports a field (`customer.etag` alone exports nothing: exports carry no etag). */
+function namesAField (embed: EmbedPlan): boolean {
+  return embed.select.fields.length > 0 || embed.embeds.some(namesAField)
+}
+
 export function planExport (input: ExportInput, accept: string | undefined, access: AccessPlan, accessOf: AccessOf, services: PlanServices): ExportPlan {
   const { model, query } = access
   const format = formatOf(input.format, accept)
   refuseToMany(input.fields, format, access, accessOf)
   const mask = planReadMask(access, input.fields, services.selections, accessOf, services.readMasks)
-  if (mask.fields.length === 0 && mask.embeds.length === 0) invalidParameter('fields', 'fields must name at least one field to export.')
+  if (mask.fields.length === 0 && !mask.embeds.some(namesAField)) invalidParameter('fields', 'fields must name at least one field to export.')
   const filterText = textParameter('filter', input.filter)
   return {
     kind: 'export',

@@ -135,3 +135,9 @@ test('a to-many path is refused: no CSV column holds many records, and NDJSON do
   const ndjson = refusal(await exported('clerk', 'format=ndjson&fields=lines')) as any
   assert.equal(ndjson.detail, "fields: 'lines': lines is a to-many relation, and an NDJSON export does not embed one yet.")
 })
+
+test('fields must name a field to export: a path to an embed\'s etag alone names none', async () => {
+  const refused = refusal(await exported('admin', 'format=csv&fields=customer.etag')) as any
+  assert.equal(refused.detail, 'fields must name at least one field to export.')
+  assert.equal(ok(await exported('admin', 'format=csv&fields=customer.name&filter=id%3D1')), 'customer.name\r\nAnn\r\n')
+})
