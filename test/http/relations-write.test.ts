@@ -5,8 +5,8 @@
 // ran; a path a get would refuse is refused the same way, before anything is written.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { runSql, withClient } from '../helpers/db.js'
-import { bearer, caller, type CallResult } from '../helpers/app.js'
+import { freshDatabase, runSql, withClient } from '../helpers/db.js'
+import { bearer, buildApp, caller, createUser, type CallResult } from '../helpers/app.js'
 import { kinds, statementsOf } from '../helpers/statements.js'
 import { responseChecker } from '../helpers/openapi.js'
 import { relationsApp } from '../fixtures/relations.js'
@@ -188,4 +188,38 @@ test('the OpenAPI document: create, update and :undelete take fields, and their 
   check('/api/v1/orders/{key}', 'patch', updated)
   assert.equal((await clerk('DELETE', `/api/v1/orders/${order.id}`, { headers: { 'if-match': updated.etag } })).status, 204)
   check('/api/v1/orders/{key}:undelete', 'post', answered(await clerk('POST', `/api/v1/orders/${order.id}:undelete?fields=customer.name`)))
+})
+
+test('the embed sees the write itself: a relation of a resource to itself, after a one-statement update', async () => {
+  const url = await freshDatabase()
+  await runSql(url, `
+    CREATE TABLE people (id bigserial PRIMARY KEY, name text NOT NULL, lead_id bigint REFERENCES people (id), version integer NOT NULL DEFAULT 1);
+    CREATE INDEX ON people (lead_id);
+    INSERT INTO people (name) VALUES ('Ada');
+    UPDATE people SET lead_id = id;
+  `)
+  const own = await buildApp({
+    databaseUrl: url,
+    resources: {
+      people: {
+        version: 'version',
+        fields: { id: { type: 'bigint', readOnly: true, dbDefault: true }, name: { type: 'string', required: true }, lead_id: { type: 'bigint', references: 'people' } },
+        relations: { lead: { field: 'lead_id' } },
+      },
+    },
+  })
+  await createUser(own, 'lead@example.com')
+  const call = caller(own, await bearer(own, 'lead@example.com'))
+  const before = await got(call, '/api/v1/people/1')
+  let updated: CallResult | undefined
+  const statements = (await statementsOf(async () => {
+    updated = await call('PATCH', '/api/v1/people/1?fields=name,lead', { payload: { name: 'Ada L.' }, headers: { 'if-match': before.etag as string } })
+  })).filter((text) => /^(BEGIN|COMMIT|ROLLBACK)/.test(text) || text.includes('"people"'))
+  const body = answered(updated!)
+  // The update that needs no lock (an If-Match with the version) stays one statement, in the transaction the embed is read on.
+  assert.deepEqual(kinds(statements), ['BEGIN', 'UPDATE', 'SELECT', 'COMMIT'])
+  const after = await got(call, '/api/v1/people/1')
+  assert.deepEqual(body, { name: 'Ada L.', lead: after.record, etag: after.etag })
+  assert.deepEqual(body, (await got(call, '/api/v1/people/1?fields=name,lead')).record)
+  assert.equal(updated!.headers.etag, after.etag)
 })
