@@ -1,15 +1,19 @@
 // Export parameters → ExportPlan, with no I/O: the same checks as a list (the caller's fields,
 // filter and order_by against their restricted model, tenant, row filter, soft delete), but no
 // page: every matching row, in order, with the selected fields only (no etag, no permissions).
-// The rows are those the caller reads that the export rule's own filter allows.
+// The rows are those the caller reads that the export rule's own filter allows. `fields` paths
+// embed to-one relations as a get does (./embed.ts), read in the same statement; to-many ones are
+// refused (docs/relations.md, "Export").
 import type { AccessPlan } from '../access/types.js'
 import { exportRows } from '../access/row-filter.js'
+import { canFollow } from '../access/relations.js'
 import type { Selection } from '../model/selection.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
-import { invalidParameter, parseFieldMask, parseShowDeleted, textParameter } from '../query/params.js'
+import { fieldMaskItems, fieldMaskName, invalidParameter, parseShowDeleted, textParameter } from '../query/params.js'
 import { MAX_FILTER_QUERY, planFilter, planOrder, type AccessOf } from './filter.js'
 import { readScope, type PlanServices } from './read.js'
-import type { OrderTerm, ReadScope } from './types.js'
+import { planReadMask } from './embed.js'
+import type { EmbedPlan, OrderTerm, ReadScope } from './types.js'
 import type { ResourceModel } from '../model/types.js'
 
 export type ExportFormat = 'ndjson' | 'csv'
@@ -36,6 +40,8 @@ export interface ExportPlan {
   readonly filter: CheckedFilter | undefined
   readonly filterText: string
   readonly order: readonly OrderTerm[]
+  /** To-one relations the `fields` paths embed: CSV columns `customer.name`, NDJSON objects. */
+  readonly embeds: readonly EmbedPlan[]
 }
 
 const ACCEPTED: Readonly<Record<string, ExportFormat>> = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson', 'application/ndjson': 'ndjson' }
@@ -63,16 +69,55 @@ function formatOf (parameter: unknown, accept: string | undefined): ExportFormat
   return best?.format ?? 'ndjson'
 }
 
+/**
+ * The to-many relation a `fields` path goes through, as far as the caller may follow it: a path
+ * they may not take is left to the mask, which refuses it as an unknown field.
+ */
+function toManyIn (name: string, access: AccessPlan, accessOf: AccessOf): string | undefined {
+  let at = access
+  const steps = name.split('.')
+  for (let i = 0; i < steps.length; i++) {
+    const relation = at.model.relations.get(steps[i]!)
+    if (relation === undefined) return undefined
+    const target = accessOf(relation.target)
+    if (!canFollow(at, relation, target)) return undefined
+    if (relation.kind === 'many') return steps.slice(0, i + 1).join('.')
+    at = target
+  }
+  return undefined
+}
+
+/** Refuses paths through a to-many: no CSV column holds many records, and NDJSON does not embed them yet. */
+function refuseToMany (value: unknown, format: ExportFormat, access: AccessPlan, accessOf: AccessOf): void {
+  if (value === undefined || access.model.relations.size === 0) return
+  for (const raw of fieldMaskItems(value)) {
+    const name = fieldMaskName(raw)
+    const many = toManyIn(name, access, accessOf)
+    if (many === undefined) continue
+    invalidParameter('fields', format === 'csv'
+      ? `fields: '${name}': ${many} is a to-many relation, which cannot be a CSV column: a column holds one value a record.`
+      : `fields: '${name}': ${many} is a to-many relation, and an NDJSON export does not embed one yet.`)
+  }
+}
+
+/** Whether an embed exports a field (`customer.etag` alone exports nothing: exports carry no etag). */
+function namesAField (embed: EmbedPlan): boolean {
+  return embed.select.fields.length > 0 || embed.embeds.some(namesAField)
+}
+
 export function planExport (input: ExportInput, accept: string | undefined, access: AccessPlan, accessOf: AccessOf, services: PlanServices): ExportPlan {
   const { model } = access
-  const fields = parseFieldMask(access.readable, input.fields)
-  if (fields.length === 0) invalidParameter('fields', 'fields must name at least one field to export.')
+  const format = formatOf(input.format, accept)
+  refuseToMany(input.fields, format, access, accessOf)
+  const mask = planReadMask(access, input.fields, services.selections, accessOf, services.readMasks)
+  if (mask.fields.length === 0 && !mask.embeds.some(namesAField)) invalidParameter('fields', 'fields must name at least one field to export.')
   const filterText = textParameter('filter', input.filter)
   return {
     kind: 'export',
     model,
-    format: formatOf(input.format, accept),
-    select: services.selections.of(model, fields),
+    format,
+    select: services.selections.of(model, mask.fields),
+    embeds: mask.embeds,
     scope: readScope(access, parseShowDeleted(model, input.show_deleted), exportRows(access)),
     filter: planFilter(filterText, access, accessOf, services.checks, MAX_FILTER_QUERY),
     filterText,

@@ -159,7 +159,7 @@ export interface WritePlan {
    * operation may write. A row outside them does not exist for the caller.
    */
   readonly scope: CheckedFilter | undefined
-  /** What the answer carries: every field the caller may read. */
+  /** What the answer carries: the fields `fields` names, else every field the caller may read. */
   readonly select: Selection
   /**
    * What the lock and the write read back: the stored record when a record check or a write hook
@@ -176,4 +176,6 @@ export interface WritePlan {
   readonly hooked: boolean
   /** `permissions` of the record as written, as on a get (a batch answers with them), read back with it. */
   readonly permissions: PermissionPlan | undefined
+  /** To-one relations the `fields` paths embed in the answer, read after the write in its transaction; none without a path. */
+  readonly embeds: readonly EmbedPlan[]
 }

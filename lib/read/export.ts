@@ -9,7 +9,7 @@ import { cancelStatement, streamRows } from '../db/query.js'
 import { beginTransaction } from '../db/transaction.js'
 import { compileExport } from '../sql/read.js'
 import type { ExportPlan } from '../plan/export.js'
-import { exportWriter } from '../serialize/export.js'
+import { embedColumnNames, exportWriter } from '../serialize/export.js'
 import type { Row } from '../serialize/record.js'
 import { asFilterProblem } from './execute.js'
 
@@ -31,6 +31,18 @@ export interface ExportOptions {
 /** Rows per chunk for rows as wide as those of the last chunk. */
 function chunkRows (rows: number, chars: number): number {
   return Math.max(1, Math.min(BATCH_ROWS, Math.floor(rows * CHUNK_CHARS / Math.max(chars, 1))))
+}
+
+/** How the caller sees each row, embeds read from the row as read (as a get reads them, lib/read/answer.ts). */
+function presenter (plan: ExportPlan): ((row: Row) => Row) | undefined {
+  const present = plan.scope.present
+  if (present === undefined || plan.embeds.length === 0) return present
+  const columns = embedColumnNames(plan.embeds)
+  return (row) => {
+    const seen = { ...present(row) }
+    for (const column of columns) seen[column] = row[column]
+    return seen
+  }
 }
 
 export async function openExport (pool: Pool, plan: ExportPlan, options: ExportOptions): Promise<Readable> {
@@ -74,8 +86,8 @@ export async function openExport (pool: Pool, plan: ExportPlan, options: ExportO
     await end(false)
     throw asFilterProblem(err, plan)
   }
-  const write = exportWriter(plan.select, plan.format)
-  const present = plan.scope.present
+  const write = exportWriter(plan.select, plan.format, plan.embeds)
+  const present = presenter(plan)
   async function * text (): AsyncGenerator<string> {
     let done = false
     try {

@@ -71,13 +71,22 @@ function embedColumns (parent: ResourceModel, embeds: readonly EmbedPlan[]): Sql
 // masks), so their SQL is built once per caller and mask, and goes with them.
 const builtEmbeds = new WeakMap<readonly EmbedPlan[], { readonly columns: Sql, readonly joins: Sql }>()
 
-function embedsSql (model: ResourceModel, embeds: readonly EmbedPlan[]): { readonly columns: Sql, readonly joins: Sql } {
+export function embedsSql (model: ResourceModel, embeds: readonly EmbedPlan[]): { readonly columns: Sql, readonly joins: Sql } {
   let built = builtEmbeds.get(embeds)
   if (built === undefined) {
     built = { columns: embedColumns(model, embeds), joins: embedJoins(model, embeds) }
     builtEmbeds.set(embeds, built)
   }
   return built
+}
+
+/**
+ * The embeds of one record read by its key in the caller's tenant, as a get would embed them: a
+ * write's answer reads them after the write, in its transaction, so they see what it wrote.
+ */
+export function compileEmbedsOf (model: ResourceModel, key: readonly string[], tenant: string | undefined, embeds: readonly EmbedPlan[]): Sql {
+  const { columns, joins } = embedsSql(model, embeds)
+  return sql`SELECT true AS "__row"${columns} FROM ${model.table}${joins}${where([keyCondition(model, key), ...scopeConditions(model, { tenant, rows: undefined, showDeleted: true })])}`
 }
 
 /** The joins of `parent`'s embeds; `parent.table` is how the statement names the parent's row. */
@@ -195,9 +204,12 @@ function orderBy (order: readonly OrderTerm[], values: readonly Sql[]): Sql {
 }
 
 /** Every filtered row the caller may see, in order, with the selected fields only: an export. */
-export function compileExport (plan: FilteredRows & { readonly select: Selection, readonly order: readonly OrderTerm[] }): Sql {
+export function compileExport (plan: FilteredRows & { readonly select: Selection, readonly order: readonly OrderTerm[], readonly embeds: readonly EmbedPlan[] }): Sql {
+  const embeds = plan.embeds.length === 0 ? undefined : embedsSql(plan.model, plan.embeds)
   const source = orderSource(plan.model, plan.order)
-  return sql`SELECT ${recordColumns(plan.select)} FROM ${plan.model.table}${source.joins}${where(listConditions(plan))} ORDER BY ${orderBy(plan.order, source.values)}`
+  // `fields=customer.name` exports no field of the record's own.
+  const own = plan.select.fields.length === 0 ? sql`true AS "__row"` : recordColumns(plan.select)
+  return sql`SELECT ${own}${embeds?.columns ?? sql.empty} FROM ${plan.model.table}${embeds?.joins ?? sql.empty}${source.joins}${where(listConditions(plan))} ORDER BY ${orderBy(plan.order, source.values)}`
 }
 
 /** The filtered rows without page or order: what the scan guard and the estimate look at. */

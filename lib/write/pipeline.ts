@@ -22,6 +22,8 @@ import { both, readRows, writeRows, type RuleFilters } from '../access/row-filte
 import type { CheckedFilter } from '../query/filter/checked.js'
 import type { ColumnValues, ReferenceCheck, WritePlan } from '../plan/types.js'
 import { needsStoredRecord } from '../plan/read.js'
+import { NO_EMBEDS, planReadMask, type ReadMask } from '../plan/embed.js'
+import type { BoundedCache } from '../cache.js'
 
 export interface WriteRequest {
   readonly operation: RecordWriteOperation
@@ -33,6 +35,10 @@ export interface WriteRequest {
   readonly ifMatch?: '*' | readonly string[] | undefined
   /** Read the record's `permissions` back with it, as a get decides them (a batch answers with them). */
   readonly withPermissions?: boolean
+  /** The `fields` mask of the answer, paths included, checked as a get checks it; undefined: every readable field. */
+  readonly fields?: unknown
+  /** No body answers (`Prefer: return=minimal`): `fields` is checked, and nothing is embedded. */
+  readonly minimal?: boolean
 }
 
 /** What writes need of the app. */
@@ -41,6 +47,8 @@ export interface WriteServices {
   readonly selections: Selections
   readonly etags: Etags
   readonly ruleFilters: RuleFilters
+  /** `fields` masks that embed, by caller and text, shared with reads. */
+  readonly readMasks?: BoundedCache<ReadMask>
 }
 
 /** What planning a write needs: the request's context, the caller's access to the resource, the app. */
@@ -62,6 +70,8 @@ export interface WriteOutcome {
   readonly key: string
   /** What the answer carries of the row (the plan's). */
   readonly select: Selection
+  /** The row of the answer's embeds (./embeds.ts), where `fields` names any. */
+  readonly embedded?: Row
 }
 
 type StoredRow = Row & { __deleted: boolean }
@@ -183,6 +193,8 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
   const { ctx, access, services } = context
   const { model } = access
   const ruleContext: RuleContext = { ...access.context, operation }
+  // A mask a get would refuse is refused here, before the body and before anything is written.
+  const mask = planReadMask(access, request.fields, services.selections, ctx.access, services.readMasks)
   if ((operation === 'undelete') && model.softDelete === undefined) {
     throw problem('invalid-parameter', `${model.name} has no soft delete: a deleted record is gone and cannot be undeleted.`, {
       errors: [{ parameter: 'undelete', message: 'not available on a resource without soft delete' }],
@@ -193,7 +205,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     ? await checkedBody(operation, request.body, allowed, ruleContext, context)
     : { values: new Map(), sent: {}, references: [] }
   const hooked = services.hooks.for(model.name, operation).length > 0
-  const select = services.selections.of(model, access.readable)
+  const select = services.selections.of(model, mask.fields)
   const permissions = request.withPermissions === true ? access.permissions.get : undefined
   return {
     kind: 'write',
@@ -213,6 +225,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     references,
     hooked,
     permissions,
+    embeds: request.minimal === true ? NO_EMBEDS : mask.embeds,
   }
 }
 

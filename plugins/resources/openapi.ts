@@ -68,7 +68,7 @@ export function describeCreate (api: ApiContext, resource: ResourceApi): JsonSch
       // OpenAPI keys a response on its status alone, and this 201 is empty under Prefer:
       // return=minimal: a `content` would say every 201 carries JSON (docs/decisions.md).
       201: {
-        description: `Created. By default the body is the new record as JSON (#/components/schemas/${name}); with Prefer: return=minimal there is no body.`,
+        description: `Created. By default the body is the new record as JSON (#/components/schemas/${name}), with the relations fields embeds; with Prefer: return=minimal there is no body.`,
         headers: { ...withEtag, Location: { schema: { type: 'string' }, description: 'The new record\'s address.' } },
       },
       ...api.problems(400, 401, 403, 409, 413, 415, 504),

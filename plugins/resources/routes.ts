@@ -8,12 +8,12 @@ import { pageJson, recordAnswer } from '../../lib/read/answer.js'
 import { MAX_FILTER_BODY, MAX_FILTER_QUERY, planList, type ListContext, type ListInput } from '../../lib/plan/list.js'
 import { planSeek } from '../../lib/plan/seek.js'
 import { planGet } from '../../lib/plan/read.js'
-import { recordJson } from '../../lib/serialize/json.js'
 import { problem } from '../../lib/problems.js'
 import { withTransaction } from '../../lib/db/transaction.js'
 import { commitWrite, prepareWrite, type WriteContext, type WriteOutcome, type WriteRequest } from '../../lib/write/pipeline.js'
 import type { ListPlan, WritePlan } from '../../lib/plan/types.js'
 import { writeInOneStatement } from '../../lib/write/single-statement.js'
+import { withEmbeds, writtenJson } from '../../lib/write/embeds.js'
 import { headerText } from '../../lib/text.js'
 import { resourceRoute, type Answer, type AnyResourceRoute, type RouteInput } from '../../lib/route/types.js'
 import type { SharedParameter } from '../../lib/route/parameters.js'
@@ -45,19 +45,29 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
   // The runner admitted the write (lib/access/require.ts admit): the plan takes its access as given.
   const planWrite = async (input: RouteInput, request: Omit<WriteRequest, 'admitted'>): Promise<WritePlan> =>
     await prepareWrite({ ...request, admitted: input.allowed }, writeContext(input))
+  // Create, update and :undelete answer with the record as `fields` asks for it, embeds included.
+  const answered = (input: RouteInput): Pick<WriteRequest, 'fields' | 'minimal'> =>
+    ({ fields: input.query.fields, minimal: parsePrefer(input.headers.prefer) === 'minimal' })
   // One statement where it is atomic on its own; otherwise the pipeline in a transaction. A
   // write's db stage is all of its database work: statements, transaction and write hooks.
+  // Embeds are read after the write on its transaction (lib/write/embeds.ts); a write without
+  // a path sends what it always did.
   const write = async (plan: WritePlan, input: RouteInput): Promise<WriteOutcome> => {
     const context = writeContext(input)
+    if (plan.embeds.length > 0) {
+      return await withTransaction(db.app, {}, async (tx) =>
+        await withEmbeds(plan, await writeInOneStatement(plan, context, tx) ?? await commitWrite(plan, context, tx), tx))
+    }
     return await writeInOneStatement(plan, context, db.app) ??
       await withTransaction(db.app, {}, async (tx) => await commitWrite(plan, context, tx))
   }
-  const record = (status: number, outcome: WriteOutcome, headers: Record<string, string> = {}): Answer =>
-    json(status, recordJson(outcome.select, outcome.row, outcome.etag), { ...headers, etag: outcome.etag })
-  const written = (status: number, outcome: WriteOutcome, input: RouteInput, headers: Record<string, string> = {}): Answer =>
+  // The ETag is the record's own, whatever it embeds.
+  const record = (status: number, outcome: WriteOutcome, plan: WritePlan, headers: Record<string, string> = {}): Answer =>
+    json(status, writtenJson(plan, outcome, services.etags, services.pageTokens), { ...headers, etag: outcome.etag })
+  const written = (status: number, outcome: WriteOutcome, plan: WritePlan, input: RouteInput, headers: Record<string, string> = {}): Answer =>
     parsePrefer(input.headers.prefer) === 'minimal'
       ? { status: status === 201 ? 201 : 204, headers: { ...headers, etag: outcome.etag } }
-      : record(status, outcome, headers)
+      : record(status, outcome, plan, headers)
 
   return [
     resourceRoute({
@@ -123,11 +133,11 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       method: 'POST',
       target: 'collection',
       operations: ['create'],
-      parameters: ['preferWrite'],
+      parameters: ['fields', 'preferWrite'],
       offered: (access) => access.operations.create.allowed && access.writableOnCreate.length > 0,
-      plan: async (input) => await planWrite(input, { operation: 'create', body: input.body }),
+      plan: async (input) => await planWrite(input, { operation: 'create', body: input.body, ...answered(input) }),
       run: write,
-      respond: (outcome, _plan, input) => written(201, outcome, input, { location: `${config.basePath}/${input.model.name}/${outcome.key}` }),
+      respond: (outcome, plan, input) => written(201, outcome, plan, input, { location: `${config.basePath}/${input.model.name}/${outcome.key}` }),
       describe: describeCreate,
     }),
     resourceRoute({
@@ -135,11 +145,11 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       method: 'PATCH',
       target: 'record',
       operations: ['update'],
-      parameters: ['ifMatchRequired', 'preferWrite'],
+      parameters: ['fields', 'ifMatchRequired', 'preferWrite'],
       offered: (access) => access.operations.update.allowed && access.writable.length > 0,
-      plan: async (input) => await planWrite(input, { operation: 'update', key: input.key, body: input.body, ifMatch: parseIfMatch(input.headers['if-match']) }),
+      plan: async (input) => await planWrite(input, { operation: 'update', key: input.key, body: input.body, ifMatch: parseIfMatch(input.headers['if-match']), ...answered(input) }),
       run: write,
-      respond: (outcome, _plan, input) => written(200, outcome, input),
+      respond: (outcome, plan, input) => written(200, outcome, plan, input),
       describe: describeUpdate,
     }),
     resourceRoute({
@@ -151,7 +161,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       plan: async (input) => await planWrite(input, { operation: 'delete', key: input.key, ifMatch: parseIfMatch(input.headers['if-match']) }),
       run: write,
       // The record in the body carries the ETag header its `etag` equals, as every record does.
-      respond: (outcome, _plan, input) => parsePrefer(input.headers.prefer) === 'representation' ? record(200, outcome) : { status: 204 },
+      respond: (outcome, plan, input) => parsePrefer(input.headers.prefer) === 'representation' ? record(200, outcome, plan) : { status: 204 },
       describe: describeDelete,
     }),
     resourceRoute({
@@ -160,11 +170,11 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       target: 'record',
       customMethod: 'undelete',
       operations: ['undelete'],
-      parameters: ['ifMatch'],
+      parameters: ['fields', 'ifMatch'],
       offered: (access) => access.model.softDelete !== undefined && access.operations.undelete.allowed,
-      plan: async (input) => await planWrite(input, { operation: 'undelete', key: input.key, ifMatch: parseIfMatch(input.headers['if-match']) }),
+      plan: async (input) => await planWrite(input, { operation: 'undelete', key: input.key, ifMatch: parseIfMatch(input.headers['if-match']), ...answered(input) }),
       run: write,
-      respond: (outcome) => record(200, outcome),
+      respond: (outcome, plan) => record(200, outcome, plan),
       describe: describeUndelete,
     }),
   ]

@@ -97,7 +97,7 @@ test('errors are problem+json, the bearer scheme guards everything, AIP paramete
   const list = document.paths['/api/v1/orders'].get
   assert.deepEqual(list.parameters.map((p: { $ref: string }) => document.components.parameters[p.$ref.split('/').at(-1)!].name), ['filter', 'order_by', 'page_size', 'page_token', 'fields', 'count', 'show_deleted'])
   const patch = document.paths['/api/v1/orders/{key}'].patch
-  assert.deepEqual(patch.parameters.map((p: { $ref: string }) => document.components.parameters[p.$ref.split('/').at(-1)!]).map((p: any) => [p.name, p.in, p.required ?? false]), [['If-Match', 'header', true], ['Prefer', 'header', false]])
+  assert.deepEqual(patch.parameters.map((p: { $ref: string }) => document.components.parameters[p.$ref.split('/').at(-1)!]).map((p: any) => [p.name, p.in, p.required ?? false]), [['fields', 'query', false], ['If-Match', 'header', true], ['Prefer', 'header', false]])
   assert.equal(document.paths['/api/v1/tags'].get.parameters.length, 6, 'no show_deleted on a hard-delete resource')
   // The challenge as sent: bare without a token, with RFC 6750's error for a bad one.
   assert.deepEqual(document.components.responses.Unauthenticated.headers['WWW-Authenticate'].schema, { type: 'string', enum: ['Bearer', 'Bearer error="invalid_token"'] })

@@ -173,6 +173,7 @@ function write (resource: string, operation: RecordWriteOperation, key: string[]
     references: [],
     hooked: false,
     permissions: undefined,
+    embeds: [],
   }
 }
 
