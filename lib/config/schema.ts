@@ -168,7 +168,7 @@ export const OrganizationsSchema = Type.Object({
   onInvitation: Type.Optional(unsafe<InvitationHandler>(fn('(invitation) => void'), {
     description: 'Called with each new invitation, to send it (tablegate sends no mail).',
     defaultText: 'none: invitations are only listed',
-    examples: ['async (invitation) => mailer.send(invitation.email, `Join ${invitation.organization.name}`)'],
+    examples: ["async (invitation) => mailer.send(invitation.email, 'Join ' + invitation.organization.name)"],
   })),
 }, {
   additionalProperties: false,
