@@ -37,7 +37,7 @@ export function organizationSettings (config: Config): OrganizationSettings | un
   const duplicate = roles.find((name, i) => roles.indexOf(name) !== i)
   if (duplicate !== undefined) throw new ConfigError(`config.organizations.roles: '${duplicate}' is listed twice`)
   if (!roles.includes(OWNER_ROLE)) {
-    throw new ConfigError(`config.organizations.roles: must include '${OWNER_ROLE}' (every organization keeps an owner; the last one cannot leave), got ${roles.join(', ')}`)
+    throw new ConfigError(`config.organizations.roles: must include '${OWNER_ROLE}' (the last owner of an organization can be neither removed nor demoted), got ${roles.join(', ')}`)
   }
   const creatorRole = given.creatorRole ?? OWNER_ROLE
   if (!roles.includes(creatorRole)) {

@@ -161,7 +161,7 @@ export const ScanGuardSchema = Type.Object({
 }, { additionalProperties: false, title: 'Scan guard', description: 'What happens to a list or aggregate whose plan scans a large table sequentially (see queries.md).', examples: [{ mode: 'warn', seqScanRows: 50_000 }] })
 
 export const OrganizationsSchema = Type.Object({
-  roles: Type.Optional(Type.Array(Type.String(), { minItems: 1, description: 'The organization roles a member may have, apart from the service `roles`; `owner` must be one (an organization always keeps an owner).', default: ['owner', 'admin', 'member'], examples: [['owner', 'admin', 'member', 'viewer']] })),
+  roles: Type.Optional(Type.Array(Type.String(), { minItems: 1, description: 'The organization roles a member may have, apart from the service `roles`; `owner` must be one (the last owner of an organization can be neither removed nor demoted).', default: ['owner', 'admin', 'member'], examples: [['owner', 'admin', 'member', 'viewer']] })),
   creatorRole: Type.Optional(Type.String({ description: 'The role of a user in an organization they create (one of `roles`).', default: 'owner', examples: ['admin'] })),
   allowUserToCreate: Type.Optional(Type.Boolean({ description: 'Signed-in users may create organizations; `false` leaves it to the host (`tablegate org create`, `app.tablegate.organizations`).', default: true, examples: [false] })),
   invitationExpiresIn: Type.Optional(Type.Integer({ minimum: 1, description: 'How long an invitation can be accepted, in seconds.', default: 172_800, examples: [604_800] })),
