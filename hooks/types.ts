@@ -24,8 +24,8 @@ export interface WriteEvent {
   /** The stored record after the write; undefined after a hard delete. */
   readonly after: StoredRecord | undefined
   /**
-   * The caller: user, tenant, and whatever plugins added. On `auth.users` changes made on the
-   * host (CLI, library calls without `by`) `user` is null.
+   * The caller: user, tenant, and whatever plugins added. On `auth.users`, `auth.organizations`
+   * and `auth.members` changes made on the host (CLI, library calls without `by`) `user` is null.
    */
   readonly ctx: TablegateContext
 }

@@ -8,6 +8,7 @@ import type { Queryable } from './db/query.js'
 import { applyMigrations, type Migrations } from './db/migrations.js'
 import { ensureTrigram } from './db/extensions.js'
 import { USERS_RESOURCE, userStoreOf } from './auth/users.js'
+import { MEMBERS_RESOURCE, ORGANIZATIONS_RESOURCE, createOrganizationStore } from './auth/organizations.js'
 import { createVerifier } from './auth/verifier.js'
 import { revocationList } from './auth/revocations.js'
 import { buildModels } from './model/build.js'
@@ -88,11 +89,16 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
   const db = await connectDatabases(config, { warn })
   try {
     if (config.migrateOnStart) await migrateDatabase(config, db, warn)
-    // Hooks hear of the resources' writes, and of user-store changes when this app keeps the users.
+    // Hooks hear of the resources' writes, and of user-store changes when this app keeps the users
+    // (and of organization changes when it keeps organizations: never with another issuer's tokens).
     const builtInLogin = config.verifier === undefined
-    const extensions = new Extensions([...Object.keys(config.resources), ...(builtInLogin ? [USERS_RESOURCE] : [])])
+    const storeResources = builtInLogin ? [USERS_RESOURCE, ...(config.organizations === undefined ? [] : [ORGANIZATIONS_RESOURCE, MEMBERS_RESOURCE])] : []
+    const extensions = new Extensions([...Object.keys(config.resources), ...storeResources])
     const hooks = extensions.writeHooks
     const users = builtInLogin ? userStoreOf(config, db, hooks) : undefined
+    const organizations = users === undefined || config.organizations === undefined
+      ? undefined
+      : createOrganizationStore({ pool: users.pool, schema: config.authSchema, settings: config.organizations, events: hooks })
     // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
     if (users !== undefined) await users.keys.current()
     checkClientMetadata(clientMetadata(config), declared, config.roles.list)
@@ -109,6 +115,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       config,
       db,
       users,
+      organizations,
       verifier,
       models,
       trigram,

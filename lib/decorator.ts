@@ -1,11 +1,12 @@
 // `app.tablegate`: what a plugin author gets of tablegate. Narrow on purpose: the listed settings,
 // read-only (no secrets, no connection strings), the models, the app's database and the login
-// store's for the plugin's own statements, the host-side user operations, the page-token codec,
+// store's for the plugin's own statements, the host-side user and organization operations, the page-token codec,
 // and the three extension points. The user store's tables and signing keys, AUTH_SECRET and the hook runner
 // stay inside.
 import type { ResolvedConfig } from './config/resolve.js'
 import type { Queryable } from './db/query.js'
 import { userOperations, type UserOperations } from './auth/users.js'
+import type { OrganizationOperations } from './auth/organizations.js'
 import type { ResourceModel } from './model/types.js'
 import type { PageTokens } from './query/page-token.js'
 import type { ListGuard } from './read/guard-view.js'
@@ -44,6 +45,11 @@ export interface TablegateDecorator {
   readonly authDb: Queryable | undefined
   /** Host-side user operations; undefined when tokens come from an auth server elsewhere. */
   readonly users: UserOperations | undefined
+  /**
+   * Host-side organization operations (docs/organizations.md); undefined when `organizations` is
+   * not configured or tokens come from an auth server elsewhere.
+   */
+  readonly organizations: OrganizationOperations | undefined
   /** Page tokens of this app, for plugins that page through results of their own. */
   readonly pageTokens: PageTokens
   /** `X-Meta-Version` for a role set. */
@@ -71,6 +77,7 @@ export function decoratorOf (runtime: Runtime): TablegateDecorator {
     db: runtime.db.app,
     authDb: runtime.users?.pool,
     users: runtime.users === undefined ? undefined : userOperations(runtime.users),
+    organizations: runtime.organizations,
     pageTokens: runtime.services.pageTokens,
     metaVersion: runtime.metaVersion,
     addWriteHook: (hook: WriteHook, options?: WriteHookOptions) => { runtime.extensions.addWriteHook(hook, options) },

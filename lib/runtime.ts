@@ -3,6 +3,7 @@
 import type { ResolvedConfig } from './config/resolve.js'
 import type { Databases } from './db/connect.js'
 import type { UserStore } from './auth/users.js'
+import type { OrganizationOperations } from './auth/organizations.js'
 import type { Verifier } from './auth/verifier.js'
 import type { ResourceModel } from './model/types.js'
 import type { AccessResolver } from './access/resolve.js'
@@ -21,6 +22,8 @@ export interface Runtime {
   readonly db: Databases
   /** Host-side user operations; undefined when tokens come from an auth server elsewhere. */
   readonly users: UserStore | undefined
+  /** Host-side organization operations; undefined when organizations are off (or tokens come from elsewhere). */
+  readonly organizations: OrganizationOperations | undefined
   readonly verifier: Verifier
   /** Resource models, checked against the database at startup. */
   readonly models: ReadonlyMap<string, ResourceModel>

@@ -1,6 +1,6 @@
 // Response shapes of the login routes, following better-auth 1.7 so its browser client works
 // against tablegate unchanged.
-import type { UserRow } from './store/migrate.js'
+import type { MemberRow, OrganizationRow, UserRow } from './store/migrate.js'
 import type { SessionRow } from './sessions.js'
 
 export interface AuthUser {
@@ -57,5 +57,45 @@ export function authSession (session: SessionRow): AuthSession {
     updatedAt: session.created_at.toISOString(),
     ipAddress: session.ip_address,
     userAgent: session.user_agent,
+  }
+}
+
+/** better-auth's organization record. */
+export interface AuthOrganization {
+  id: string
+  name: string
+  slug: string
+  logo: string | null
+  metadata: Record<string, unknown> | null
+  createdAt: string
+}
+
+export function authOrganization (organization: OrganizationRow): AuthOrganization {
+  return {
+    id: organization.id,
+    name: organization.name,
+    slug: organization.slug,
+    logo: organization.logo,
+    metadata: organization.metadata,
+    createdAt: organization.created_at.toISOString(),
+  }
+}
+
+/** better-auth's member record: one user's membership of one organization. */
+export interface AuthMember {
+  id: string
+  organizationId: string
+  userId: string
+  role: string
+  createdAt: string
+}
+
+export function authMember (member: MemberRow): AuthMember {
+  return {
+    id: member.id,
+    organizationId: member.organization_id,
+    userId: member.user_id,
+    role: member.role,
+    createdAt: member.created_at.toISOString(),
   }
 }

@@ -136,8 +136,8 @@ function roleError (err: unknown): never {
   throw err
 }
 
-// Host-side changes (CLI, library) have no caller: hooks see no user, and no resource access.
-const HOST: TablegateContext = Object.freeze({
+/** The context of host-side changes (CLI, library): hooks see no user, and no resource access. */
+export const HOST_CONTEXT: TablegateContext = Object.freeze({
   user: null,
   tenant: undefined,
   access: () => { throw problem('not-found', NO_ROUTE_DETAIL) },
@@ -175,7 +175,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
     if (options.events === undefined) return
     const record = (user: UserRow | undefined): StoredRecord | undefined => user === undefined ? undefined : { ...authUser(user) }
     const key = (after ?? before)!.id
-    await options.events.run({ resource: USERS_RESOURCE, operation, key, before: record(before), after: record(after), ctx: by ?? HOST }, db)
+    await options.events.run({ resource: USERS_RESOURCE, operation, key, before: record(before), after: record(after), ctx: by ?? HOST_CONTEXT }, db)
   }
 
   // The last active admin must stay one: refuse a change that would leave no active admin.

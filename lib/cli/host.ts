@@ -1,4 +1,4 @@
-// Host-side access for the CLI: config → the app (not listening) → its user store, closed again
+// Host-side access for the CLI: config → the app (not listening) → its user or organization store, closed again
 // after one command. Through the app, the config's plugins register their write hooks, so a change
 // made here runs them as one made over HTTP does (the audit log records `host` as its actor).
 // `migrate` runs the same migration step as a starting server (lib/bootstrap.ts).
@@ -7,6 +7,8 @@ import { resolveConfig, type ResolvedConfig } from '../config/resolve.js'
 import { ConfigError } from '../config/validate.js'
 import { connectDatabases, type Databases } from '../db/connect.js'
 import type { UserOperations } from '../auth/users.js'
+import type { OrganizationOperations } from '../auth/organizations.js'
+import type { TablegateDecorator } from '../decorator.js'
 import { checkModels, migrateDatabase, migrationsOf } from '../bootstrap.js'
 import { applyPending, MIGRATION_TIMEOUT_MS } from '../db/migrations.js'
 import { beginTransaction } from '../db/transaction.js'
@@ -51,17 +53,28 @@ function cliLogger (): NonNullable<ServerOptions['loggerInstance']> {
   return logger as unknown as NonNullable<ServerOptions['loggerInstance']>
 }
 
-export async function withUsers<T> (configFile: string | undefined, work: (users: UserOperations) => Promise<T>): Promise<T> {
+/** The app (not listening) the config makes, for one host-side command. */
+async function withApp<T> (configFile: string | undefined, work: (app: TablegateDecorator) => Promise<T>, needsOrganizations = false): Promise<T> {
   const config = await loadJoiningConfig(configFile)
   if (config.verifier !== undefined) throw new ConfigError('this config verifies tokens of another auth server: manage users there')
+  // Before connecting: a config without organizations says so at once.
+  if (needsOrganizations && config.organizations === undefined) throw new ConfigError('organizations are off: add `organizations: {}` to the config (docs/organizations.md)')
   // The public URL as resolved (a running server's, when the config and AUTH_URL give none).
   const app = await createServer({ ...config.config, publicUrl: config.publicUrl }, { loggerInstance: cliLogger() })
   try {
     await app.ready()
-    return await work(app.tablegate.users!)
+    return await work(app.tablegate)
   } finally {
     await app.close()
   }
+}
+
+export async function withUsers<T> (configFile: string | undefined, work: (users: UserOperations) => Promise<T>): Promise<T> {
+  return await withApp(configFile, async (app) => await work(app.users!))
+}
+
+export async function withOrganizations<T> (configFile: string | undefined, work: (organizations: OrganizationOperations) => Promise<T>): Promise<T> {
+  return await withApp(configFile, async (app) => await work(app.organizations!), true)
 }
 
 /**

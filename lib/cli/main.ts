@@ -5,6 +5,7 @@ import { serve } from './serve.js'
 import { LOG_FORMATS, type LogFormat } from './logging.js'
 import { checkAll, migrateAll, withUsers } from './host.js'
 import { formatUserTable } from './format.js'
+import { addOrganizationCommands } from './organizations.js'
 import { generatePassword } from '../auth/passwords.js'
 import type { CliIo } from './io.js'
 
@@ -132,6 +133,8 @@ export function buildProgram (io: CliIo = defaultIo): Command {
       const issued = await withUsers(opts.config, async (users) => await users.issueToken(opts.email, { ttlSeconds: opts.ttl }))
       io.out(opts.json === true ? JSON.stringify(issued) : issued.token)
     })
+
+  addOrganizationCommands(program, configOption, io)
   return program
 }
 

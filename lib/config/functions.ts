@@ -29,3 +29,17 @@ type Plugin = FastifyPluginAsync<any> | FastifyPluginCallback<any>
 
 /** A Fastify plugin registered after tablegate, with or without options. */
 export type PluginEntry = Plugin | [plugin: Plugin, options: FastifyPluginOptions]
+
+/** What `organizations.onInvitation` is given: the invitation, to send to its email. */
+export interface InvitationNotice {
+  readonly id: string
+  readonly email: string
+  readonly role: string
+  readonly organization: { readonly id: string, readonly name: string, readonly slug: string }
+  /** Who invited; null when the inviter's account is gone. */
+  readonly inviter: { readonly id: string, readonly email: string, readonly name: string } | null
+  readonly expiresAt: Date
+}
+
+/** Hands a new invitation to the app: tablegate sends no mail. */
+export type InvitationHandler = (invitation: InvitationNotice) => void | Promise<void>

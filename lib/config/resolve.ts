@@ -6,6 +6,7 @@ import type { Config, ResourceConfig, VerifierConfig } from './schema.js'
 import type { UnhandledErrorHandler } from './functions.js'
 import { roleSetup, RoleError, type RoleSetup } from './roles.js'
 import { resolveTrustProxy, type TrustProxy } from './trust-proxy.js'
+import { organizationSettings, type OrganizationSettings } from './organizations.js'
 import { contributedResources, type PluginMigration, type RowPresenter } from './plugin-resources.js'
 
 export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
@@ -55,6 +56,8 @@ export interface ResolvedConfig {
   readonly databasePooler: 'none' | 'transaction'
   readonly revocationPollMs: number
   readonly verifier: VerifierConfig | undefined
+  /** Undefined when organizations are off. */
+  readonly organizations: OrganizationSettings | undefined
   readonly migrateOnStart: boolean
   /** Directory of application `.sql` migrations, applied by `migrate` and on start. */
   readonly migrations: string | undefined
@@ -181,6 +184,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     databasePooler: poolerOf(config.databasePooler, env.DATABASE_POOLER),
     revocationPollMs: config.revocationPollMs ?? 5_000,
     verifier: config.verifier,
+    organizations: organizationSettings(config),
     migrateOnStart: config.migrateOnStart ?? true,
     migrations: config.migrations === undefined ? undefined : resolvePath(config.migrations),
     resources,

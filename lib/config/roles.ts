@@ -2,7 +2,7 @@
 // and parsing of a comma separated role string against the list.
 
 export const ADMIN_ROLE = 'admin'
-const ROLE_NAME = /^[a-z0-9_-]+$/
+export const ROLE_NAME = /^[a-z0-9_-]+$/
 
 export interface RoleSetup {
   /** Every configured role, `admin` first. */

@@ -3,10 +3,10 @@
 // `default` (a literal default, the value an empty config resolves to), `defaultText` (a default
 // that is not one literal), `env` (the environment variable read when the key is absent),
 // `examples` (values; a function's example is its source text) and `keyName` (what a record's keys are).
-// Functions (rules, validate, onUnhandledError) are checked as functions; `.json` configs omit them.
+// Functions (rules, validate, onUnhandledError, onInvitation) are checked as functions; `.json` configs omit them.
 import { Type, type Static, type TFunction, type TOptional, type TSchema, type TUnsafe } from '@sinclair/typebox'
 import type { FieldRule, Rule } from './rules.js'
-import type { PluginEntry, RecordValidator, UnhandledErrorHandler } from './functions.js'
+import type { InvitationHandler, PluginEntry, RecordValidator, UnhandledErrorHandler } from './functions.js'
 import { MenuEntrySchema, PageSchema, ViewsSchema } from './metadata-schema.js'
 
 // TypeBox can check that a value is a function but not its signature: each schema holding one is
@@ -160,11 +160,29 @@ export const ScanGuardSchema = Type.Object({
   seqScanRows: Type.Optional(Type.Integer({ minimum: 0, description: 'A sequential scan of a table with more rows than this (the planner\'s estimate) is expensive.', default: 10_000, examples: [50_000] })),
 }, { additionalProperties: false, title: 'Scan guard', description: 'What happens to a list or aggregate whose plan scans a large table sequentially (see queries.md).', examples: [{ mode: 'warn', seqScanRows: 50_000 }] })
 
+export const OrganizationsSchema = Type.Object({
+  roles: Type.Optional(Type.Array(Type.String(), { minItems: 1, description: 'The organization roles a member may have, apart from the service `roles`; `owner` must be one (the last owner of an organization can be neither removed nor demoted).', default: ['owner', 'admin', 'member'], examples: [['owner', 'admin', 'member', 'viewer']] })),
+  creatorRole: Type.Optional(Type.String({ description: 'The role of a user in an organization they create (one of `roles`).', default: 'owner', examples: ['admin'] })),
+  allowUserToCreate: Type.Optional(Type.Boolean({ description: 'Signed-in users may create organizations; `false` leaves it to the host (`tablegate org create`, `app.tablegate.organizations`).', default: true, examples: [false] })),
+  invitationExpiresIn: Type.Optional(Type.Integer({ minimum: 1, description: 'How long an invitation can be accepted, in seconds.', default: 172_800, examples: [604_800] })),
+  onInvitation: Type.Optional(unsafe<InvitationHandler>(fn('(invitation) => void'), {
+    description: 'Called with each new invitation, to send it (tablegate sends no mail).',
+    defaultText: 'none: invitations are only listed',
+    examples: ["async (invitation) => mailer.send(invitation.email, 'Join ' + invitation.organization.name)"],
+  })),
+}, {
+  additionalProperties: false,
+  title: 'Organizations',
+  description: 'Organizations on the built-in login: members with organization roles, invitations (see organizations.md). Off unless given; `{}` turns them on with the defaults.',
+  defaultText: 'off',
+  examples: [{ roles: ['owner', 'admin', 'member'], allowUserToCreate: false }],
+})
+
 export const ConfigSchema = Type.Object({
   databaseUrl: Type.Optional(Type.String({ description: 'The application database.', env: 'DATABASE_URL', defaultText: 'embedded PostgreSQL in `dataDir`', examples: ['postgres://app:secret@db.internal:5432/app'] })),
   databaseReadUrl: Type.Optional(Type.String({ description: 'Reads (one read-only statement each) go here: a read replica.', env: 'DATABASE_READ_URL', defaultText: 'the application database', examples: ['postgres://app:secret@replica.internal:5432/app'] })),
   adminDatabaseUrl: Type.Optional(Type.String({ description: 'Where the auth store lives.', env: 'ADMIN_DATABASE_URL', defaultText: 'the application database', examples: ['postgres://auth:secret@db.internal:5432/auth'] })),
-  authSchema: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', description: 'The schema of the auth tables (`auth_user`, `auth_account`, `auth_session`, `auth_key`, `auth_rate_limit`).', defaultText: 'the connection\'s search path', examples: ['auth'] })),
+  authSchema: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', description: 'The schema of the auth tables (`auth_user`, `auth_account`, `auth_session`, `auth_key`, `auth_rate_limit`, `auth_revocation`, and `auth_organization`, `auth_member`, `auth_invitation`).', defaultText: 'the connection\'s search path', examples: ['auth'] })),
   authSecret: Type.Optional(Type.String({ minLength: 16, description: 'Signs cookies and encrypts signing keys and page tokens.', env: 'AUTH_SECRET', defaultText: 'generated into `dataDir/auth-secret` with the embedded database; required with `DATABASE_URL`', examples: ['a-long-random-secret-from-your-vault'] })),
   dataDir: Type.Optional(Type.String({ description: 'The embedded PostgreSQL\'s data, its credentials and the generated secret.', default: '.tablegate', examples: ['/var/lib/tablegate'] })),
   basePath: Type.Optional(Type.String({ pattern: '^/[A-Za-z0-9_\\-/.]*[A-Za-z0-9_\\-]$', description: 'The resource API prefix; system and login routes sit at its parent (`/api`).', default: '/api/v1', examples: ['/service/v2'] })),
@@ -221,6 +239,7 @@ export const ConfigSchema = Type.Object({
     examples: ['(err, request) => errorTracker.capture(err, { url: request.url })'],
   })),
   verifier: Type.Optional(VerifierSchema),
+  organizations: Type.Optional(OrganizationsSchema),
   migrateOnStart: Type.Optional(Type.Boolean({ description: 'Run the (idempotent) auth store migration and the application `migrations` when the server starts.', default: true, examples: [false] })),
   migrations: Type.Optional(Type.String({ description: 'A directory of application `.sql` files, applied once each in name order by `tablegate migrate` and at start.', defaultText: 'none', examples: ['./migrations'] })),
   plugins: Type.Optional(Type.Array(Type.Unsafe<PluginEntry>(Type.Union([fn('plugin'), Type.Tuple([fn('plugin'), Type.Any()])])), {
@@ -269,3 +288,4 @@ export type Config = Static<typeof ConfigSchema>
 export type ResourceConfig = Static<typeof ResourceSchema>
 export type FieldConfig = Static<typeof FieldSchema>
 export type VerifierConfig = Static<typeof VerifierSchema>
+export type OrganizationsConfig = Static<typeof OrganizationsSchema>

@@ -6,19 +6,15 @@ import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import { buildApp, json, sessionCookie, signIn } from '../helpers/app.js'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { freePort } from '../../lib/db/embedded.js'
+import { bin, cliRunner, ok, refusal, root } from '../helpers/cli.js'
 
-// dist/test/http/cli.test.js → the repository root.
-const root = fileURLToPath(new URL('../../../', import.meta.url))
-const bin = join(root, 'bin', 'tablegate.js')
 const SECRET = 'cli-test-secret-0123456789-abcdefghijklmnop'
 const STRONG = 'a-strong-password-123'
-
-interface Run { code: number | null, stdout: string, stderr: string }
 
 const databaseUrl = await freshDatabase()
 const dir = mkdtempSync(join(tmpdir(), 'tablegate-cli-'))
@@ -35,36 +31,7 @@ export default { roles: ['admin', 'user'], plugins: [auditLog] }
 mkdirSync(emptyDir)
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 
-async function cli (args: string[], options: { env?: Record<string, string>, cwd?: string, config?: string | null, node?: string, nodeArgs?: string[] } = {}): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET, ...options.env }
-  for (const key of ['TABLEGATE_CONFIG', 'AUTH_URL', 'ADMIN_DATABASE_URL', 'TRUSTED_ORIGINS', 'NODE_OPTIONS']) {
-    if (options.env?.[key] === undefined) delete env[key]
-  }
-  const withConfig = options.config === null ? args : [...args, '--config', options.config ?? config]
-  const child = spawn(options.node ?? process.execPath, [...options.nodeArgs ?? [], bin, ...withConfig], { cwd: options.cwd ?? root, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-  const code = await new Promise<number | null>((resolve) => { child.on('close', (exitCode) => { resolve(exitCode) }) })
-  return { code, stdout, stderr }
-}
-
-function ok (run: Run, label: string): void {
-  assert.equal(run.code, 0, `${label}: exit ${run.code}\n${run.stderr}`)
-  assert.equal(run.stderr, '', label)
-}
-
-/** A refusal: non-zero exit, nothing on stdout, exactly one line on stderr (returned). */
-function refusal (run: Run, label: string, pattern: RegExp): string {
-  assert.notEqual(run.code, 0, `${label}: exited 0\n${run.stdout}`)
-  assert.equal(run.stdout, '', label)
-  const lines = run.stderr.split('\n')
-  assert.equal(lines.at(-1), '', `${label}: stderr must end with a newline: ${JSON.stringify(run.stderr)}`)
-  assert.equal(lines.length, 2, `${label}: expected one stderr line, got ${JSON.stringify(run.stderr)}`)
-  assert.match(lines[0]!, pattern, label)
-  return lines[0]!
-}
+const cli = cliRunner({ databaseUrl, secret: SECRET, config })
 
 let password = ''
 

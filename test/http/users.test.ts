@@ -262,7 +262,10 @@ test('with authSchema the auth tables live in that schema', async () => {
     `SELECT table_schema, table_name FROM information_schema.tables WHERE table_name LIKE 'auth\\_%' ORDER BY table_name`)
   assert.deepEqual(tables.rows, [
     { table_schema: 'auth', table_name: 'auth_account' },
+    { table_schema: 'auth', table_name: 'auth_invitation' },
     { table_schema: 'auth', table_name: 'auth_key' },
+    { table_schema: 'auth', table_name: 'auth_member' },
+    { table_schema: 'auth', table_name: 'auth_organization' },
     { table_schema: 'auth', table_name: 'auth_rate_limit' },
     { table_schema: 'auth', table_name: 'auth_revocation' },
     { table_schema: 'auth', table_name: 'auth_session' },

@@ -122,3 +122,15 @@ defineConfig({ resources: { orders: { fields,
   // @ts-expect-error: the option is `softDelete`
   sofDelete: 'deleted_at',
 } } })
+
+export const withOrganizations = defineConfig({
+  organizations: {
+    roles: ['owner', 'admin', 'member'],
+    onInvitation: async (invitation) => { reported.push(`${invitation.email} to ${invitation.organization.slug} as ${invitation.role} until ${invitation.expiresAt.toISOString()}`) },
+  },
+})
+
+defineConfig({ organizations: {
+  // @ts-expect-error: an invitation names its organization as { id, name, slug }
+  onInvitation: (invitation) => { reported.push(invitation.organization.toUpperCase()) },
+} })

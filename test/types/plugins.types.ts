@@ -3,7 +3,7 @@
 // users write them.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { problem, query, sql, type HookRegistrationCode, type ListGuard, type OperationsDescriber, type Queryable, type WriteEvent } from 'tablegate'
+import { OrganizationStoreError, problem, query, sql, type HookRegistrationCode, type ListGuard, type OperationsDescriber, type Queryable, type WriteEvent } from 'tablegate'
 
 declare module 'tablegate' {
   interface TablegateContext { org?: string }
@@ -69,6 +69,23 @@ async function stats (app: FastifyInstance): Promise<void> {
 }
 
 export const statsPlugin = fp(stats, { name: 'stats', fastify: '5.x', dependencies: ['tablegate'] })
+
+// The host-side organization operations, present only with `organizations` configured.
+async function seedOrganizations (app: FastifyInstance): Promise<void> {
+  const organizations = app.tablegate.organizations
+  if (organizations === undefined) return
+  const acme = await organizations.create({ name: 'Acme', slug: 'acme', owner: 'ann@example.com', metadata: { plan: 'pro' } })
+  await organizations.addMember({ id: acme.id }, 'bob@example.com', ['admin', 'member'])
+  try {
+    await organizations.removeMember('acme', { id: acme.id })
+  } catch (err) {
+    if (!(err instanceof OrganizationStoreError) || err.code !== 'last-owner') throw err
+  }
+  // @ts-expect-error a user is an email or { id }
+  await organizations.removeMember('acme', 42)
+}
+
+export const seedOrganizationsPlugin = fp(seedOrganizations, { name: 'seed-organizations', fastify: '5.x', dependencies: ['tablegate'] })
 
 /** Every extension point refuses with one of these codes. */
 export const codes: HookRegistrationCode[] = ['TG_ERR_HOOK_NOT_FUNCTION', 'TG_ERR_HOOK_AFTER_READY', 'TG_ERR_HOOK_UNKNOWN_RESOURCE', 'TG_ERR_HOOK_UNKNOWN_OPERATION']

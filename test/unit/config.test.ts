@@ -203,6 +203,31 @@ test('resolveConfig: role errors are config errors', () => {
   assert.equal(resolveConfig({ roles: ['editor'] }, {}).roles.defaultRole, 'editor')
 })
 
+test('resolveConfig: organizations are off unless given; `{}` gives the defaults; their roles are their own', () => {
+  assert.equal(resolveConfig({}, {}).organizations, undefined)
+  const onInvitation = async (): Promise<void> => {}
+  assert.deepEqual({ ...resolveConfig({ organizations: {} }, {}).organizations }, {
+    roles: ['owner', 'admin', 'member'], creatorRole: 'owner', allowUserToCreate: true, invitationExpiresIn: 172_800, onInvitation: undefined,
+  })
+  const given = resolveConfig({ roles: ['admin', 'user'], organizations: { roles: ['owner', 'billing'], creatorRole: 'billing', allowUserToCreate: false, invitationExpiresIn: 3600, onInvitation } }, {})
+  assert.deepEqual({ ...given.organizations }, { roles: ['owner', 'billing'], creatorRole: 'billing', allowUserToCreate: false, invitationExpiresIn: 3600, onInvitation })
+  // Organization roles are not service roles: neither list gains the other's names.
+  assert.deepEqual(given.roles.list, ['admin', 'user'])
+})
+
+test('resolveConfig: organization errors name the path', () => {
+  assert.throws(() => resolveConfig({ organizations: { roles: ['admin', 'member'] } }, {}), configError(/^config\.organizations\.roles: must include 'owner'/, /admin, member/))
+  assert.throws(() => resolveConfig({ organizations: { creatorRole: 'boss' } }, {}), configError(/^config\.organizations\.creatorRole: 'boss' is not one of organizations\.roles \(owner, admin, member\)$/))
+  assert.throws(() => resolveConfig({ organizations: { roles: ['owner', 'Team Lead'] } }, {}), configError(/^config\.organizations\.roles: 'Team Lead' is not a valid role name/))
+  assert.throws(() => resolveConfig({ organizations: { roles: ['owner', 'member', 'owner'] } }, {}), configError(/'owner' is listed twice/))
+  assert.throws(() => resolveConfig({ organizations: { roles: [] } }, {}), configError(/config\.organizations\.roles/))
+  assert.throws(() => resolveConfig({ organizations: { invitationExpiresIn: 0 } }, {}), configError(/config\.organizations\.invitationExpiresIn/))
+  assert.throws(() => resolveConfig({ organizations: { rols: ['owner'] } }, {}), configError(/config\.organizations\.rols: unknown key \(did you mean 'roles'\?\)/))
+  assert.throws(() => resolveConfig({ organizations: { onInvitation: 'mail' } }, {}), configError(/config\.organizations\.onInvitation/))
+  assert.throws(() => resolveConfig({ organizations: {}, verifier: { jwksUrl: 'https://auth.example.com/jwks' } }, {}), configError(/^config\.organizations: organizations need the built-in login/))
+  assert.throws(() => resolveConfig({ organizations: {}, tenant: 'acme' }, {}), configError(/^config\.organizations: the tenant is the caller's active organization/))
+})
+
 test('loadConfigFile loads .json, .mjs, .js and .ts configs', async () => {
   const path = folder({
     'a.json': JSON.stringify({ roles: ['admin', 'user'], signInPerMinute: 7 }),

@@ -1,6 +1,7 @@
-// The auth store's DDL: users, password accounts, sessions, signing keys and the sign-in limiter's
-// counters, kept apart from the application's tables (own schema when `authSchema` is set,
-// `auth_` names either way).
+// The auth store's DDL: users, password accounts, sessions, signing keys, the sign-in limiter's
+// counters, and organizations with their members and invitations, kept apart from the
+// application's tables (own schema when `authSchema` is set, `auth_` names either way). The
+// organization tables are made whether or not organizations are configured (docs/decisions.md).
 // Idempotent, and serialised by an advisory lock so concurrent starts cannot race on CREATE.
 import { sql, type Sql } from '../../sql/sql.js'
 import { query, type Queryable } from '../../db/query.js'
@@ -20,6 +21,25 @@ export interface UserRow {
   updated_at: Date
 }
 
+/** A row of the organization table. */
+export interface OrganizationRow {
+  id: string
+  name: string
+  slug: string
+  logo: string | null
+  metadata: Record<string, unknown> | null
+  created_at: Date
+}
+
+/** A row of the member table: one user in one organization, with their organization roles (comma separated). */
+export interface MemberRow {
+  id: string
+  organization_id: string
+  user_id: string
+  role: string
+  created_at: Date
+}
+
 export interface AuthTables {
   readonly schema: string | undefined
   readonly user: Sql
@@ -30,6 +50,9 @@ export interface AuthTables {
   readonly rateLimit: Sql
   /** Per user, which tokens issued before a ban, a deletion or a role change no longer count. */
   readonly revocation: Sql
+  readonly organization: Sql
+  readonly member: Sql
+  readonly invitation: Sql
 }
 
 export function authTables (schema: string | undefined): AuthTables {
@@ -41,6 +64,9 @@ export function authTables (schema: string | undefined): AuthTables {
     key: sql.ident(schema, 'auth_key'),
     rateLimit: sql.ident(schema, 'auth_rate_limit'),
     revocation: sql.ident(schema, 'auth_revocation'),
+    organization: sql.ident(schema, 'auth_organization'),
+    member: sql.ident(schema, 'auth_member'),
+    invitation: sql.ident(schema, 'auth_invitation'),
   }
 }
 
@@ -107,5 +133,45 @@ export async function migrateAuthStore (pool: Pool, tables: AuthTables): Promise
       changed_at timestamptz NOT NULL
     )`)
     await query(tx, sql`CREATE INDEX IF NOT EXISTS auth_revocation_changed_at_idx ON ${tables.revocation} (changed_at)`)
+    await migrateOrganizations(tx, tables)
   })
+}
+
+/** Organizations, members and invitations, and the session's active organization; stores made before them gain them. */
+async function migrateOrganizations (tx: Queryable, tables: AuthTables): Promise<void> {
+  await query(tx, sql`CREATE TABLE IF NOT EXISTS ${tables.organization} (
+    id text PRIMARY KEY,
+    name text NOT NULL,
+    slug text NOT NULL UNIQUE,
+    logo text,
+    metadata jsonb,
+    created_at timestamptz NOT NULL DEFAULT now()
+  )`)
+  await query(tx, sql`CREATE TABLE IF NOT EXISTS ${tables.member} (
+    id text PRIMARY KEY,
+    organization_id text NOT NULL REFERENCES ${tables.organization} (id) ON DELETE CASCADE,
+    user_id text NOT NULL REFERENCES ${tables.user} (id) ON DELETE CASCADE,
+    role text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (organization_id, user_id)
+  )`)
+  // The unique key leads with the organization; a user's organizations are found by this one.
+  await query(tx, sql`CREATE INDEX IF NOT EXISTS auth_member_user_id_idx ON ${tables.member} (user_id)`)
+  await query(tx, sql`CREATE TABLE IF NOT EXISTS ${tables.invitation} (
+    id text PRIMARY KEY,
+    organization_id text NOT NULL REFERENCES ${tables.organization} (id) ON DELETE CASCADE,
+    email text NOT NULL,
+    role text NOT NULL,
+    status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'accepted', 'rejected', 'canceled')),
+    inviter_id text REFERENCES ${tables.user} (id) ON DELETE SET NULL,
+    expires_at timestamptz NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+  )`)
+  await query(tx, sql`CREATE INDEX IF NOT EXISTS auth_invitation_organization_id_idx ON ${tables.invitation} (organization_id)`)
+  await query(tx, sql`CREATE INDEX IF NOT EXISTS auth_invitation_email_idx ON ${tables.invitation} (lower(email))`)
+  // Deleting an organization clears it as anyone's active one; the index keeps that from scanning every session.
+  await query(tx, sql`ALTER TABLE ${tables.session} ADD COLUMN IF NOT EXISTS active_organization_id text
+    REFERENCES ${tables.organization} (id) ON DELETE SET NULL`)
+  await query(tx, sql`CREATE INDEX IF NOT EXISTS auth_session_active_organization_id_idx ON ${tables.session} (active_organization_id)
+    WHERE active_organization_id IS NOT NULL`)
 }
