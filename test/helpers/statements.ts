@@ -2,9 +2,17 @@
 // diagnostics channel (texts only): proves which path a request took, not only what it answered.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 
+// The built-in login polls its revocation table every few seconds (lib/auth/revocations.ts), on
+// a timer of its own: under load a poll lands inside any piece of work, and is none of its doing.
+const REVOCATION_POLL = /^SELECT \* FROM (?:"[^"]+"\.)?"auth_revocation"/
+
+/** The statements sent while `work` ran, but the login's background revocation poll. */
 export async function statementsOf (work: () => Promise<unknown>): Promise<string[]> {
   const seen: string[] = []
-  const listener = (message: unknown): void => { seen.push((message as { text: string }).text) }
+  const listener = (message: unknown): void => {
+    const { text } = message as { text: string }
+    if (!REVOCATION_POLL.test(text)) seen.push(text)
+  }
   subscribe('tablegate:query', listener)
   try {
     await work()
