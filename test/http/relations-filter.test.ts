@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { bearer, buildApp, caller, createUser, type CallResult } from '../helpers/app.js'
 import { RELATIONS_FILTER_CONFIG, RELATIONS_FILTER_SCHEMA } from '../fixtures/relations-filter.js'
+import { statementsOf } from '../helpers/statements.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, RELATIONS_FILTER_SCHEMA)
@@ -149,6 +150,22 @@ test('a page token of a traversed filter pages on, and is bound to that filter',
   assert.deepEqual(second.body.items.map((o: { id: string }) => o.id), ['3'])
   const replayed = await asAdmin('GET', `/api/v1/orders?page_size=1&order_by=id&fields=id&filter=${q('customer.country = "FR"')}&page_token=${q(first.body.next_page_token)}`)
   assert.equal(replayed.status, 400)
+})
+
+test('a page whose filter traverses, with a value new on every request, is one statement, embeds and all', async () => {
+  // The scan guard judges a list's shape once (its EXPLAINs); values after the first share the verdict.
+  const url = (filter: string): string => `/api/v1/orders?order_by=id&fields=id,customer.name&filter=${q(filter)}`
+  assert.equal((await asClerk('GET', url('customer.country = "US"'))).status, 200)
+  assert.equal((await asClerk('GET', url('lines.sku:"Y"'))).status, 200)
+  for (const filter of ['customer.country = "DE"', 'customer.country = "FR"', 'lines.sku:"A"', 'lines.sku:"B"']) {
+    let found: CallResult | undefined
+    const statements = await statementsOf(async () => { found = await asClerk('GET', url(filter)) })
+    assert.equal(found!.status, 200, JSON.stringify(found!.body))
+    assert.equal(statements.length, 1, statements.join('\n'))
+    assert.match(statements[0]!, / LEFT JOIN LATERAL .* WHERE .*EXISTS \(SELECT 1 FROM "(customers|order_lines)" AS "__related_1"/)
+    assert.deepEqual(found!.body.items.map((o: { id: string }) => Number(o.id)), await ids(asClerk, filter))
+    assert.equal(found!.body.items.every((o: { customer: unknown }) => o.customer === null || typeof (o.customer as { name: unknown }).name === 'string'), true)
+  }
 })
 
 test('the scan guard judges a traversed filter on large tables: served by indexes (the key, the link), it passes', async () => {
