@@ -1,9 +1,9 @@
 // Embedded to-many relations, read out of the JSON array their subquery gives (lib/sql/embed-many.ts):
 // `{ items, next_page_token }`, each item the child's record as a read of it gives it (the values
 // JSON carries as text parsed as the record connections parse them, lib/db/types.ts), its own
-// embeds, and its ETag as a get of it computes it (none in an export's). The subquery reads one child more than the
-// page: when it is there, the token reads on from the page's last child, as a page token of the
-// child's own list that carries the parent (lib/plan/list.ts opens it).
+// embeds, and its ETag as a get of it computes it (none in an export's). The subquery reads one
+// child more than the page: when it is there, the token reads on from the page's last child, as a
+// page token of the child's own list that carries the parent (lib/plan/list.ts opens it).
 import type { ToManyEmbed } from '../plan/types.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 import type { PageTokens } from '../query/page-token.js'
