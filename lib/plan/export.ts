@@ -2,8 +2,8 @@
 // filter and order_by against their restricted model, tenant, row filter, soft delete), but no
 // page: every matching row, in order, with the selected fields only (no etag, no permissions).
 // The rows are those the caller reads that the export rule's own filter allows. `fields` paths
-// embed to-one relations as a get does (./embed.ts), read in the same statement; to-many ones are
-// refused (docs/relations.md, "Export").
+// embed relations as a get does (./embed.ts), read in the same statement; CSV refuses to-many ones
+// (docs/relations.md, "Export").
 import type { AccessPlan } from '../access/types.js'
 import { exportRows } from '../access/row-filter.js'
 import { canFollow } from '../access/relations.js'
@@ -36,11 +36,13 @@ export interface ExportPlan {
   readonly model: ResourceModel
   readonly format: ExportFormat
   readonly select: Selection
+  /** The fields the statement reads: `select`, and the key where a to-many's token needs it. */
+  readonly fetch: Selection
   readonly scope: ReadScope
   readonly filter: CheckedFilter | undefined
   readonly filterText: string
   readonly order: readonly OrderTerm[]
-  /** To-one relations the `fields` paths embed: CSV columns `customer.name`, NDJSON objects. */
+  /** Relations the `fields` paths embed: CSV columns `customer.name` (to-one only), NDJSON objects. */
   readonly embeds: readonly EmbedPlan[]
 }
 
@@ -87,16 +89,13 @@ function toManyIn (name: string, access: AccessPlan, accessOf: AccessOf): string
   return undefined
 }
 
-/** Refuses paths through a to-many: no CSV column holds many records, and NDJSON does not embed them yet. */
-function refuseToMany (value: unknown, format: ExportFormat, access: AccessPlan, accessOf: AccessOf): void {
+/** Refuses paths through a to-many in CSV: no column holds many records (NDJSON embeds them). */
+function refuseToManyInCsv (value: unknown, access: AccessPlan, accessOf: AccessOf): void {
   if (value === undefined || access.model.relations.size === 0) return
   for (const raw of fieldMaskItems(value)) {
     const name = fieldMaskName(raw)
     const many = toManyIn(name, access, accessOf)
-    if (many === undefined) continue
-    invalidParameter('fields', format === 'csv'
-      ? `fields: '${name}': ${many} is a to-many relation, which cannot be a CSV column: a column holds one value a record.`
-      : `fields: '${name}': ${many} is a to-many relation, and an NDJSON export does not embed one yet.`)
+    if (many !== undefined) invalidParameter('fields', `fields: '${name}': ${many} is a to-many relation, which cannot be a CSV column: a column holds one value a record.`)
   }
 }
 
@@ -105,18 +104,31 @@ function namesAField (embed: EmbedPlan): boolean {
   return embed.select.fields.length > 0 || embed.embeds.some(namesAField)
 }
 
+/**
+ * A to-many's token names its parent by key (lib/serialize/embed-many.ts), so where the record's
+ * own level embeds one, the statement reads the key too, which the line does not carry. Embedded
+ * records below read theirs anyway (an embed's `fetch`).
+ */
+function fetchOf (select: Selection, embeds: readonly EmbedPlan[], services: PlanServices): Selection {
+  const { model } = select
+  if (!embeds.some((embed) => embed.kind === 'many') || model.key.every((field) => select.fields.includes(field))) return select
+  return services.selections.of(model, model.fieldList.filter((field) => select.fields.includes(field) || model.key.includes(field)))
+}
+
 export function planExport (input: ExportInput, accept: string | undefined, access: AccessPlan, accessOf: AccessOf, services: PlanServices): ExportPlan {
   const { model } = access
   const format = formatOf(input.format, accept)
-  refuseToMany(input.fields, format, access, accessOf)
+  if (format === 'csv') refuseToManyInCsv(input.fields, access, accessOf)
   const mask = planReadMask(access, input.fields, services.selections, accessOf, services.readMasks)
   if (mask.fields.length === 0 && !mask.embeds.some(namesAField)) invalidParameter('fields', 'fields must name at least one field to export.')
   const filterText = textParameter('filter', input.filter)
+  const select = services.selections.of(model, mask.fields)
   return {
     kind: 'export',
     model,
     format,
-    select: services.selections.of(model, mask.fields),
+    select,
+    fetch: fetchOf(select, mask.embeds, services),
     embeds: mask.embeds,
     scope: readScope(access, parseShowDeleted(model, input.show_deleted), exportRows(access)),
     filter: planFilter(filterText, access, accessOf, services.checks, MAX_FILTER_QUERY),

@@ -9,7 +9,8 @@ import { cancelStatement, streamRows } from '../db/query.js'
 import { beginTransaction } from '../db/transaction.js'
 import { compileExport } from '../sql/read.js'
 import type { ExportPlan } from '../plan/export.js'
-import { embedColumnNames, exportWriter } from '../serialize/export.js'
+import { exportWriter } from '../serialize/export.js'
+import type { PageTokens } from '../query/page-token.js'
 import type { Row } from '../serialize/record.js'
 import { asFilterProblem } from './execute.js'
 
@@ -33,19 +34,8 @@ function chunkRows (rows: number, chars: number): number {
   return Math.max(1, Math.min(BATCH_ROWS, Math.floor(rows * CHUNK_CHARS / Math.max(chars, 1))))
 }
 
-/** How the caller sees each row, embeds read from the row as read (as a get reads them, lib/read/answer.ts). */
-function presenter (plan: ExportPlan): ((row: Row) => Row) | undefined {
-  const present = plan.scope.present
-  if (present === undefined || plan.embeds.length === 0) return present
-  const columns = embedColumnNames(plan.embeds)
-  return (row) => {
-    const seen = { ...present(row) }
-    for (const column of columns) seen[column] = row[column]
-    return seen
-  }
-}
-
-export async function openExport (pool: Pool, plan: ExportPlan, options: ExportOptions): Promise<Readable> {
+/** `tokens` write the page tokens of to-many embeds, which continue on the child's list. */
+export async function openExport (pool: Pool, plan: ExportPlan, tokens: PageTokens, options: ExportOptions): Promise<Readable> {
   const transaction = await beginTransaction(pool, { readOnly: true, timeoutMs: options.timeoutMs })
   const { tx } = transaction
   const stream = streamRows(tx, compileExport(plan), BATCH_ROWS)
@@ -86,8 +76,7 @@ export async function openExport (pool: Pool, plan: ExportPlan, options: ExportO
     await end(false)
     throw asFilterProblem(err, plan)
   }
-  const write = exportWriter(plan.select, plan.format, plan.embeds)
-  const present = presenter(plan)
+  const write = exportWriter(plan, tokens)
   async function * text (): AsyncGenerator<string> {
     let done = false
     try {
@@ -96,8 +85,7 @@ export async function openExport (pool: Pool, plan: ExportPlan, options: ExportO
       let rowsPerChunk = 1
       for (let batch = first; batch.length > 0; batch = await nextBatch()) {
         for (let at = 0; at < batch.length;) {
-          const taken = batch.slice(at, at + rowsPerChunk)
-          const rows = present === undefined ? taken : taken.map(present)
+          const rows = batch.slice(at, at + rowsPerChunk)
           const chunk = write.rows(rows)
           at += rows.length
           rowsPerChunk = chunkRows(rows.length, chunk.length)

@@ -102,7 +102,7 @@ export class RouteTable {
     const paths: PathItems = {}
     for (const resource of api.resources) {
       for (const { route } of this.#resourceRoutes) {
-        if (route.appliesTo?.(resource.access.model) === false || !offered(route, resource.access)) continue
+        if (route.appliesTo?.(resource.access.model) === false || !offered(route, resource.access, api.accessOf)) continue
         const base = route.target === 'collection' ? resource.collectionPath : resource.recordPath
         const path = route.customMethod === undefined ? base : `${base}:${route.customMethod}`
         const { summary, description, ...rest } = route.describe(api, resource)
@@ -146,6 +146,6 @@ export class RouteTable {
   }
 }
 
-function offered (route: AnyResourceRoute, access: AccessPlan): boolean {
-  return route.offered !== undefined ? route.offered(access) : route.operations.every((op) => access.operations[op].allowed)
+function offered (route: AnyResourceRoute, access: AccessPlan, accessOf: (resource: string) => AccessPlan): boolean {
+  return route.offered !== undefined ? route.offered(access, accessOf) : route.operations.every((op) => access.operations[op].allowed)
 }

@@ -52,8 +52,11 @@ export interface ResourceRoute<Plan = unknown, Result = unknown> {
   readonly parameters: readonly RouteParameter[]
   /** Whether the resource has this route at all (default: every resource has it). */
   readonly appliesTo?: (model: ResourceModel) => boolean
-  /** Whether the route is there for this caller in the OpenAPI document (default: the gate's operations). */
-  readonly offered?: (access: AccessPlan) => boolean
+  /**
+   * Whether the route is there for this caller in the OpenAPI document (default: the gate's
+   * operations); `accessOf` is their plan of any resource, for what a relation reaches.
+   */
+  readonly offered?: (access: AccessPlan, accessOf: (resource: string) => AccessPlan) => boolean
   plan (input: RouteInput): Plan | Promise<Plan>
   run (plan: Plan, input: RouteInput): Promise<Result>
   respond (result: Result, plan: Plan, input: RouteInput): Answer | Promise<Answer>

@@ -1,11 +1,11 @@
 // Embedded to-many relations, read out of the JSON array their subquery gives (lib/sql/embed-many.ts):
 // `{ items, next_page_token }`, each item the child's record as a read of it gives it (the values
 // JSON carries as text parsed as the record connections parse them, lib/db/types.ts), its own
-// embeds, and its ETag as a get of it computes it. The subquery reads one child more than the
-// page: when it is there, the token reads on from the page's last child, as a page token of the
-// child's own list that carries the parent (lib/plan/list.ts opens it).
+// embeds, and its ETag as a get of it computes it (none in an export's). The subquery reads one
+// child more than the page: when it is there, the token reads on from the page's last child, as a
+// page token of the child's own list that carries the parent (lib/plan/list.ts opens it).
 import type { ToManyEmbed } from '../plan/types.js'
-import type { FieldModel } from '../model/types.js'
+import type { FieldModel, ResourceModel } from '../model/types.js'
 import type { PageTokens } from '../query/page-token.js'
 import { relationTokenBinding } from '../plan/read.js'
 import { embedOutputs } from '../sql/read.js'
@@ -18,6 +18,16 @@ import { recordBuilder } from './json.js'
 export interface ToManyPage {
   readonly items: Row[]
   readonly next_page_token: string
+}
+
+/** An embedded record's ETag; undefined (left out of its JSON) where the records carry none. */
+export type EmbedEtag = (record: Row) => string | undefined
+
+const noEtag: EmbedEtag = () => undefined
+
+/** How an embedded record of `model` gets its ETag: as a get of it computes it, or, without `etags` (an export), not at all. */
+export function embedEtag (etags: Etags | undefined, model: ResourceModel, readable: readonly FieldModel[]): EmbedEtag {
+  return etags === undefined ? noEtag : etags.of(model, readable)
 }
 
 type Parse = (value: unknown) => unknown
@@ -34,17 +44,20 @@ function parserOf (field: FieldModel | undefined): Parse {
 }
 
 type Reader = (row: Row, parent: Row) => unknown
-type ReadersOf = (embeds: ToManyEmbed['embeds'], etags: Etags, tokens: PageTokens) => (row: Row, parent: Row) => unknown[]
+type ReadersOf = (embeds: ToManyEmbed['embeds'], etags: Etags | undefined, tokens: PageTokens) => (row: Row, parent: Row) => unknown[]
 
-/** The reader of one to-many embed; `readersOf` reads the children's own embeds (./embed.ts embedsReader). */
-export function manyReader (embed: ToManyEmbed, etags: Etags, tokens: PageTokens, readersOf: ReadersOf): Reader {
+/**
+ * The reader of one to-many embed; `readersOf` reads the children's own embeds (./embed.ts
+ * embedsReader). Without `etags` the children carry none (an export's).
+ */
+export function manyReader (embed: ToManyEmbed, etags: Etags | undefined, tokens: PageTokens, readersOf: ReadersOf): Reader {
   const names = embed.fetch.fields.map((f) => f.name)
   const parse = embed.fetch.fields.map(parserOf)
   const valueFields = embedValueFields(embed.embeds)
   const outputs = embed.embeds.flatMap(embedOutputs)
   const parseOutput = outputs.map((name) => parserOf(valueFields.get(name)))
   const orderAt = names.length + outputs.length
-  const etag = etags.of(embed.model, embed.readable)
+  const etag = embedEtag(etags, embed.model, embed.readable)
   const children = embed.embeds.length === 0 ? undefined : readersOf(embed.embeds, etags, tokens)
   const build = recordBuilder(embed.select, embed.embeds.map((child) => child.relation.name))
   const { pageSize } = embed

@@ -1,20 +1,21 @@
 // Embedded to-one records, read out of their parent's row (lib/sql/read.ts flattens each under its
 // numbered columns): the target's record as a read of it gives it, with its own ETag computed as a get of it
 // computes it, or null where the row is not there for the caller (a null reference and a row
-// outside their access read the same). To-many embeds are read by ./embed-many.ts.
+// outside their access read the same). To-many embeds are read by ./embed-many.ts. An export reads
+// them with the same readers, without ETags: its records carry none (./export.ts).
 import type { EmbedPlan, ToOneEmbed } from '../plan/types.js'
 import type { PageTokens } from '../query/page-token.js'
 import type { Etags, Row } from './etag.js'
 import { recordBuilder } from './json.js'
-import { manyReader } from './embed-many.js'
+import { embedEtag, manyReader } from './embed-many.js'
 
 /** The embedded records of one row, in the order of the plan's embeds; `parent` is the record they belong to. */
 export type EmbedsReader = (row: Row, parent: Row) => unknown[]
 
-function embedReader (embed: ToOneEmbed, etags: Etags, tokens: PageTokens): (row: Row) => Row | null {
+function embedReader (embed: ToOneEmbed, etags: Etags | undefined, tokens: PageTokens): (row: Row) => Row | null {
   const names = embed.fetch.fields.map((f) => f.name)
   const columns = names.map((_, i) => `${embed.column}_${i}`)
-  const etag = etags.of(embed.model, embed.readable)
+  const etag = embedEtag(etags, embed.model, embed.readable)
   const children = embed.embeds.length === 0 ? undefined : embedsReader(embed.embeds, etags, tokens)
   const build = recordBuilder(embed.select, embed.embeds.map((child) => child.relation.name))
   return (row) => {
@@ -27,8 +28,11 @@ function embedReader (embed: ToOneEmbed, etags: Etags, tokens: PageTokens): (row
   }
 }
 
-/** The reader of a plan's embeds, made once a request. */
-export function embedsReader (embeds: readonly EmbedPlan[], etags: Etags, tokens: PageTokens): EmbedsReader {
+/**
+ * The reader of a plan's embeds, made once a request. Without `etags` the embedded records carry
+ * no `etag`, at any depth: an export's (lib/serialize/export.ts).
+ */
+export function embedsReader (embeds: readonly EmbedPlan[], etags: Etags | undefined, tokens: PageTokens): EmbedsReader {
   const readers = embeds.map((embed) => embed.kind === 'many' ? manyReader(embed, etags, tokens, embedsReader) : embedReader(embed, etags, tokens))
   return (row, parent) => readers.map((read) => read(row, parent))
 }

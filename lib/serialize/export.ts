@@ -1,16 +1,18 @@
 // Exported rows as text: NDJSON (one JSON object a line, written like a record without etag and
 // permissions) or CSV (RFC 4180 through csv-stringify: a header row of field names, CRLF line
 // ends, quotes where needed). Values keep their record form: int8 and decimal as exact text,
-// timestamps ISO 8601, json as its JSON text, NULL as an empty cell. An embedded to-one
-// (lib/sql/read.ts flattens it into the row) is, in NDJSON, the record a get embeds without its
-// etag, as exported records carry none, or null; in CSV, a column per field named by its path
-// (`customer.name`), empty where the record is null.
+// timestamps ISO 8601, json as its JSON text, NULL as an empty cell. In NDJSON an embed is what a
+// get embeds, read by the get's readers (./embed.ts) without ETags, as exported records carry
+// none: a to-one's record or null, a to-many's `{ items, next_page_token }`. In CSV (to-one
+// only: a column holds one value) it is a column per field named by its path (`customer.name`),
+// empty where the record is null.
 import { stringify } from 'csv-stringify/sync'
-import type { Selection } from '../model/selection.js'
-import type { ExportFormat } from '../plan/export.js'
+import type { ExportPlan } from '../plan/export.js'
 import type { EmbedPlan } from '../plan/types.js'
+import type { PageTokens } from '../query/page-token.js'
 import type { Row } from './record.js'
-import { fieldsWriter } from './json.js'
+import { fieldsWriter, recordBuilder } from './json.js'
+import { embedsReader } from './embed.js'
 
 export interface ExportWriter {
   /** What comes before the first row (the CSV header). */
@@ -33,24 +35,6 @@ function embedColumns (embed: EmbedPlan): Array<{ readonly name: string, readonl
   return embed.select.fields.map((field) => ({ name: field.name, column: `${embed.column}_${embed.fetch.fields.indexOf(field)}` }))
 }
 
-/** The row columns embeds are read from: a presenter of the record's own fields keeps none of them. */
-export function embedColumnNames (embeds: readonly EmbedPlan[]): string[] {
-  return embeds.flatMap((embed) => [embed.column, ...embed.fetch.fields.map((_, i) => `${embed.column}_${i}`), ...embedColumnNames(embed.embeds)])
-}
-
-/** An embed as an object (its fields, then its own embeds), or null where the row is not there for the caller. */
-function embedObject (embed: EmbedPlan): (row: Row) => Row | null {
-  const columns = embedColumns(embed)
-  const children = embed.embeds.map((child) => ({ name: child.relation.name, read: embedObject(child) }))
-  return (row) => {
-    if (row[embed.column] !== true) return null
-    const record: Row = {}
-    for (const { name, column } of columns) record[name] = row[column] ?? null
-    for (const { name, read } of children) record[name] = read(row)
-    return record
-  }
-}
-
 /** The CSV columns of embeds, depth first: each with its header and how a row's cell is read. */
 function embedCells (embeds: readonly EmbedPlan[]): Array<{ readonly header: string, readonly read: (row: Row) => unknown }> {
   return embeds.flatMap((embed) => [
@@ -60,29 +44,35 @@ function embedCells (embeds: readonly EmbedPlan[]): Array<{ readonly header: str
   ])
 }
 
-function ndjsonWriter (select: Selection, embeds: readonly EmbedPlan[]): (row: Row) => string {
-  if (embeds.length === 0) return fieldsWriter(select)
-  // Written by JSON.stringify, as a get writes a record with embeds (lib/read/answer.ts).
-  const names = select.fields.map((f) => f.name)
-  const readers = embeds.map((embed) => ({ name: embed.relation.name, read: embedObject(embed) }))
-  return (row) => {
-    const record: Row = {}
-    for (const name of names) record[name] = row[name] ?? null
-    for (const { name, read } of readers) record[name] = read(row)
-    return JSON.stringify(record)
+/** What an export writes: its fields and embeds, and how the caller sees a row's own fields. */
+export type ExportRows = Pick<ExportPlan, 'select' | 'format' | 'embeds' | 'scope'>
+
+function ndjsonWriter ({ select, embeds, scope: { present } }: ExportRows, tokens: PageTokens): (found: Row) => string {
+  if (embeds.length === 0) {
+    const write = fieldsWriter(select)
+    return present === undefined ? write : (found) => write(present(found))
   }
+  // Written by JSON.stringify, as a get writes a record with embeds (lib/read/answer.ts), and read
+  // by a get's readers without ETags. Embeds are read from the row as read: a presenter of the
+  // record's own fields knows nothing of them.
+  const build = recordBuilder(select, embeds.map((embed) => embed.relation.name))
+  const embedded = embedsReader(embeds, undefined, tokens)
+  return (found) => JSON.stringify(build(present === undefined ? found : present(found), undefined, undefined, embedded(found, found)))
 }
 
-export function exportWriter (select: Selection, format: ExportFormat, embeds: readonly EmbedPlan[] = []): ExportWriter {
-  if (format === 'ndjson') {
-    const write = ndjsonWriter(select, embeds)
+/** The writer of an export's rows as read: `tokens` continue its to-many embeds as a get's. */
+export function exportWriter (rows: ExportRows, tokens: PageTokens): ExportWriter {
+  if (rows.format === 'ndjson') {
+    const write = ndjsonWriter(rows, tokens)
     return { head: '', rows: (batch) => { let text = ''; for (const row of batch) text += write(row) + '\n'; return text } }
   }
-  const names = select.fields.map((f) => f.name)
-  const embedded = embedCells(embeds)
+  const { present } = rows.scope
+  const names = rows.select.fields.map((f) => f.name)
+  const embedded = embedCells(rows.embeds)
   const headers = [...names, ...embedded.map((c) => c.header)]
+  const line = (found: Row, row: Row): unknown[] => [...names.map((name) => cell(row[name])), ...embedded.map((c) => cell(c.read(found)))]
   return {
     head: stringify([headers], CSV_OPTIONS),
-    rows: (batch) => stringify(batch.map((row) => [...names.map((name) => cell(row[name])), ...embedded.map((c) => cell(c.read(row)))]), CSV_OPTIONS),
+    rows: (batch) => stringify(batch.map((found) => line(found, present === undefined ? found : present(found))), CSV_OPTIONS),
   }
 }

@@ -94,12 +94,13 @@ export function recordJson (select: Selection, row: Row, etag: string, permissio
  * A record as an object of its selected fields, its embedded relations (`embedded`, in the order
  * the builder was made for), `etag` and `permissions`, for JSON.stringify.
  */
-export type RecordBuilder = (row: Row, etag: string, permissions: unknown, embedded?: readonly unknown[]) => Row
+export type RecordBuilder = (row: Row, etag: string | undefined, permissions: unknown, embedded?: readonly unknown[]) => Row
 
 /**
  * The builder of a selection's records, generated as one object literal (the shape is the same for
  * every record, fields read by constant names); names enter the code only as JSON literals. A
- * missing value is null, as the writer writes it; `permissions` left undefined is left out.
+ * missing value is null, as the writer writes it; `etag` or `permissions` left undefined is left
+ * out (an exported embed has no etag).
  */
 function compileBuilder ({ fields: select }: Selection, relations: readonly string[] = []): RecordBuilder {
   const properties = select.map((field) => `${JSON.stringify(field.name)}: row[${JSON.stringify(field.name)}] ?? null`)

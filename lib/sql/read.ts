@@ -203,12 +203,12 @@ function orderBy (order: readonly OrderTerm[], values: readonly Sql[]): Sql {
   return sql.join(order.map((term, i) => sql`${values[i]!} ${sql.keyword(term.direction)}`))
 }
 
-/** Every filtered row the caller may see, in order, with the selected fields only: an export. */
-export function compileExport (plan: FilteredRows & { readonly select: Selection, readonly order: readonly OrderTerm[], readonly embeds: readonly EmbedPlan[] }): Sql {
+/** Every filtered row the caller may see, in order, with the fetched fields only (the selected ones, and the key a to-many's token needs): an export. */
+export function compileExport (plan: FilteredRows & { readonly fetch: Selection, readonly order: readonly OrderTerm[], readonly embeds: readonly EmbedPlan[] }): Sql {
   const embeds = plan.embeds.length === 0 ? undefined : embedsSql(plan.model, plan.embeds)
   const source = orderSource(plan.model, plan.order)
   // `fields=customer.name` exports no field of the record's own.
-  const own = plan.select.fields.length === 0 ? sql`true AS "__row"` : recordColumns(plan.select)
+  const own = plan.fetch.fields.length === 0 ? sql`true AS "__row"` : recordColumns(plan.fetch)
   return sql`SELECT ${own}${embeds?.columns ?? sql.empty} FROM ${plan.model.table}${embeds?.joins ?? sql.empty}${source.joins}${where(listConditions(plan))} ORDER BY ${orderBy(plan.order, source.values)}`
 }
 

@@ -1,20 +1,13 @@
 // The parameters and answers of :facets, :series and :histogram in a caller's OpenAPI document:
 // `field` lists only the fields the caller may use for each (with the to-one paths to a related
-// record's they may use: `customer.country`), and an aggregate with no field of its own to use is
-// not offered.
-import type { AccessPlan } from '../../lib/access/types.js'
+// record's they may use: `customer.country`), and an aggregate with no field to use, of its own or
+// at the end of such a path, is not offered (./routes.ts).
 import type { ApiContext, JsonSchema, ResourceApi } from '../../lib/openapi/document.js'
 import type { FieldType } from '../../lib/model/types.js'
 import type { InlineParameter } from '../../lib/route/parameters.js'
-import { aggregatable, aggregatePaths, COUNTABLE, NUMERIC, TEMPORAL } from '../../lib/plan/aggregates.js'
+import { aggregatePaths, COUNTABLE, NUMERIC, TEMPORAL } from '../../lib/plan/aggregates.js'
 
 const COUNT = { type: 'integer', minimum: 0 }
-
-/** The fields of these types the caller may filter on, which are the ones they may aggregate. */
-export function fieldsOf (access: AccessPlan, types: readonly FieldType[]): string[] {
-  return [...aggregatable(access.query, types).keys()]
-}
-
 
 const query = (name: string, schema: JsonSchema, description: string): InlineParameter => ({ name, in: 'query', schema, description })
 

@@ -7,9 +7,9 @@ import type { Queryable } from '../../lib/db/query.js'
 import type { ApiContext, JsonSchema, ResourceApi } from '../../lib/openapi/document.js'
 import type { RouteParameter } from '../../lib/route/parameters.js'
 import { resourceRoute, type AnyResourceRoute } from '../../lib/route/types.js'
-import { COUNTABLE, NUMERIC, TEMPORAL, planFacets, planHistogram, planSeries } from '../../lib/plan/aggregates.js'
+import { COUNTABLE, NUMERIC, TEMPORAL, aggregatePaths, planFacets, planHistogram, planSeries } from '../../lib/plan/aggregates.js'
 import { readFacets, readHistogram, readSeries } from '../../lib/read/aggregates.js'
-import { describeFacets, describeHistogram, describeSeries, fieldsOf, FACETS_PARAMETERS, HISTOGRAM_PARAMETERS, SERIES_PARAMETERS } from './openapi.js'
+import { describeFacets, describeHistogram, describeSeries, FACETS_PARAMETERS, HISTOGRAM_PARAMETERS, SERIES_PARAMETERS } from './openapi.js'
 
 type Query = Record<string, unknown>
 
@@ -35,8 +35,9 @@ function aggregateRoute<P> (aggregate: Aggregate<P>, runtime: Runtime): AnyResou
     customMethod: aggregate.name,
     operations: ['read'],
     parameters: [...aggregate.parameters, ...COMMON],
-    // Offered where the caller may read and has a field to aggregate.
-    offered: (access) => access.operations.read.allowed && fieldsOf(access, aggregate.types).length > 0,
+    // Offered where the caller may read and has a field to aggregate: their own, or a related
+    // record's at the end of a to-one path they may follow (`customer.since`).
+    offered: (access, accessOf) => access.operations.read.allowed && aggregatePaths(access, accessOf, aggregate.types).length > 0,
     plan: (input) => aggregate.plan(input.query, input.access, services, input.ctx.access),
     run: async (plan) => await aggregate.read(db.read, plan),
     respond: (json) => ({ status: 200, type: JSON_TYPE, body: json }),

@@ -35,7 +35,7 @@ export function exportRoute (runtime: Runtime): AnyResourceRoute {
         release()
         if (!finished) gone.abort()
       })
-      return await openExport(db.read, plan, { timeoutMs: config.exportTimeoutMs, signal: gone.signal })
+      return await openExport(db.read, plan, services.pageTokens, { timeoutMs: config.exportTimeoutMs, signal: gone.signal })
     },
     respond: (body, plan, input) => ({
       status: 200,

@@ -2,7 +2,8 @@
 // (docs/relations.md, "Aggregates"), over HTTP: an order whose customer is missing, another
 // tenant's or deleted counts in the null bucket, never in its customer's value's; only orders
 // the caller reads count; a path they may not take is refused exactly as an unknown field; and
-// each caller's OpenAPI document lists the paths they may use.
+// each caller's OpenAPI document lists the paths they may use, and offers an aggregate that only
+// such a path makes possible.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import pg from 'pg'
@@ -10,14 +11,26 @@ import { freshDatabase, runSql } from '../helpers/db.js'
 import { bearer, buildApp, caller, createUser, usersOf, type CallResult } from '../helpers/app.js'
 import { RELATIONS_CONFIG, RELATIONS_RESOURCES, RELATIONS_SCHEMA, RELATIONS_USERS } from '../fixtures/relations.js'
 
-// The relations fixture, with a timestamp on customers for :series.
+// The relations fixture, with a timestamp on customers for :series, and tags: a resource with no
+// timestamp of its own but a customer, which the courier reads without being able to follow.
 const databaseUrl = await freshDatabase()
-await runSql(databaseUrl, `${RELATIONS_SCHEMA} ALTER TABLE customers ADD COLUMN since timestamptz;`)
+await runSql(databaseUrl, `${RELATIONS_SCHEMA} ALTER TABLE customers ADD COLUMN since timestamptz;
+  CREATE TABLE tags (label text PRIMARY KEY, customer_id bigint REFERENCES customers (id));
+  CREATE INDEX ON tags (customer_id);`)
 const customers = RELATIONS_RESOURCES.customers
 const app = await buildApp({
   databaseUrl,
   ...RELATIONS_CONFIG,
-  resources: { ...RELATIONS_RESOURCES, customers: { ...customers, fields: { ...customers.fields, since: { type: 'timestamp' } } } },
+  roles: { ...RELATIONS_CONFIG.roles, courier: [...RELATIONS_CONFIG.roles.courier, 'tags.read'] },
+  resources: {
+    ...RELATIONS_RESOURCES,
+    customers: { ...customers, fields: { ...customers.fields, since: { type: 'timestamp' } } },
+    tags: {
+      key: ['label'],
+      fields: { label: { type: 'string', required: true }, customer_id: { type: 'bigint', references: 'customers' } },
+      relations: { customer: { field: 'customer_id' } },
+    },
+  },
 })
 for (const role of RELATIONS_USERS) await createUser(app, `${role}@example.com`, role === 'admin' ? undefined : role)
 const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
@@ -42,11 +55,13 @@ await db.query(`
     (4, 't1', 'o4', 4, $1, NULL), (5, 't1', 'o5', 5, $1, NULL), (6, 't1', 'o6', 2, $1, NULL),
     (7, 't1', 'o7', 1, $1, NULL), (8, 't1', 'o8', 6, $1, NULL), (9, 't1', 'o9', 3, $1, NULL),
     (10, 't1', 'o10', 2, $2, NULL), (11, 't1', 'o11', 1, $1, now()), (12, 't2', 'o12', 1, $1, NULL);
+  INSERT INTO tags (label, customer_id) VALUES ('vip', 1), ('new', 2), ('none', NULL);
 `.replace(/\$1/g, `'${clerkId}'`).replace(/\$2/g, `'${adminId}'`))
 
 const asAdmin = caller(app, await bearer(app, 'admin@example.com'))
 const asClerk = caller(app, await bearer(app, 'clerk@example.com'))
 const asAuditor = caller(app, await bearer(app, 'auditor@example.com'))
+const asCourier = caller(app, await bearer(app, 'courier@example.com'))
 type Caller = typeof asAdmin
 const q = encodeURIComponent
 
@@ -136,4 +151,17 @@ test('each caller\'s OpenAPI document lists the paths they may aggregate by', as
   assert.ok((await fieldEnum(asAdmin, 'histogram')).includes('customer.credit_limit'))
   assert.ok((await fieldEnum(asClerk, 'series')).includes('customer.since'))
   assert.ok(!(await fieldEnum(asAuditor, 'facets')).some((name) => name.startsWith('customer.')))
+})
+
+test('an aggregate is offered where only a to-one path reaches a field of its types, to callers who may follow it', async () => {
+  const routes = async (as: Caller): Promise<string[]> => Object.keys((await ok(as('GET', '/api/openapi.json'))).paths).filter((path) => path.startsWith('/api/v1/tags:'))
+  // Tags have no timestamp of their own: :series is there through customer.since alone.
+  assert.ok((await routes(asAdmin)).includes('/api/v1/tags:series'))
+  const document = await ok(asAdmin('GET', '/api/openapi.json'))
+  assert.deepEqual(document.paths['/api/v1/tags:series'].get.parameters.find((p: { name: string }) => p.name === 'field').schema.enum, ['customer.since', 'customer.deleted_at'])
+  const series = await ok(asAdmin('GET', '/api/v1/tags:series?field=customer.since&from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&granularity=month'))
+  assert.deepEqual(series.buckets.map((b: { count: number }) => b.count), [1, 1])
+  // The courier reads tags but not customers: no path reaches a timestamp, so no :series.
+  assert.ok(!(await routes(asCourier)).includes('/api/v1/tags:series'))
+  assert.ok((await routes(asCourier)).includes('/api/v1/tags:facets'))
 })

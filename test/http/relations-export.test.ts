@@ -1,8 +1,9 @@
-// :export with to-one `fields` paths (docs/relations.md, "Export"): a CSV column per embedded field
+// :export with `fields` paths (docs/relations.md, "Export"): a CSV column per embedded to-one field
 // named by its path (`customer.name`), empty where the customer is null or not the caller's to
 // read; in NDJSON the embedded record as a get embeds it, without etag as exported records have
-// none, or null. One statement; a path the caller may not take is refused as on a list, and a
-// to-many path is refused (no CSV column holds many records; NDJSON does not embed them yet).
+// none, or null, and a to-many as a get's `{ items, next_page_token }` without etags, its token
+// continuing on the child's list. One statement; a path the caller may not take is refused as on
+// a list, and a to-many path is refused in CSV (no column holds many records).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { runSql } from '../helpers/db.js'
@@ -28,6 +29,18 @@ await runSql(databaseUrl, `
     (5, 't1', 'e', 4, 'someone', NULL),
     (6, 't2', 'f', 3, '${clerkId}', NULL),
     (7, 't1', 'g', 1, '${clerkId}', now());
+  -- Order 1: twelve live lines of t1 (a page of ten and a token), one deleted, one t2's; order 2's
+  -- two in position order, not the key's.
+  INSERT INTO order_lines (id, tenant_id, order_id, position, sku, cost, deleted_at)
+    SELECT n, 't1', 1, n, 'A-' || n, n, NULL FROM generate_series(1, 12) AS n;
+  INSERT INTO order_lines (id, tenant_id, order_id, position, sku, cost, deleted_at) VALUES
+    (13, 't1', 1, 0, 'A-gone', NULL, now()),
+    (14, 't2', 1, 0, 'A-t2', NULL, NULL),
+    (15, 't1', 2, 2, 'B-2', NULL, NULL),
+    (16, 't1', 2, 1, 'B-1', 7.50, NULL),
+    (17, 't1', 5, 1, 'E-1', NULL, NULL),
+    (18, 't2', 6, 1, 'F-1', NULL, NULL),
+    (19, 't1', 7, 1, 'G-1', NULL, NULL);
 `)
 const auth = {
   admin: await bearer(app, 'admin@example.com'),
@@ -38,9 +51,14 @@ const auth = {
 }
 type Role = keyof typeof auth
 
-async function exported (role: Role, query: string): Promise<{ status: number, type: unknown, text: string }> {
-  const response = await app.inject({ method: 'GET', url: `/api/v1/orders:export?order_by=id&${query}`, headers: auth[role] })
+async function exported (role: Role, query: string, resource = 'orders'): Promise<{ status: number, type: unknown, text: string }> {
+  const response = await app.inject({ method: 'GET', url: `/api/v1/${resource}:export?order_by=id&${query}`, headers: auth[role] })
   return { status: response.statusCode, type: response.headers['content-type'], text: response.body }
+}
+
+/** An NDJSON export's records. */
+function records (got: { status: number, text: string }): any[] {
+  return ok(got).split('\n').slice(0, -1).map((line) => JSON.parse(line))
 }
 
 function ok (got: { status: number, text: string }): string {
@@ -127,19 +145,110 @@ test('a path to a hidden field or through a relation the caller may not follow i
   assert.equal((refusal(await exported('courier', 'fields=customer.name')) as any).detail, "fields: 'customer.name' is not a field.")
 })
 
-test('a to-many path is refused: no CSV column holds many records, and NDJSON does not embed them yet', async () => {
+test('a to-many path is refused in CSV: no column holds many records', async () => {
   const csv = refusal(await exported('clerk', 'format=csv&fields=id,lines.sku')) as any
   assert.equal(csv.type, 'urn:service:problem:invalid-parameter')
   assert.equal(csv.detail, "fields: 'lines.sku': lines is a to-many relation, which cannot be a CSV column: a column holds one value a record.")
   assert.deepEqual(csv.errors, [{ parameter: 'fields', message: csv.detail }])
   const deeper = refusal(await exported('admin', 'format=csv&fields=customer.orders')) as any
   assert.equal(deeper.detail, "fields: 'customer.orders': customer.orders is a to-many relation, which cannot be a CSV column: a column holds one value a record.")
-  const ndjson = refusal(await exported('clerk', 'format=ndjson&fields=lines')) as any
-  assert.equal(ndjson.detail, "fields: 'lines': lines is a to-many relation, and an NDJSON export does not embed one yet.")
 })
 
 test('fields must name a field to export: a path to an embed\'s etag alone names none', async () => {
   const refused = refusal(await exported('admin', 'format=csv&fields=customer.etag')) as any
   assert.equal(refused.detail, 'fields must name at least one field to export.')
   assert.equal(ok(await exported('admin', 'format=csv&fields=customer.name&filter=id%3D1')), 'customer.name\r\nAnn\r\n')
+})
+
+/** A record of a get as an export writes it: no etag at any depth, and a token as whether there is one (each is sealed anew). */
+function exportedForm (value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(exportedForm)
+  if (value === null || typeof value !== 'object') return value
+  const form: Record<string, unknown> = {}
+  for (const [name, field] of Object.entries(value)) {
+    if (name !== 'etag') form[name] = name === 'next_page_token' ? field !== '' : exportedForm(field)
+  }
+  return form
+}
+
+test('NDJSON: each line is the record a get with the same fields gives, to-manys and their embeds included, without etags', async () => {
+  const cases: Array<[Role, string, string]> = [
+    ['admin', 'orders', 'id,title,lines.sku'],
+    ['admin', 'orders', 'title,lines'],
+    ['clerk', 'orders', 'id,lines,customer.name'],
+    ['courier', 'orders', 'lines.sku,lines.position'],
+    ['auditor', 'orders', 'id,lines.cost'],
+    ['admin', 'orders', 'id,customer.orders.title'],
+    ['admin', 'customers', 'id,orders.title,orders.lines.sku'],
+    ['clerk', 'customers', 'name,orders.customer.name,orders.lines'],
+  ]
+  for (const [role, resource, fields] of cases) {
+    const ids = records(await exported(role, 'fields=id', resource)).map((record) => record.id)
+    const lines = records(await exported(role, `format=ndjson&fields=${fields}`, resource))
+    const gets = []
+    for (const id of ids) {
+      const got = await app.inject({ method: 'GET', url: `/api/v1/${resource}/${id}?fields=${fields}`, headers: auth[role] })
+      assert.equal(got.statusCode, 200, got.body)
+      const { permissions, ...record } = JSON.parse(got.body)
+      gets.push(exportedForm(record))
+    }
+    assert.deepEqual(lines.map(exportedForm), gets, `${role} ${resource} ${fields}`)
+    assert.ok(lines.length > 0 && lines.every((line) => !JSON.stringify(line).includes('"etag"')), `${role} ${resource} ${fields}`)
+  }
+})
+
+test('NDJSON: a to-many holds the children the caller may read, in the relation\'s order, with the fields they read', async () => {
+  const admin = records(await exported('admin', 'fields=id,lines.sku&filter=id%3C%3D3'))
+  // Order 1's deleted line and t2's are not its lines; order 2's come by position.
+  assert.deepEqual(admin.map((record) => [record.id, record.lines.items.map((line: any) => line.sku), record.lines.next_page_token !== '']), [
+    ['1', Array.from({ length: 10 }, (_, i) => `A-${i + 1}`), true],
+    ['2', ['B-1', 'B-2'], false],
+    ['3', [], false],
+  ])
+  assert.deepEqual(admin[2], { id: '3', lines: { items: [], next_page_token: '' } })
+  // The clerk reads no cost; the admin does, as the get gives it.
+  assert.deepEqual(records(await exported('clerk', 'fields=lines&filter=id%3D2')), [{ lines: { items: [
+    { id: '16', order_id: '2', position: 1, sku: 'B-1', deleted_at: null },
+    { id: '15', order_id: '2', position: 2, sku: 'B-2', deleted_at: null },
+  ], next_page_token: '' } }])
+  assert.deepEqual(records(await exported('admin', 'fields=lines.cost&filter=id%3D2')), [{ lines: { items: [{ cost: '7.50' }, { cost: null }], next_page_token: '' } }])
+  // The clerk's row rule on orders holds below a customer: Bob's order 5 is someone else's, order 7 deleted.
+  assert.deepEqual(records(await exported('clerk', 'fields=name,orders.title', 'customers')), [
+    { name: 'Ann', orders: { items: [{ title: 'a' }], next_page_token: '' } },
+    { name: 'Bob "B", Jr.', orders: { items: [], next_page_token: '' } },
+  ])
+  assert.deepEqual(records(await exported('admin', 'fields=name,orders.title', 'customers'))[1], { name: 'Bob "B", Jr.', orders: { items: [{ title: 'e' }], next_page_token: '' } })
+})
+
+test('NDJSON: a to-many\'s token continues its children on the child\'s list, though fields names no key', async () => {
+  const [order] = records(await exported('clerk', 'fields=title,lines.sku&filter=id%3D1'))
+  assert.deepEqual(Object.keys(order), ['title', 'lines'])
+  assert.equal(order.lines.items.length, 10)
+  const rest = await app.inject({ method: 'GET', url: `/api/v1/order_lines?fields=sku&page_token=${encodeURIComponent(order.lines.next_page_token)}`, headers: auth.courier })
+  assert.equal(rest.statusCode, 200, rest.body)
+  assert.deepEqual(JSON.parse(rest.body).items.map((line: any) => line.sku), ['A-11', 'A-12'])
+  assert.equal(JSON.parse(rest.body).next_page_token, '')
+  // Under another to-many, the token names the order it belongs to, which fields does not name either.
+  const [customer] = records(await exported('admin', 'fields=orders.lines.sku&filter=id%3D1', 'customers'))
+  assert.deepEqual(customer.orders.items[0], { lines: { items: order.lines.items, next_page_token: customer.orders.items[0].lines.next_page_token } })
+  const next = await app.inject({ method: 'GET', url: `/api/v1/order_lines?fields=sku&page_size=1&page_token=${encodeURIComponent(customer.orders.items[0].lines.next_page_token)}`, headers: auth.admin })
+  assert.deepEqual(JSON.parse(next.body).items.map((line: any) => line.sku), ['A-11'])
+  assert.notEqual(JSON.parse(next.body).next_page_token, '')
+})
+
+test('NDJSON: a hidden child field, or a to-many the caller may not follow, is refused as an unknown field', async () => {
+  const cases: Array<[Role, string]> = [['clerk', 'lines.cost'], ['clerk', 'lines.cos'], ['courier', 'lines.customer'], ['packer', 'lines.sku'], ['packer', 'lines'], ['clerk', 'customer.orders.lines.cost']]
+  for (const [role, fields] of cases) {
+    const listed = await app.inject({ method: 'GET', url: `/api/v1/orders?order_by=id&fields=id,${fields}`, headers: auth[role] })
+    assert.deepEqual(refusal(await exported(role, `format=ndjson&fields=id,${fields}`)), refusal({ status: listed.statusCode, text: listed.body }), `${role} ${fields}`)
+  }
+  assert.equal((refusal(await exported('clerk', 'fields=lines.cost')) as any).detail, "fields: 'lines.cost' is not a field.")
+})
+
+test('an NDJSON export with to-many embeds is one statement in its read-only transaction', async () => {
+  const statements = (await statementsOf(async () => { records(await exported('clerk', 'fields=title,lines.sku,customer.orders.title')) }))
+    .filter((text) => /^(BEGIN|COMMIT|ROLLBACK)/.test(text) || text.includes('"orders"'))
+  assert.deepEqual(kinds(statements), ['BEGIN', 'SELECT', 'COMMIT'])
+  assert.match(statements[1]!, /json_agg/)
+  assert.match(statements[1]!, /LEFT JOIN LATERAL/)
 })
