@@ -16,7 +16,7 @@ export interface CheckReading {
 
 interface Token { readonly t: 'str' | 'num' | 'ident' | 'qident' | 'op', readonly v: string }
 
-const PUNCT = ['::', '>=', '<=', '<>', '!=', '=', '<', '>', '(', ')', '[', ']', ',', '-', '.']
+const PUNCT = ['::', '(', ')', '[', ']', ',', '.']
 
 function tokenize (text: string): Token[] | undefined {
   const out: Token[] = []
@@ -48,7 +48,9 @@ function tokenize (text: string): Token[] | undefined {
       if (text[i + word[0].length] === '\'') return undefined
       out.push({ t: 'ident', v: word[0] }); i += word[0].length; continue
     }
-    const punct = PUNCT.find((p) => text.startsWith(p, i))
+    // Operators as PostgreSQL lexes them (longest run of operator characters): `~`, `||`, `>=` alike.
+    const operator = /^[-+*/<>=~!@#%^&|`?]+/.exec(text.slice(i))?.[0]
+    const punct = operator ?? PUNCT.find((p) => text.startsWith(p, i))
     if (punct === undefined) return undefined
     out.push({ t: 'op', v: punct })
     i += punct.length
@@ -90,6 +92,8 @@ function topLevel (tokens: readonly Token[]): Array<[Token, number]> {
 
 const NUMERIC_CASTS = new Set(['integer', 'bigint', 'smallint', 'numeric', 'real', 'double precision', 'int', 'int2', 'int4', 'int8', 'float4', 'float8'])
 
+const ROUNDING_CASTS = new Set(['integer', 'bigint', 'smallint', 'int', 'int2', 'int4', 'int8'])
+
 type Operand = { kind: 'column', name: string } | { kind: 'value', value: string | number } | { kind: 'array', values: Array<string | number> }
 
 /** A cursor over one operand: `x`, `'a'::text`, `(x)::text`, `'-1'::integer`, `(ARRAY[...])::text[]`. */
@@ -106,6 +110,8 @@ class OperandReader {
       cast = this.typeName()
       if (cast === undefined) return undefined
     }
+    // A column cast to a whole number is rounded first: a bound on it is not a bound on the column.
+    if (cast !== undefined && operand.kind === 'column' && ROUNDING_CASTS.has(cast)) return undefined
     if (cast !== undefined && operand.kind === 'value' && typeof operand.value === 'string' && NUMERIC_CASTS.has(cast)) {
       const value = Number(operand.value)
       return /^-?\d+(\.\d+)?$/.test(operand.value.trim()) && Number.isFinite(value) ? { kind: 'value', value } : undefined
