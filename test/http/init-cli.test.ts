@@ -46,6 +46,15 @@ test('init writes the config and prints what it served, left out and found; chec
   const check = await cli(['check'])
   assert.equal(check.code, 0, check.stderr)
   assert.equal(check.stdout, 'the config and the database agree (10 resources)\n')
+  // The columns init left out are drift: served by no field, one line each.
+  // (The other lines are the start's warnings of relations followed without an index.)
+  assert.deepEqual(check.stderr.split('\n').filter((l) => l.includes(' drift: ')), [
+    "tablegate: drift: config.resources.customers: column 'search' (tsvector) of table customers is served by no field",
+    "tablegate: drift: config.resources.customers: column 'photo' (bytea) of table customers is served by no field",
+    "tablegate: drift: config.resources.customers: column 'legacy_at' (timestamp without time zone) of table customers is served by no field",
+    "tablegate: drift: config.resources.customers: column 'labels' (text[]) of table customers is served by no field",
+  ])
+  assert.match(check.stderr, /tablegate: config\.resources\.customers\.relations\.orders, config\.resources\.orders\.relations\.customer: following the relation reads table orders by column customer_id, and no index starts with it/)
 
   const again = await cli(['init'])
   assert.equal(again.code, 1)
@@ -54,6 +63,23 @@ test('init writes the config and prints what it served, left out and found; chec
   const forced = await cli(['init', '--force'])
   assert.equal(forced.code, 0, forced.stderr)
   assert.equal(readFileSync(join(dir, 'tablegate.config.ts'), 'utf8'), written, 'a rerun writes the same bytes')
+})
+
+test('check reports drift both ways, one line each, and still refuses what a start refuses', async () => {
+  const run = await cli(['init', '--tables', 'orders', '--out', 'orders.config.ts'])
+  assert.equal(run.code, 0, run.stderr)
+  await runSql(databaseUrl, 'ALTER TABLE orders DROP COLUMN placed_on, ALTER COLUMN owner_id TYPE integer USING NULL, ADD COLUMN note varchar(20)')
+  const check = await cli(['check', '--config', 'orders.config.ts'])
+  assert.equal(check.code, 1)
+  assert.equal(check.stdout, '')
+  const lines = check.stderr.trimEnd().split('\n')
+  assert.deepEqual(lines.slice(0, 3), [
+    "tablegate: drift: config.resources.orders.fields.owner_id: column 'owner_id' of table orders is integer now, which a string field does not fit",
+    "tablegate: drift: config.resources.orders.fields.placed_on: column 'placed_on' is gone from table orders",
+    "tablegate: drift: config.resources.orders: column 'note' (character varying(20)) of table orders is served by no field",
+  ])
+  assert.match(lines[3]!, /^tablegate: the config does not match the database: config\.resources\.orders\.fields\.owner_id: type 'string' does not fit column 'owner_id' of type int4$/)
+  assert.equal(lines.length, 4)
 })
 
 test('--tables, --out and --schema', async () => {
