@@ -96,10 +96,7 @@ export function planInit (catalog: Catalog, options: InitOptions = {}): InitPlan
     byOid.set(relation.oid, outcome)
   }
   const relationNames = new Map(catalog.relations.map((r) => [r.oid, r.name]))
-  for (const resource of resources) {
-    const oid = [...byOid].find(([, r]) => r === resource)![0]
-    linkReferences(resource, constraintsOf.get(oid) ?? [], byOid, relationNames)
-  }
+  for (const [oid, resource] of byOid) linkReferences(resource, constraintsOf.get(oid) ?? [], byOid, relationNames)
   addRelations(resources)
   resources.sort((a, b) => compare(a.name, b.name))
   leftOut.sort((a, b) => compare(a.table, b.table))
