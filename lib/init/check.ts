@@ -5,8 +5,8 @@
 // and stays a comment: a fact is only ever drawn from a shape read in full, never guessed.
 
 export type CheckFact =
-  | { readonly kind: 'enum', readonly column: string, readonly values: ReadonlyArray<string | number> }
-  | { readonly kind: 'minimum' | 'maximum', readonly column: string, readonly value: number, readonly exclusive: boolean }
+  | { readonly kind: 'enum', readonly column: string, readonly values: ReadonlyArray<string | number>, readonly rounded?: true }
+  | { readonly kind: 'minimum' | 'maximum', readonly column: string, readonly value: number, readonly exclusive: boolean, readonly rounded?: true }
 
 export interface CheckReading {
   readonly facts: readonly CheckFact[]
@@ -94,7 +94,7 @@ const NUMERIC_CASTS = new Set(['integer', 'bigint', 'smallint', 'numeric', 'real
 
 const ROUNDING_CASTS = new Set(['integer', 'bigint', 'smallint', 'int', 'int2', 'int4', 'int8'])
 
-type Operand = { kind: 'column', name: string } | { kind: 'value', value: string | number } | { kind: 'array', values: Array<string | number> }
+type Operand = { kind: 'column', name: string, rounded?: true } | { kind: 'value', value: string | number } | { kind: 'array', values: Array<string | number> }
 
 /** A cursor over one operand: `x`, `'a'::text`, `(x)::text`, `'-1'::integer`, `(ARRAY[...])::text[]`. */
 class OperandReader {
@@ -110,8 +110,9 @@ class OperandReader {
       cast = this.typeName()
       if (cast === undefined) return undefined
     }
-    // A column cast to a whole number is rounded first: a bound on it is not a bound on the column.
-    if (cast !== undefined && operand.kind === 'column' && ROUNDING_CASTS.has(cast)) return undefined
+    // A column cast to a whole number is rounded first, unless it is one (a domain over integer is
+    // cast to it): whether the fact holds of the column is for its field type to say.
+    if (cast !== undefined && operand.kind === 'column' && ROUNDING_CASTS.has(cast)) return { ...operand, rounded: true }
     if (cast !== undefined && operand.kind === 'value' && typeof operand.value === 'string' && NUMERIC_CASTS.has(cast)) {
       const value = Number(operand.value)
       return /^-?\d+(\.\d+)?$/.test(operand.value.trim()) && Number.isFinite(value) ? { kind: 'value', value } : undefined
@@ -194,16 +195,20 @@ function comparison (tokens: readonly Token[]): CheckFact | undefined {
   if (left?.kind !== 'column') {
     const right = operand(tokens.slice(at + 1))
     if (left?.kind !== 'value' || right?.kind !== 'column' || FLIPPED[op.v] === undefined) return undefined
-    return bound(right.name, FLIPPED[op.v]!, left.value)
+    return rounding(right, bound(right.name, FLIPPED[op.v]!, left.value))
   }
   const rest = tokens.slice(at + 1)
   if (op.v === '=' && isWord(rest[0], 'ANY') && isOp(rest[1], '(') && closing(rest, 1) === rest.length - 1) {
     const list = operand(rest.slice(2, -1))
-    return list?.kind === 'array' && list.values.length > 0 ? { kind: 'enum', column: left.name, values: list.values } : undefined
+    return list?.kind === 'array' && list.values.length > 0 ? rounding(left, { kind: 'enum', column: left.name, values: list.values }) : undefined
   }
   const right = operand(rest)
   if (right?.kind !== 'value') return undefined
-  return bound(left.name, op.v, right.value)
+  return rounding(left, bound(left.name, op.v, right.value))
+}
+
+function rounding (column: Operand & { kind: 'column' }, fact: CheckFact | undefined): CheckFact | undefined {
+  return fact === undefined || column.rounded !== true ? fact : { ...fact, rounded: true }
 }
 
 function bound (column: string, op: string, value: string | number): CheckFact | undefined {

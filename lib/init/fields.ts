@@ -78,6 +78,7 @@ export function applyFacts (draft: FieldDraft, facts: readonly CheckFact[]): str
   const notes: string[] = []
   const { type, options } = draft
   for (const fact of facts) {
+    if (fact.rounded === true && type !== 'integer' && type !== 'bigint') { notes.push(`it compares ${draft.name} rounded to a whole number, which a ${type} field is not`); continue }
     if (fact.kind === 'enum') {
       const fits = fact.values.every((v) => type === 'string' ? typeof v === 'string' : (type === 'integer' || type === 'number') && typeof v === 'number')
       if (!fits) { notes.push(`values (${fact.values.join(', ')}) do not fit a ${type} field`); continue }
