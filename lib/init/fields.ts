@@ -54,6 +54,8 @@ export interface FieldDraft {
   readonly name: string
   readonly column: string
   readonly type: FieldType
+  /** The base type's name (`pg_type.typname`). */
+  readonly pgType: string
   /** In the order they are written. */
   readonly options: FieldOptions
   readonly comments: string[]
@@ -80,6 +82,7 @@ export function applyFacts (draft: FieldDraft, facts: readonly CheckFact[]): str
   for (const fact of facts) {
     if (fact.rounded === true && type !== 'integer' && type !== 'bigint') { notes.push(`it compares ${draft.name} rounded to a whole number, which a ${type} field is not`); continue }
     if (fact.kind === 'enum') {
+      if (draft.pgType === 'bpchar') { notes.push(`values of ${draft.name} are read padded to the length of char(n), so a list of them is not an enum`); continue }
       const fits = fact.values.every((v) => type === 'string' ? typeof v === 'string' : (type === 'integer' || type === 'number') && typeof v === 'number')
       if (!fits) { notes.push(`values (${fact.values.join(', ')}) do not fit a ${type} field`); continue }
       const before = options.enum as Array<string | number> | undefined
@@ -127,7 +130,7 @@ export function columnField (column: CatalogColumn, name: string, types: Readonl
   if ((type.base.name === 'varchar' || type.base.name === 'bpchar') && type.typmod >= VARHDRSZ) options.maxLength = type.typmod - VARHDRSZ
   if (type.base.kind === 'e' && type.base.labels !== null) options.enum = [...type.base.labels]
   if (type.domains.length > 0) comments.push(`domain ${type.domains.join(' over ')} over ${type.base.text}`)
-  const draft: FieldDraft = { name, column: column.name, type: fieldType as FieldType, options, comments }
+  const draft: FieldDraft = { name, column: column.name, type: fieldType as FieldType, pgType: type.base.name, options, comments }
   for (const check of type.checks) {
     const reading = readCheck(check)
     const facts = reading.facts.filter((f) => f.column === 'value')

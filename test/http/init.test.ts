@@ -73,6 +73,9 @@ test('field types, required, defaults, identity and serial, lengths, enums, doma
   assert.deepEqual(products.id, { type: 'integer', readOnly: true, dbDefault: true })
   assert.deepEqual(products.sku, { type: 'string', required: true, maxLength: 8 })
   assert.deepEqual(products.price, { type: 'decimal', required: true })
+  // char(n) reads its values padded: 'A ' is no value of an enum ['A', 'B'].
+  assert.deepEqual(products.grade, { type: 'string', maxLength: 2 })
+  assert.match(text, /\/\/ check products_grade_check not \(all\) turned into options.*values of grade are read padded/)
   assert.deepEqual(products.qty, { type: 'integer', minimum: 0, maximum: 1000 })
   assert.deepEqual(products.rating, { type: 'integer', minimum: 1, maximum: 5 })
   assert.deepEqual(products.weight, { type: 'number' })
@@ -141,9 +144,26 @@ test('--tables narrows the resources; a reference to a table left out is a comme
   assert.deepEqual(withViews.resources!.customer_names, { key: 'id', fields: { id: { type: 'bigint' }, name: { type: 'string', maxLength: 100 } }, access: { read: ['admin'] } })
 })
 
+test('another schema: its tables keep their schema, and a foreign key into another schema is a comment', async () => {
+  const sales = await initConfig(pool, { schema: 'sales' })
+  const loaded = await load(sales, 'sales')
+  assert.deepEqual(loaded.resources!.invoices, {
+    table: 'sales.invoices',
+    key: 'id',
+    fields: { id: { type: 'integer', required: true }, customer_id: { type: 'bigint' }, total: { type: 'decimal', required: true } },
+    access: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
+  })
+  assert.match(sales, /\/\/ foreign key invoices_customer_id_fkey \(customer_id\) → a table of another schema: not a reference, a table of another schema is not served/)
+  const app = await buildApp({ ...loaded, databaseUrl })
+  await createUser(app, 'sales@example.com', 'admin')
+  const listed = await caller(app, await bearer(app, 'sales@example.com'))('GET', '/api/v1/invoices')
+  assert.equal(listed.status, 200, JSON.stringify(listed.body))
+  assert.deepEqual(listed.body.items.map((i: { total: string }) => i.total), ['9.50'])
+})
+
 test('the written config is served as it is: an admin lists every resource, and values outside an enum or bound are refused as the database refuses them', async () => {
   const app = await buildApp({ ...config, databaseUrl })
-  await createUser(app, 'admin@example.com')
+  await createUser(app, 'admin@example.com', 'admin')
   const admin = caller(app, await bearer(app, 'admin@example.com'))
   for (const name of Object.keys(config.resources!)) {
     const listed = await admin('GET', `/api/v1/${name}`)
