@@ -1,7 +1,7 @@
 // `npm run bench:init`: `tablegate init` on a database of 200 tables (20 columns each: keys,
 // lengths, enum and domain columns, CHECK constraints of each shape, a foreign key to the table
 // before), read and written by initConfig as the command does. Prints the time of each of a few
-// runs (the catalog is read in four queries, whatever the number of tables) and checks that every
+// runs (the catalog is read in five queries, whatever the number of tables) and checks that every
 // run writes the same bytes.
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'

@@ -1,6 +1,6 @@
 // What `tablegate init` reads of one schema: its tables and views, their columns, the types those
 // columns sit on (domains followed to their base), and the primary, foreign and CHECK constraints.
-// Four set-based catalog queries whatever the number of tables, so 200 tables read as fast as two.
+// Five set-based catalog queries whatever the number of tables, so 200 tables read as fast as two.
 import { sql } from '../sql/sql.js'
 import { rows, type Queryable } from '../db/query.js'
 
@@ -58,6 +58,8 @@ export interface CatalogConstraint {
 
 export interface Catalog {
   readonly schema: string
+  /** Each relation's (by oid) columns that lead one of its valid indexes. */
+  readonly indexLeads: ReadonlyMap<string, ReadonlySet<string>>
   readonly relations: readonly CatalogRelation[]
   readonly columns: readonly CatalogColumn[]
   readonly types: ReadonlyMap<string, CatalogType>
@@ -99,5 +101,11 @@ export async function readCatalog (db: Queryable, schema: string): Promise<Catal
            CASE WHEN k.contype = 'c' THEN pg_get_constraintdef(k.oid) END AS definition
     FROM pg_constraint k WHERE k.conrelid IN (${inSchema}) AND k.contype IN ('p', 'f', 'c')
     ORDER BY k.conrelid, k.conname`)
-  return { schema, relations, columns, types: new Map(types.map((t) => [t.oid, t])), constraints }
+  const leads = await rows<{ relation: string, column: string }>(db, sql`
+    SELECT DISTINCT i.indrelid::text AS relation, a.attname::text AS column
+    FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+    WHERE i.indrelid IN (${inSchema}) AND i.indisvalid`)
+  const indexLeads = new Map<string, Set<string>>()
+  for (const lead of leads) indexLeads.set(lead.relation, (indexLeads.get(lead.relation) ?? new Set()).add(lead.column))
+  return { schema, indexLeads, relations, columns, types: new Map(types.map((t) => [t.oid, t])), constraints }
 }

@@ -14,7 +14,7 @@ export interface InitOptions {
   readonly views?: boolean
 }
 
-export type RelationDraft = { readonly field: string } | { readonly resource: string, readonly by: string }
+export type RelationDraft = { readonly field: string } | { readonly resource: string, readonly by: string, readonly unindexed?: true }
 
 export interface ResourceDraft {
   readonly name: string
@@ -31,6 +31,8 @@ export interface ResourceDraft {
   readonly suggestions: Array<{ readonly option: string, readonly value: string, readonly why: string }>
   /** Resource-level notes: constraints not turned into options, foreign keys not turned into references. */
   readonly notes: string[]
+  /** The columns that lead an index of the table. */
+  readonly indexed: ReadonlySet<string>
 }
 
 export interface InitPlan {
@@ -40,7 +42,6 @@ export interface InitPlan {
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
-const RESOURCE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
 const RESERVED = new Set(['etag', 'permissions'])
 
 /** A field name for a column: the column's own where the config allows it. */
@@ -49,14 +50,6 @@ function fieldName (column: string, taken: ReadonlySet<string>): string {
   if (!/^[A-Za-z_]/.test(name)) name = `_${name}`
   if (name.startsWith('__')) name = `f${name}`
   if (RESERVED.has(name)) name = `${name}_column`
-  let candidate = name
-  for (let n = 2; taken.has(candidate); n++) candidate = `${name}_${n}`
-  return candidate
-}
-
-function resourceName (table: string, taken: ReadonlySet<string>): string {
-  let name = table.replace(/[^A-Za-z0-9_-]/g, '_')
-  if (!RESOURCE_NAME.test(name)) name = `_${name}`
   let candidate = name
   for (let n = 2; taken.has(candidate); n++) candidate = `${name}_${n}`
   return candidate
@@ -86,12 +79,10 @@ export function planInit (catalog: Catalog, options: InitOptions = {}): InitPlan
   const leftOut: Array<{ table: string, why: string }> = []
   const resources: ResourceDraft[] = []
   const byOid = new Map<string, ResourceDraft>()
-  const names = new Set<string>()
   for (const relation of catalog.relations) {
     if (wanted !== undefined && !wanted.has(relation.name)) continue
-    const outcome = draftResource(catalog, relation, columnsOf.get(relation.oid) ?? [], constraintsOf.get(relation.oid) ?? [], options, names)
+    const outcome = draftResource(catalog, relation, columnsOf.get(relation.oid) ?? [], constraintsOf.get(relation.oid) ?? [], options)
     if ('why' in outcome) { leftOut.push({ table: relation.name, why: outcome.why }); continue }
-    names.add(outcome.name)
     resources.push(outcome)
     byOid.set(relation.oid, outcome)
   }
@@ -110,8 +101,10 @@ export function compare (a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-function draftResource (catalog: Catalog, relation: CatalogRelation, columns: readonly CatalogColumn[], constraints: readonly CatalogConstraint[], options: InitOptions, names: ReadonlySet<string>): ResourceDraft | { why: string } {
+function draftResource (catalog: Catalog, relation: CatalogRelation, columns: readonly CatalogColumn[], constraints: readonly CatalogConstraint[], options: InitOptions): ResourceDraft | { why: string } {
   if (relation.partitionOf !== null) return { why: `a partition of ${relation.partitionOf}: served through it` }
+  // `table` names a table as unquoted SQL text (the start looks it up so), which folds case.
+  if (!/^[a-z_][a-z0-9_]*$/.test(relation.name)) return { why: 'its name needs quotes in SQL, which the table option does not take: rename it, or serve it through a view' }
   const view = VIEW_KINDS[relation.kind]
   if (view !== undefined && options.views !== true) return { why: `${view} (pass --views to serve views, read-only)` }
   const fields: FieldDraft[] = []
@@ -143,9 +136,9 @@ function draftResource (catalog: Catalog, relation: CatalogRelation, columns: re
   const notes: string[] = []
   if (view !== undefined) notes.push(`${view}: served read-only, keyed by id (check that it is unique)`)
   applyChecks(constraints, fields, notes)
-  const name = resourceName(relation.name, names)
-  const table = catalog.schema === 'public' && name === relation.name ? relation.name : `${catalog.schema}.${relation.name}`
-  const draft: ResourceDraft = { name, table, tableName: relation.name, view: view !== undefined, key, fields, leftOut: leftOutColumns, relations: new Map(), suggestions: [], notes }
+  const name = relation.name
+  const table = catalog.schema === 'public' ? name : `${catalog.schema}.${name}`
+  const draft: ResourceDraft = { name, table, tableName: relation.name, view: view !== undefined, key, fields, leftOut: leftOutColumns, relations: new Map(), suggestions: [], notes, indexed: catalog.indexLeads.get(relation.oid) ?? new Set() }
   suggest(draft, columns, catalog)
   return draft
 }
@@ -230,14 +223,14 @@ function addRelations (resources: readonly ResourceDraft[]): void {
   const links = [...resources].sort((a, b) => compare(a.name, b.name))
     .flatMap((resource) => resource.fields.filter((f) => typeof f.options.references === 'string').map((field) => ({ resource, field, target: byName.get(field.options.references as string)! })))
   for (const { resource, field, target } of links) {
-    const name = pick(resource, [stem(field), target.name.replace(/-/g, '_'), `${stem(field)}_record`])
+    const name = pick(resource, [stem(field), target.name, `${stem(field)}_record`])
     if (name !== undefined) resource.relations.set(name, { field: field.name })
   }
   for (const { resource, field, target } of links) {
-    const source = resource.name.replace(/-/g, '_')
+    const source = resource.name
     const siblings = links.filter((l) => l.resource === resource && l.target === target).length
     const qualified = `${source}_by_${stem(field)}`
     const name = pick(target, resource === target || siblings > 1 ? [qualified] : [source, qualified])
-    if (name !== undefined) target.relations.set(name, { resource: resource.name, by: field.name })
+    if (name !== undefined) target.relations.set(name, { resource: resource.name, by: field.name, ...(resource.indexed.has(field.column) ? {} : { unindexed: true as const }) })
   }
 }

@@ -51,7 +51,11 @@ function resource (r: ResourceDraft): string[] {
   lines.push(`${i2}},`)
   if (r.relations.size > 0) {
     lines.push(`${i2}relations: {`)
-    for (const [name, rel] of r.relations) lines.push(`${i3}${key(name)}: ${relation(rel)},`)
+    for (const [name, rel] of r.relations) {
+      // The start warns of it too; here it is where the relation is written.
+      if ('by' in rel && rel.unindexed === true) lines.push(comment(i3, `no index of ${rel.resource} starts with ${rel.by}: following ${name} scans the table. CREATE INDEX ON ${rel.resource} (${rel.by})`))
+      lines.push(`${i3}${key(name)}: ${relation(rel)},`)
+    }
     lines.push(`${i2}},`)
   }
   lines.push(`${i2}access: ${r.view ? "{ read: ['admin'] }" : "{ read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] }"},`)

@@ -43,6 +43,7 @@ function fieldLine (name: string): string {
 test('one resource per table with a primary key; partitions, keyless tables, views and unservable keys left out with why', () => {
   assert.deepEqual(Object.keys(config.resources!), ['customers', 'employees', 'measurements', 'order_lines', 'orders', 'product_tags', 'products', 'regions', 'shipments', 'tags'])
   assert.match(text, /\/\/ left out: logbook, no primary key/)
+  assert.match(text, /\/\/ left out: Audit Trail, its name needs quotes in SQL/)
   assert.match(text, /\/\/ left out: measurements_2025, a partition of measurements: served through it/)
   assert.match(text, /\/\/ left out: customer_names, a view \(pass --views/)
   assert.match(text, /\/\/ left out: stamps, its primary key column at cannot be a field \(timestamp without time zone/)
@@ -115,6 +116,10 @@ test('foreign keys become references and relations both ways, named clear of fie
   assert.deepEqual(r.tags!.relations, { product_tags: { resource: 'product_tags', by: 'tag_id' } })
   // order_lines has a composite key, so nothing references it; it references orders.
   assert.deepEqual(r.order_lines!.relations, { order: { field: 'order_id' }, product: { field: 'product_id' } })
+  // A to-many whose link leads no index says so where it is written (product_tags' key leads with product_id).
+  assert.match(text, /\/\/ no index of orders starts with customer_id: following orders scans the table\. CREATE INDEX ON orders \(customer_id\)\n\s+orders: \{ resource: 'orders', by: 'customer_id' \},/)
+  assert.doesNotMatch(text, /no index of product_tags starts with product_id/)
+  assert.match(text, /no index of product_tags starts with tag_id/)
   assert.match(text, /\/\/ foreign key shipments_region_code_region_number_fkey \(region_code, region_number\) → regions: a reference is one field/)
 })
 
