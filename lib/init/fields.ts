@@ -86,7 +86,9 @@ export function applyFacts (draft: FieldDraft, facts: readonly CheckFact[]): str
       const fits = fact.values.every((v) => type === 'string' ? typeof v === 'string' : (type === 'integer' || type === 'number') && typeof v === 'number')
       if (!fits) { notes.push(`values (${fact.values.join(', ')}) do not fit a ${type} field`); continue }
       const before = options.enum as Array<string | number> | undefined
-      options.enum = before === undefined ? [...fact.values] : before.filter((v) => fact.values.includes(v))
+      const both = before === undefined ? [...fact.values] : before.filter((v) => fact.values.includes(v))
+      if (both.length === 0) { notes.push(`no value of ${draft.name} is in both (${before!.join(', ')}) and (${fact.values.join(', ')})`); continue }
+      options.enum = both
       continue
     }
     if (type !== 'integer' && type !== 'number') { notes.push(`a ${fact.kind} of ${fact.value} on a ${type} field, which takes none`); continue }

@@ -19,10 +19,11 @@ export async function initConfig (db: Queryable, options: InitOptions = {}): Pro
   return (await initPlan(db, options)).text
 }
 
-/** The lines `tablegate init` prints: what is served, what is left out and why, enums and relations found. */
+/** The lines `tablegate init` prints: what is served, what is left out (tables, then columns) and why, enums and relations found. */
 export function summarize (plan: InitPlan): string[] {
   const lines = [`${plan.resources.length} ${plan.resources.length === 1 ? 'table' : 'tables'} served: ${plan.resources.map((r) => r.name).join(', ') || 'none'}`]
   for (const left of plan.leftOut) lines.push(`left out: ${left.table}: ${left.why}`)
+  for (const r of plan.resources) for (const left of r.leftOut) lines.push(`left out: ${r.name}.${left.column}: ${left.why}`)
   const enums = plan.resources.flatMap((r) => r.fields.filter((f) => Array.isArray(f.options.enum)).map((f) => `${r.name}.${f.name} (${(f.options.enum as unknown[]).join(', ')})`))
   lines.push(`${enums.length} ${enums.length === 1 ? 'enum' : 'enums'} found${enums.length === 0 ? '' : `: ${enums.join(', ')}`}`)
   const relations = plan.resources.flatMap((r) => [...r.relations].map(([name, rel]) => `${r.name}.${name} → ${'field' in rel ? r.fields.find((f) => f.name === rel.field)!.options.references as string : rel.resource}`))

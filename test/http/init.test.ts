@@ -69,6 +69,10 @@ test('field types, required, defaults, identity and serial, lengths, enums, doma
   assert.deepEqual(customers.status, { type: 'string', dbDefault: true, enum: ['active', 'blocked'] })
   assert.deepEqual(customers.tier, { type: 'string', maxLength: 10, enum: ['gold', 'silver'] })
   assert.deepEqual(customers.mood, { type: 'string', enum: ['sad', 'ok', 'happy'] })
+  // An enum type and a CHECK: the values both allow; none in common is a comment, never an empty enum.
+  assert.deepEqual(customers.calm, { type: 'string', enum: ['ok', 'happy'] })
+  assert.deepEqual(customers.never, { type: 'string', enum: ['sad', 'ok', 'happy'] })
+  assert.match(text, /\/\/ check customers_never_check not \(all\) turned into options.*no value of never is in both \(sad, ok, happy\) and \(angry, mad\)/)
   assert.deepEqual(customers.created_at, { type: 'timestamp', dbDefault: true })
   const products = config.resources!.products!.fields
   assert.deepEqual(products.id, { type: 'integer', readOnly: true, dbDefault: true })
@@ -147,6 +151,14 @@ test('--tables narrows the resources; a reference to a table left out is a comme
   await assert.rejects(initConfig(pool, { tables: ['orders', 'nope'] }), /not in schema public: nope/)
   const withViews = await load(await initConfig(pool, { tables: ['customer_names'], views: true }), 'views')
   assert.deepEqual(withViews.resources!.customer_names, { key: 'id', fields: { id: { type: 'bigint' }, name: { type: 'string', maxLength: 100 } }, access: { read: ['admin'] } })
+  const app = await buildApp({ ...withViews, databaseUrl })
+  await createUser(app, 'viewer@example.com', 'admin')
+  const viewer = caller(app, await bearer(app, 'viewer@example.com'))
+  const listed = await viewer('GET', '/api/v1/customer_names')
+  assert.equal(listed.status, 200, JSON.stringify(listed.body))
+  assert.deepEqual(listed.body.items.map((i: { name: string }) => i.name), ['Ada'])
+  const created = await viewer('POST', '/api/v1/customer_names', { payload: { id: '9', name: 'Cy' } })
+  assert.equal(created.status, 403, JSON.stringify(created.body))
 })
 
 test('another schema: its tables keep their schema, and a foreign key into another schema is a comment', async () => {
