@@ -3,6 +3,7 @@
 // audit log, so the log importing the entry would be an import cycle (docs/decisions.md).
 export { serverOptions } from './http/server-options.js'
 export { defineConfig } from './config/define-config.js'
+export { initConfig, InitError, type InitOptions } from './init/index.js'
 export type { Config, ResourceConfig, FieldConfig, VerifierConfig } from './config/schema.js'
 export { createVerifier, type Verifier, type VerifierOptions } from './auth/verifier.js'
 export type { Principal, CallerUser } from './principal.js'

@@ -14,6 +14,8 @@ import { applyPending, MIGRATION_TIMEOUT_MS } from '../db/migrations.js'
 import { beginTransaction } from '../db/transaction.js'
 import { createServer, type ServerOptions } from '../server.js'
 import { runningServerUrl } from './running-server.js'
+import { driftLines } from '../init/drift.js'
+import { buildModels } from '../model/build.js'
 
 export async function loadResolvedConfig (explicit: string | undefined): Promise<ResolvedConfig> {
   const file = discoverConfigFile(explicit)
@@ -90,7 +92,10 @@ export async function migrateAll (configFile: string | undefined): Promise<strin
   })
 }
 
-/** `tablegate check`: the config's names and its resources against the database, as a start checks them; changes nothing. */
+/**
+ * `tablegate check`: the config's names and its resources against the database, as a start checks
+ * them, after a line for each drift between them (see docs/init.md); changes nothing.
+ */
 export async function checkAll (configFile: string | undefined): Promise<number> {
   const config = await loadResolvedConfig(configFile)
   // As a start would: the plugins' tables and the pending migrations applied first (and so checked
@@ -99,6 +104,7 @@ export async function checkAll (configFile: string | undefined): Promise<number>
     const transaction = await beginTransaction(db.app, { timeoutMs: MIGRATION_TIMEOUT_MS })
     try {
       if (config.migrateOnStart) await applyPending(transaction.tx, migrationsOf(config))
+      for (const line of await driftLines(transaction.tx, buildModels(config.resources, config.presenters).values())) warn(line)
       return (await checkModels(config, transaction.tx, warn)).size
     } finally {
       await transaction.rollback()

@@ -6,6 +6,7 @@ import { LOG_FORMATS, type LogFormat } from './logging.js'
 import { checkAll, migrateAll, withUsers } from './host.js'
 import { formatUserTable } from './format.js'
 import { addOrganizationCommands } from './organizations.js'
+import { runInit } from './init.js'
 import { generatePassword } from '../auth/passwords.js'
 import type { CliIo } from './io.js'
 
@@ -67,6 +68,18 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .action(async (opts: { config?: string }) => {
       const resources = await checkAll(opts.config)
       io.out(`the config and the database agree (${resources} ${resources === 1 ? 'resource' : 'resources'})`)
+    })
+
+  program.command('init')
+    .description('write a config serving the tables of an existing database (DATABASE_URL, else the embedded one)')
+    .option('--schema <name>', 'the schema to read', 'public')
+    .option('--tables <names>', 'only these tables, comma separated')
+    .option('--views', 'serve views too, read-only')
+    .option('--out <file>', 'the config file to write', 'tablegate.config.ts')
+    .option('--force', 'overwrite the file if it exists')
+    .action(async (opts: { schema: string, tables?: string, views?: boolean, out: string, force?: boolean }) => {
+      const tables = opts.tables?.split(',').map((t) => t.trim()).filter((t) => t !== '')
+      await runInit({ ...opts, tables }, io)
     })
 
   const user = program.command('user').description('manage users')

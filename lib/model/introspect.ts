@@ -37,12 +37,22 @@ async function tableFacts (db: Queryable, table: string): Promise<TableFacts | u
   const list = await rows<ColumnRow>(db, sql`
     SELECT a.attname AS column,
            CASE WHEN bt.typtype = 'e' THEN 'enum' ELSE bt.typname END AS type,
-           CASE WHEN t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END AS typmod,
+           CASE WHEN t.typtype = 'd' THEN chain.typmod ELSE a.atttypmod END AS typmod,
            a.attnotnull AS not_null, a.atthasdef OR a.attidentity <> '' AS has_default,
            (SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = bt.oid) AS labels
     FROM pg_attribute a
     JOIN pg_type t ON t.oid = a.atttypid
-    JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+    -- A domain over a domain: its base is at the end of the chain, its typmod on the nearest domain that has one.
+    CROSS JOIN LATERAL (
+      WITH RECURSIVE d (oid, kind, base, typmod, depth) AS (
+        SELECT t.oid, t.typtype, t.typbasetype, t.typtypmod, 0
+        UNION ALL
+        SELECT b.oid, b.typtype, b.typbasetype, b.typtypmod, d.depth + 1 FROM d JOIN pg_type b ON b.oid = d.base WHERE d.kind = 'd'
+      )
+      SELECT (SELECT oid FROM d WHERE kind <> 'd') AS base,
+             coalesce((SELECT typmod FROM d WHERE kind = 'd' AND typmod >= 0 ORDER BY depth LIMIT 1), -1) AS typmod
+    ) chain
+    JOIN pg_type bt ON bt.oid = chain.base
     WHERE a.attrelid = ${found.oid} AND a.attnum > 0 AND NOT a.attisdropped`)
   const unique = await rows<{ columns: string[] }>(db, sql`
     SELECT array_agg(a.attname::text ORDER BY a.attname) AS columns FROM pg_index i

@@ -1,0 +1,95 @@
+// `tablegate init` as a user runs it (bin/tablegate.js over dist/): the file it writes, the summary
+// it prints, its refusal to overwrite, and `tablegate check` accepting what it wrote.
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { freshDatabase, runSql } from '../helpers/db.js'
+import { INIT_SCHEMA } from '../fixtures/init.js'
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const bin = join(root, 'bin', 'tablegate.js')
+const databaseUrl = await freshDatabase()
+await runSql(databaseUrl, INIT_SCHEMA)
+// Inside the package, so the written file's `import ... from 'tablegate'` resolves to this build.
+const dir = mkdtempSync(join(root, '.out-init-'))
+after(() => { rmSync(dir, { recursive: true, force: true }) })
+
+interface Run { code: number | null, stdout: string, stderr: string }
+
+async function cli (args: string[]): Promise<Run> {
+  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: 'init-cli-secret-0123456789-abcdef' }
+  delete env.TABLEGATE_CONFIG
+  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+  const code = await new Promise<number | null>((resolve) => { child.on('close', resolve) })
+  return { code, stdout, stderr }
+}
+
+test('init writes the config and prints what it served, left out and found; check accepts the file', async () => {
+  const run = await cli(['init'])
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.stderr, '')
+  const lines = run.stdout.trimEnd().split('\n')
+  assert.equal(lines[0], '10 tables served: customers, employees, measurements, order_lines, orders, product_tags, products, regions, shipments, tags')
+  assert.ok(lines.includes('left out: logbook: no primary key: a record is named by its key (ALTER TABLE ... ADD PRIMARY KEY)'), run.stdout)
+  assert.ok(lines.includes('left out: measurements_2025: a partition of measurements: served through it'), run.stdout)
+  assert.ok(lines.includes('left out: customers.photo: binary data, which no field type holds'), run.stdout)
+  assert.ok(lines.some((l) => l === '6 enums found: customers.status (active, blocked), customers.tier (gold, silver), customers.mood (sad, ok, happy), customers.calm (ok, happy), customers.never (sad, ok, happy), products.priority (1, 2, 3)'), run.stdout)
+  assert.ok(lines.some((l) => l.startsWith('12 relations found: customers.orders → orders, employees.manager → employees')), run.stdout)
+  assert.equal(lines.at(-1), 'wrote tablegate.config.ts: review its TODOs, then `tablegate check` and `tablegate serve`')
+  const written = readFileSync(join(dir, 'tablegate.config.ts'), 'utf8')
+  const check = await cli(['check'])
+  assert.equal(check.code, 0, check.stderr)
+  assert.equal(check.stdout, 'the config and the database agree (10 resources)\n')
+  // The columns init left out are drift: served by no field, one line each.
+  // (The other lines are the start's warnings of relations followed without an index.)
+  assert.deepEqual(check.stderr.split('\n').filter((l) => l.includes(' drift: ')), [
+    "tablegate: drift: config.resources.customers: column 'search' (tsvector) of table customers is served by no field",
+    "tablegate: drift: config.resources.customers: column 'photo' (bytea) of table customers is served by no field",
+    "tablegate: drift: config.resources.customers: column 'legacy_at' (timestamp without time zone) of table customers is served by no field",
+    "tablegate: drift: config.resources.customers: column 'labels' (text[]) of table customers is served by no field",
+  ])
+  assert.match(check.stderr, /tablegate: config\.resources\.customers\.relations\.orders, config\.resources\.orders\.relations\.customer: following the relation reads table orders by column customer_id, and no index starts with it/)
+
+  const again = await cli(['init'])
+  assert.equal(again.code, 1)
+  assert.equal(again.stdout, '')
+  assert.equal(again.stderr, 'tablegate: tablegate.config.ts exists: pass --force to overwrite it\n')
+  const forced = await cli(['init', '--force'])
+  assert.equal(forced.code, 0, forced.stderr)
+  assert.equal(readFileSync(join(dir, 'tablegate.config.ts'), 'utf8'), written, 'a rerun writes the same bytes')
+})
+
+test('check reports drift both ways, one line each, and still refuses what a start refuses', async () => {
+  const run = await cli(['init', '--tables', 'orders', '--out', 'orders.config.ts'])
+  assert.equal(run.code, 0, run.stderr)
+  await runSql(databaseUrl, 'ALTER TABLE orders DROP COLUMN placed_on, ALTER COLUMN owner_id TYPE integer USING NULL, ADD COLUMN note varchar(20)')
+  const check = await cli(['check', '--config', 'orders.config.ts'])
+  assert.equal(check.code, 1)
+  assert.equal(check.stdout, '')
+  const lines = check.stderr.trimEnd().split('\n')
+  assert.deepEqual(lines.slice(0, 3), [
+    "tablegate: drift: config.resources.orders.fields.owner_id: column 'owner_id' of table orders is integer now, which a string field does not fit",
+    "tablegate: drift: config.resources.orders.fields.placed_on: column 'placed_on' is gone from table orders",
+    "tablegate: drift: config.resources.orders: column 'note' (character varying(20)) of table orders is served by no field",
+  ])
+  assert.match(lines[3]!, /^tablegate: the config does not match the database: config\.resources\.orders\.fields\.owner_id: type 'string' does not fit column 'owner_id' of type int4$/)
+  assert.equal(lines.length, 4)
+})
+
+test('--tables, --out and --schema', async () => {
+  const run = await cli(['init', '--tables', 'orders,customers', '--out', 'two.config.ts'])
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stdout, /^2 tables served: customers, orders\n/)
+  assert.match(readFileSync(join(dir, 'two.config.ts'), 'utf8'), /customer_id: \{ type: 'bigint', required: true, references: 'customers' \}/)
+  const missing = await cli(['init', '--tables', 'nope', '--out', 'none.config.ts'])
+  assert.equal(missing.stderr, 'tablegate: not in schema public: nope\n')
+  const schema = await cli(['init', '--schema', 'elsewhere', '--out', 'none.config.ts'])
+  assert.equal(schema.stderr, 'tablegate: schema elsewhere has no tables or views\n')
+})
