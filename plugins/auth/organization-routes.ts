@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox'
 import type { OrganizationCore } from '../../lib/auth/organization-core.js'
 import { organizationActions, type OrganizationCaller } from '../../lib/auth/organization-actions.js'
 import { memberActions } from '../../lib/auth/member-actions.js'
+import { invitationActions } from '../../lib/auth/invitation-actions.js'
 import { signInRequired } from '../../lib/auth/organization-codes.js'
 import { rolesOf } from '../../lib/config/roles.js'
 import type { SessionCookies } from './callers.js'
@@ -56,6 +57,17 @@ const ListMembersQuery = Type.Object({
 })
 const MemberRoleQuery = Type.Object({ userId: Type.Optional(Id), organizationId: Type.Optional(Id), organizationSlug: Type.Optional(Slug) })
 const UpdateMemberRoleBody = Type.Object({ role: Role, memberId: Id, organizationId: Type.Optional(Id) })
+const InviteBody = Type.Object({
+  email: Type.String({ maxLength: 320 }),
+  role: Role,
+  organizationId: Type.Optional(Id),
+  resend: Type.Optional(Type.Boolean()),
+})
+const InvitationIdBody = Type.Object({ invitationId: Id })
+const InvitationQuery = Type.Object({ id: Id })
+const ListInvitationsQuery = Type.Object({ organizationId: Type.Optional(Id) })
+// better-auth takes `email` from a server call only; from a client it is refused.
+const UserInvitationsQuery = Type.Object({ email: Type.Optional(Type.Never()) })
 const RemoveMemberBody = Type.Object({ memberIdOrEmail: Type.String({ minLength: 1, maxLength: 320 }), organizationId: Type.Optional(Id) })
 
 const countOf = (value: string | undefined): number | undefined => value === undefined ? undefined : Number(value)
@@ -69,6 +81,7 @@ export async function organizationRoutes (app: FastifyInstance, options: Organiz
   const { store, cookies } = options
   const organizations = organizationActions(store)
   const members = memberActions(store)
+  const invitations = invitationActions(store)
 
   // The caller is the session's user (the active organization is the session's); the write hooks
   // of their changes see them as ctx.user.
@@ -142,5 +155,36 @@ export async function organizationRoutes (app: FastifyInstance, options: Organiz
 
   app.post('/leave', { ...route, schema: { body: OrganizationIdBody } }, async (request) => {
     return await members.leave(caller(request), (request.body as typeof OrganizationIdBody.static).organizationId, by(request))
+  })
+
+  app.post('/invite-member', { ...route, schema: { body: InviteBody } }, async (request) => {
+    return await invitations.invite(caller(request), request.body as typeof InviteBody.static)
+  })
+
+  app.get('/get-invitation', { ...route, schema: { querystring: InvitationQuery } }, async (request, reply) => {
+    void reply.headers(noStore)
+    return await invitations.get(caller(request), (request.query as typeof InvitationQuery.static).id)
+  })
+
+  app.get('/list-invitations', { ...route, schema: { querystring: ListInvitationsQuery } }, async (request, reply) => {
+    void reply.headers(noStore)
+    return await invitations.list(caller(request), (request.query as typeof ListInvitationsQuery.static).organizationId)
+  })
+
+  app.get('/list-user-invitations', { ...route, schema: { querystring: UserInvitationsQuery } }, async (request, reply) => {
+    void reply.headers(noStore)
+    return await invitations.listMine(caller(request))
+  })
+
+  app.post('/accept-invitation', { ...route, schema: { body: InvitationIdBody } }, async (request) => {
+    return await invitations.accept(caller(request), (request.body as typeof InvitationIdBody.static).invitationId, by(request))
+  })
+
+  app.post('/reject-invitation', { ...route, schema: { body: InvitationIdBody } }, async (request) => {
+    return await invitations.reject(caller(request), (request.body as typeof InvitationIdBody.static).invitationId)
+  })
+
+  app.post('/cancel-invitation', { ...route, schema: { body: InvitationIdBody } }, async (request) => {
+    return await invitations.cancel(caller(request), (request.body as typeof InvitationIdBody.static).invitationId)
   })
 }

@@ -3,16 +3,12 @@
 // better-auth's codes. Two users (ann owns, bob joins) and an outsider (eve) who is told nothing.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createAuthClient } from 'better-auth/client'
-import { organizationClient } from 'better-auth/client/plugins'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { buildApp, createUser, PASSWORD } from '../helpers/app.js'
+import { buildApp, createUser } from '../helpers/app.js'
 import { freshDatabase, withClient } from '../helpers/db.js'
-import { browserFetch } from '../helpers/browser-fetch.js'
+import { activeOf, assertError, assertSameRefusal, organizationClients } from '../helpers/organization-client.js'
 import type { WriteEvent } from '../../hooks/types.js'
-
-const PUBLIC_URL = 'http://localhost:5173'
 
 const databaseUrl = await freshDatabase()
 const events: WriteEvent[] = []
@@ -24,43 +20,13 @@ const app = await buildApp({
   }, { name: 'org-route-recorder', dependencies: ['tablegate'] })],
 })
 for (const email of ['ann@example.com', 'bob@example.com', 'cat@example.com', 'eve@example.com']) await createUser(app, email)
-const base = await app.listen({ port: 0, host: '127.0.0.1' })
+const { anonymous, signedIn } = await organizationClients(app)
 
-let addresses = 0
-async function signedIn (email: string) {
-  addresses += 1
-  const { fetch } = browserFetch(PUBLIC_URL, `203.0.113.${addresses}`)
-  const client = createAuthClient({ baseURL: `${base}/api/auth`, plugins: [organizationClient()], fetchOptions: { customFetchImpl: fetch } })
-  const { data, error } = await client.signIn.email({ email, password: PASSWORD })
-  assert.equal(error, null, JSON.stringify(error))
-  return { client, id: data!.user.id }
-}
-
-function assertError (error: { status: number, code?: string | undefined, message?: string | undefined } | null, status: number, code: string): void {
-  assert.ok(error !== null, `expected ${code}`)
-  assert.equal(error.status, status, JSON.stringify(error))
-  assert.equal(error.code, code, JSON.stringify(error))
-  assert.equal(typeof error.message, 'string')
-}
-
-/** Two refusals alike in everything but the path they answer (`instance`). */
-function assertSameRefusal (a: object | null, b: object | null): void {
-  assert.ok(a !== null && b !== null)
-  const { instance: _a, ...first } = a as Record<string, unknown>
-  const { instance: _b, ...second } = b as Record<string, unknown>
-  assert.deepEqual(first, second)
-}
-
-type Client = Awaited<ReturnType<typeof signedIn>>
 const ann = await signedIn('ann@example.com')
 const bob = await signedIn('bob@example.com')
 const cat = await signedIn('cat@example.com')
 const eve = await signedIn('eve@example.com')
 let acme: { id: string, slug: string }
-
-async function activeOf (who: Client): Promise<string | null | undefined> {
-  return ((await who.client.getSession()).data!.session as { activeOrganizationId?: string | null }).activeOrganizationId
-}
 
 test('create: the creator is its owner and it becomes the session\'s active organization', async () => {
   assert.equal(await activeOf(ann), null)
@@ -86,9 +52,9 @@ test('create refuses a taken slug, a slug the store refuses, and an anonymous ca
   assertError((await bob.client.organization.create({ name: 'Again', slug: 'acme' })).error, 400, 'ORGANIZATION_ALREADY_EXISTS')
   assertError((await bob.client.organization.create({ name: 'Bad', slug: 'Not A Slug' })).error, 400, 'VALIDATION_ERROR')
   assertError((await bob.client.organization.create({ name: '', slug: 'empty-name' })).error, 400, 'VALIDATION_ERROR')
-  const anonymous = createAuthClient({ baseURL: `${base}/api/auth`, plugins: [organizationClient()], fetchOptions: { customFetchImpl: browserFetch(PUBLIC_URL, '203.0.113.250').fetch } })
-  assertError((await anonymous.organization.create({ name: 'Anon', slug: 'anon' })).error, 401, 'UNAUTHORIZED')
-  assertError((await anonymous.organization.list()).error, 401, 'UNAUTHORIZED')
+  const nobody = anonymous()
+  assertError((await nobody.organization.create({ name: 'Anon', slug: 'anon' })).error, 401, 'UNAUTHORIZED')
+  assertError((await nobody.organization.list()).error, 401, 'UNAUTHORIZED')
 })
 
 test('check-slug says whether a slug is free', async () => {
@@ -264,10 +230,8 @@ test('delete: owners only; it stops being anyone\'s active organization', async 
 })
 
 test('allowUserToCreate: false refuses users; without organizations the routes are not there', async () => {
-  const closed = await buildApp({ databaseUrl, organizations: { allowUserToCreate: false } })
-  const offBase = await closed.listen({ port: 0, host: '127.0.0.1' })
-  const client = createAuthClient({ baseURL: `${offBase}/api/auth`, plugins: [organizationClient()], fetchOptions: { customFetchImpl: browserFetch(PUBLIC_URL, '203.0.113.251').fetch } })
-  assert.equal((await client.signIn.email({ email: 'eve@example.com', password: PASSWORD })).error, null)
+  const closed = await organizationClients(await buildApp({ databaseUrl, organizations: { allowUserToCreate: false } }))
+  const { client } = await closed.signedIn('eve@example.com')
   assertError((await client.organization.create({ name: 'Eve Co', slug: 'eve-co' })).error, 403, 'YOU_ARE_NOT_ALLOWED_TO_CREATE_A_NEW_ORGANIZATION')
 
   const off = await buildApp({ databaseUrl })
