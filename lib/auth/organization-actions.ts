@@ -35,9 +35,12 @@ export type OrganizationLookup = { readonly id: string } | { readonly slug: stri
 export async function membership (db: Queryable, core: OrganizationCore, ref: OrganizationLookup, userId: string, lock = false): Promise<{ organization: OrganizationRow, member: MemberRow } | undefined> {
   const where = 'id' in ref ? sql`o.id = ${ref.id}` : sql`o.slug = ${ref.slug}`
   type Joined = OrganizationRow & { member_id: string, member_role: string, member_created_at: Date }
+  // Locked first, read after: a membership read in the locking statement could be the one from
+  // before a change that held the lock, so a member demoted a moment ago would act as before.
+  if (lock) await query(db, sql`SELECT 1 FROM ${core.tables.organization} o WHERE ${where} FOR UPDATE`)
   const [found] = await rows<Joined>(db, sql`SELECT o.*, m.id AS member_id, m.role AS member_role, m.created_at AS member_created_at
     FROM ${core.tables.organization} o JOIN ${core.tables.member} m ON m.organization_id = o.id AND m.user_id = ${userId}
-    WHERE ${where} ${lock ? sql`FOR UPDATE OF o` : sql.empty}`)
+    WHERE ${where}`)
   if (found === undefined) return undefined
   const { member_id: id, member_role: role, member_created_at: createdAt, ...organization } = found
   return { organization, member: { id, organization_id: organization.id, user_id: userId, role, created_at: createdAt } }

@@ -3,6 +3,7 @@
 // better-auth's codes. Two users (ann owns, bob joins) and an outsider (eve) who is told nothing.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, createUser } from '../helpers/app.js'
@@ -12,11 +13,16 @@ import type { WriteEvent } from '../../hooks/types.js'
 
 const databaseUrl = await freshDatabase()
 const events: WriteEvent[] = []
+// While set, each membership update waits this long inside its transaction, after its write.
+let slowUpdates = 0
 const app = await buildApp({
   databaseUrl,
   organizations: { roles: ['owner', 'admin', 'member', 'viewer'] },
   plugins: [fp(async (instance: FastifyInstance) => {
-    instance.tablegate.addWriteHook(async (event) => { events.push(event) }, { resources: ['auth.organizations', 'auth.members'] })
+    instance.tablegate.addWriteHook(async (event) => {
+      events.push(event)
+      if (event.resource === 'auth.members' && event.operation === 'update' && slowUpdates > 0) await sleep(slowUpdates)
+    }, { resources: ['auth.organizations', 'auth.members'] })
   }, { name: 'org-route-recorder', dependencies: ['tablegate'] })],
 })
 for (const email of ['ann@example.com', 'bob@example.com', 'cat@example.com', 'eve@example.com']) await createUser(app, email)
@@ -212,8 +218,28 @@ test('remove-member and leave: the last owner can do neither; a removed member\'
   assert.deepEqual((await ann.client.organization.list()).data!.map((o) => o.slug), ['side'])
 })
 
+test('two owners demoting each other at once: one wins, the other is no owner any more when its turn comes', async () => {
+  await app.tablegate.organizations!.addMember('acme', 'cat@example.com', 'owner')
+  const members = (await bob.client.organization.listMembers({ query: { organizationId: acme.id } })).data!.members
+  const memberId = (email: string): string => members.find((m) => m.user.email === email)!.id
+  slowUpdates = 300
+  try {
+    const [byBob, byCat] = await Promise.all([
+      bob.client.organization.updateMemberRole({ memberId: memberId('cat@example.com'), role: 'member', organizationId: acme.id }),
+      cat.client.organization.updateMemberRole({ memberId: memberId('bob@example.com'), role: 'member', organizationId: acme.id }),
+    ])
+    const outcomes = [byBob, byCat].map((r) => r.error === null ? 'ok' : r.error.code)
+    assert.deepEqual(outcomes.sort(), ['YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER', 'ok'])
+  } finally {
+    slowUpdates = 0
+  }
+  const roles = (await bob.client.organization.listMembers({ query: { organizationId: acme.id } })).data!.members.map((m) => m.role).sort()
+  assert.deepEqual(roles, ['member', 'owner'])
+  await app.tablegate.organizations!.setRole('acme', 'bob@example.com', 'owner')
+  await app.tablegate.organizations!.setRole('acme', 'cat@example.com', 'admin')
+})
+
 test('delete: owners only; it stops being anyone\'s active organization', async () => {
-  await app.tablegate.organizations!.addMember('acme', 'cat@example.com', 'admin')
   await bob.client.organization.setActive({ organizationId: acme.id })
   await cat.client.organization.setActive({ organizationId: acme.id })
   assertError((await cat.client.organization.delete({ organizationId: acme.id })).error, 403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION')
