@@ -144,10 +144,13 @@ export function invitationActions (core: OrganizationCore): InvitationActions {
 
     accept: async (caller, id, by) => {
       return await core.tx(async (db) => {
+        // The organization is locked before the invitation, in the order invite-member takes them.
+        const seen = await invitationById(db, id)
+        if (!usable(seen)) throw orgRefusal(400, 'INVITATION_NOT_FOUND')
+        addressedTo(caller, seen)
+        const organization = await core.lockedOrganization(db, { id: seen.organization_id })
         const invitation = await invitationById(db, id, true)
         if (!usable(invitation)) throw orgRefusal(400, 'INVITATION_NOT_FOUND')
-        addressedTo(caller, invitation)
-        const organization = await core.lockedOrganization(db, { id: invitation.organization_id })
         const user = await core.userOf(db, { id: caller.user.id }, 'userId')
         let member
         try {
