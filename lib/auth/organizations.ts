@@ -1,6 +1,7 @@
 // Host-side organization operations (docs/organizations.md), shared by the CLI and the
-// `app.tablegate.organizations` decorator. Every refusal is an OrganizationStoreError with a code
-// callers map to an exit line (or, later, a problem). Every change runs the write hooks in its own
+// `app.tablegate.organizations` decorator, built on the statements the login's organization routes
+// use too (organization-core.ts). Every refusal is an OrganizationStoreError with a code callers map
+// to an exit line. Every change runs the write hooks in its own
 // transaction as resource `auth.organizations` or `auth.members`, so a hook that throws undoes it.
 // Membership changes lock the organization's row first: two changes to one organization's members
 // run one after the other, so two owners demoting each other at once cannot leave it without one.
