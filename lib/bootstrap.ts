@@ -8,7 +8,8 @@ import type { Queryable } from './db/query.js'
 import { applyMigrations, type Migrations } from './db/migrations.js'
 import { ensureTrigram } from './db/extensions.js'
 import { USERS_RESOURCE, userStoreOf } from './auth/users.js'
-import { MEMBERS_RESOURCE, ORGANIZATIONS_RESOURCE, createOrganizationStore } from './auth/organizations.js'
+import { MEMBERS_RESOURCE, ORGANIZATIONS_RESOURCE, organizationOperations } from './auth/organizations.js'
+import { organizationCore } from './auth/organization-core.js'
 import { createVerifier } from './auth/verifier.js'
 import { revocationList } from './auth/revocations.js'
 import { buildModels } from './model/build.js'
@@ -96,9 +97,10 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
     const extensions = new Extensions([...Object.keys(config.resources), ...storeResources])
     const hooks = extensions.writeHooks
     const users = builtInLogin ? userStoreOf(config, db, hooks) : undefined
-    const organizations = users === undefined || config.organizations === undefined
+    const organizationStore = users === undefined || config.organizations === undefined
       ? undefined
-      : createOrganizationStore({ pool: users.pool, schema: config.authSchema, settings: config.organizations, events: hooks })
+      : organizationCore({ pool: users.pool, schema: config.authSchema, settings: config.organizations, events: hooks })
+    const organizations = organizationStore === undefined ? undefined : organizationOperations(organizationStore)
     // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
     if (users !== undefined) await users.keys.current()
     checkClientMetadata(clientMetadata(config), declared, config.roles.list)
@@ -116,6 +118,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       db,
       users,
       organizations,
+      organizationStore,
       verifier,
       models,
       trigram,

@@ -4,6 +4,7 @@ import type { ResolvedConfig } from './config/resolve.js'
 import type { Databases } from './db/connect.js'
 import type { UserStore } from './auth/users.js'
 import type { OrganizationOperations } from './auth/organizations.js'
+import type { OrganizationCore } from './auth/organization-core.js'
 import type { Verifier } from './auth/verifier.js'
 import type { ResourceModel } from './model/types.js'
 import type { AccessResolver } from './access/resolve.js'
@@ -24,6 +25,8 @@ export interface Runtime {
   readonly users: UserStore | undefined
   /** Host-side organization operations; undefined when organizations are off (or tokens come from elsewhere). */
   readonly organizations: OrganizationOperations | undefined
+  /** The organization store the login routes act on, under the same rules as the host operations. */
+  readonly organizationStore: OrganizationCore | undefined
   readonly verifier: Verifier
   /** Resource models, checked against the database at startup. */
   readonly models: ReadonlyMap<string, ResourceModel>

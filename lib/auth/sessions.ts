@@ -33,18 +33,20 @@ export interface SessionRow {
   created_at: Date
   ip_address: string | null
   user_agent: string | null
+  /** The organization the session works in (organization-actions.ts keeps it one the user is a member of). */
+  active_organization_id: string | null
 }
 
 /** A live session and its user; banned users have none (banning deletes their sessions). */
 export async function liveSession (db: Queryable, tables: AuthTables, token: string): Promise<{ session: SessionRow, user: UserRow } | undefined> {
-  type Joined = UserRow & { session_id: string, session_expires_at: Date, session_created_at: Date, session_ip_address: string | null, session_user_agent: string | null }
+  type Joined = UserRow & { session_id: string, session_expires_at: Date, session_created_at: Date, session_ip_address: string | null, session_user_agent: string | null, session_active_organization_id: string | null }
   const [found] = await rows<Joined>(db, sql`SELECT u.*, s.id AS session_id, s.expires_at AS session_expires_at, s.created_at AS session_created_at,
-      s.ip_address AS session_ip_address, s.user_agent AS session_user_agent
+      s.ip_address AS session_ip_address, s.user_agent AS session_user_agent, s.active_organization_id AS session_active_organization_id
     FROM ${tables.session} s JOIN ${tables.user} u ON u.id = s.user_id
     WHERE s.token_hash = ${hashToken(token)} AND s.expires_at > now() AND NOT u.banned`)
   if (found === undefined) return undefined
-  const { session_id: id, session_expires_at: expiresAt, session_created_at: createdAt, session_ip_address: ip, session_user_agent: agent, ...user } = found
-  return { session: { id, user_id: user.id, expires_at: expiresAt, created_at: createdAt, ip_address: ip, user_agent: agent }, user }
+  const { session_id: id, session_expires_at: expiresAt, session_created_at: createdAt, session_ip_address: ip, session_user_agent: agent, session_active_organization_id: active, ...user } = found
+  return { session: { id, user_id: user.id, expires_at: expiresAt, created_at: createdAt, ip_address: ip, user_agent: agent, active_organization_id: active }, user }
 }
 
 /** The user behind a live session. */

@@ -1,6 +1,6 @@
 // Response shapes of the login routes, following better-auth 1.7 so its browser client works
 // against tablegate unchanged.
-import type { MemberRow, OrganizationRow, UserRow } from './store/migrate.js'
+import type { InvitationRow, MemberRow, OrganizationRow, UserRow } from './store/migrate.js'
 import type { SessionRow } from './sessions.js'
 
 export interface AuthUser {
@@ -45,10 +45,13 @@ export interface AuthSession {
   updatedAt: string
   ipAddress: string | null
   userAgent: string | null
+  /** With organizations only, as better-auth's organization plugin adds it. */
+  activeOrganizationId?: string | null
 }
 
-export function authSession (session: SessionRow): AuthSession {
+export function authSession (session: SessionRow, organizations = false): AuthSession {
   return {
+    ...(organizations ? { activeOrganizationId: session.active_organization_id } : {}),
     id: session.id,
     userId: session.user_id,
     expiresAt: session.expires_at.toISOString(),
@@ -97,5 +100,39 @@ export function authMember (member: MemberRow): AuthMember {
     userId: member.user_id,
     role: member.role,
     createdAt: member.created_at.toISOString(),
+  }
+}
+
+/** A member with the user's public fields, as better-auth lists members. */
+export interface AuthMemberWithUser extends AuthMember {
+  user: { id: string, name: string, email: string, image: null }
+}
+
+export function authMemberWithUser (member: MemberRow, user: Pick<UserRow, 'id' | 'name' | 'email'>): AuthMemberWithUser {
+  return { ...authMember(member), user: { id: user.id, name: user.name, email: user.email, image: null } }
+}
+
+/** better-auth's invitation record. */
+export interface AuthInvitation {
+  id: string
+  organizationId: string
+  email: string
+  role: string
+  status: string
+  inviterId: string | null
+  expiresAt: string
+  createdAt: string
+}
+
+export function authInvitation (invitation: InvitationRow): AuthInvitation {
+  return {
+    id: invitation.id,
+    organizationId: invitation.organization_id,
+    email: invitation.email,
+    role: invitation.role,
+    status: invitation.status,
+    inviterId: invitation.inviter_id,
+    expiresAt: invitation.expires_at.toISOString(),
+    createdAt: invitation.created_at.toISOString(),
   }
 }

@@ -13,7 +13,7 @@ import { signInForm } from './sign-in-form.js'
 import { sharedLimiterStore } from '../../lib/auth/sign-in-limiter.js'
 
 async function auth (app: FastifyInstance): Promise<void> {
-  const { verifier, users, db, config } = runtimeOf(app)
+  const { verifier, users, db, config, organizationStore } = runtimeOf(app)
   const loginPrefix = `${config.apiRoot}/auth`
   // The login routes answer an unknown path themselves (404): that a path is not there is no secret.
   const isLoginPath = (url: string): boolean => url === loginPrefix || url.startsWith(`${loginPrefix}/`) || url.startsWith(`${loginPrefix}?`)
@@ -41,7 +41,7 @@ async function auth (app: FastifyInstance): Promise<void> {
   await app.register(async (login) => {
     await login.register(cookie, { secret: cookieSecret(db.authSecret) })
     await login.register(rateLimit, { global: false, store: sharedLimiterStore(users.pool, users.tables) })
-    await login.register(loginRoutes, { users, verifier, config })
+    await login.register(loginRoutes, { users, verifier, config, organizations: organizationStore })
     await login.register(signInForm, { apiRoot: config.apiRoot })
   }, { prefix: loginPrefix })
 }

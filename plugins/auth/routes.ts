@@ -14,6 +14,8 @@ import type { Verifier } from '../../lib/auth/verifier.js'
 import { NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { sessionCookies } from './callers.js'
 import { adminRoutes } from './admin-routes.js'
+import { organizationRoutes } from './organization-routes.js'
+import type { OrganizationCore } from '../../lib/auth/organization-core.js'
 
 const SignInBody = Type.Object({
   email: Type.String({ maxLength: 320 }),
@@ -32,6 +34,8 @@ export interface LoginRouteOptions {
   readonly users: UserStore
   readonly verifier: Verifier
   readonly config: ResolvedConfig
+  /** The organization store; without it (organizations off) /organization/* is a 404 like any unknown path. */
+  readonly organizations: OrganizationCore | undefined
 }
 
 export async function loginRoutes (app: FastifyInstance, options: LoginRouteOptions): Promise<void> {
@@ -94,7 +98,7 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
       if (cookies.token(request) !== undefined) cookies.clear(reply)
       return null
     }
-    return { session: authSession(found.session), user: authUser(found.user) }
+    return { session: authSession(found.session, config.organizations !== undefined), user: authUser(found.user) }
   })
 
   // No body at all (`curl -X POST`) is as good as `{}`: there is nothing to say to sign out.
@@ -122,4 +126,5 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
   app.get('/status', { config: { public: true } }, async () => ({ needsAdmin: !(await users.hasUsers()) }))
 
   await app.register(adminRoutes, { ...options, cookies, prefix: '/admin' })
+  if (options.organizations !== undefined) await app.register(organizationRoutes, { store: options.organizations, cookies, prefix: '/organization' })
 }

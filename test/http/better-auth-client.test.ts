@@ -9,6 +9,7 @@ import { adminClient, jwtClient } from 'better-auth/client/plugins'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { buildApp, createUser, PASSWORD } from '../helpers/app.js'
 import { freshDatabase, runSql } from '../helpers/db.js'
+import { browserFetch } from '../helpers/browser-fetch.js'
 
 const PUBLIC_URL = 'http://localhost:5173'
 
@@ -21,23 +22,8 @@ const app = await buildApp({
 await createUser(app, 'admin@example.com')
 const base = await app.listen({ port: 0, host: '127.0.0.1' })
 
-// A cookie jar as a browser keeps one: Set-Cookie stores, Max-Age=0 deletes.
 function browser (address: string) {
-  const jar = new Map<string, string>()
-  const cookieFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const headers = new Headers(init?.headers)
-    if (jar.size > 0) headers.set('cookie', [...jar].map(([name, value]) => `${name}=${value}`).join('; '))
-    headers.set('origin', PUBLIC_URL)
-    headers.set('x-forwarded-for', address)
-    const response = await fetch(input, { ...init, headers })
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = '', ...attributes] = line.split(';')
-      const name = pair.slice(0, pair.indexOf('='))
-      if (attributes.some((a) => /^\s*max-age=0$/i.test(a))) jar.delete(name)
-      else jar.set(name, pair.slice(name.length + 1))
-    }
-    return response
-  }
+  const { fetch: cookieFetch, jar } = browserFetch(PUBLIC_URL, address)
   const client = createAuthClient({
     baseURL: `${base}/api/auth`,
     plugins: [jwtClient(), adminClient()],

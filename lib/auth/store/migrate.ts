@@ -40,6 +40,18 @@ export interface MemberRow {
   created_at: Date
 }
 
+/** A row of the invitation table. */
+export interface InvitationRow {
+  id: string
+  organization_id: string
+  email: string
+  role: string
+  status: 'pending' | 'accepted' | 'rejected' | 'canceled'
+  inviter_id: string | null
+  expires_at: Date
+  created_at: Date
+}
+
 export interface AuthTables {
   readonly schema: string | undefined
   readonly user: Sql
