@@ -8,6 +8,7 @@ import { mapError } from '../../lib/http/error-mapping.js'
 import { authSession, authUser } from '../../lib/auth/shapes.js'
 import { endSession } from '../../lib/auth/sessions.js'
 import { issueAccessToken } from '../../lib/auth/tokens.js'
+import { activeOrganization } from '../../lib/auth/active-organization.js'
 import { isSafeCallbackURL, isTrustedOrigin, originOf } from '../../lib/auth/origins.js'
 import type { ResolvedConfig } from '../../lib/config/resolve.js'
 import type { Verifier } from '../../lib/auth/verifier.js'
@@ -108,9 +109,10 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
   app.get('/token', { config: { public: true } }, async (request, reply) => {
     // A bearer token is a credential: no cache on the way may keep it (RFC 6749, 5.1).
     reply.header('cache-control', 'no-store')
-    const user = (await cookies.session(request))?.user
-    if (user === undefined) throw authProblem('unauthenticated', 'UNAUTHORIZED', 'Sign in first: no valid session cookie was sent.')
-    const { token } = await issueAccessToken(await users.keys.current(), user, config.publicUrl)
+    const found = await cookies.session(request)
+    if (found === undefined) throw authProblem('unauthenticated', 'UNAUTHORIZED', 'Sign in first: no valid session cookie was sent.')
+    const org = config.organizations === undefined ? undefined : await activeOrganization(users.pool, users.tables, found.session.id)
+    const { token } = await issueAccessToken(await users.keys.current(), found.user, config.publicUrl, undefined, org)
     return { token }
   })
 
