@@ -219,3 +219,8 @@ test('without organizations configured the token has no org claim, whatever the 
   const response = await plain.inject({ method: 'GET', url: '/api/auth/token', headers: { cookie } })
   assert.deepEqual(Object.keys(payloadOf(json(response).token)).sort(), ['aud', 'exp', 'iat', 'iss', 'role', 'sub'])
 })
+
+test('a capability of an organization role is checked at startup like a bundle\'s', async () => {
+  await assert.rejects(buildApp({ ...config, organizations: { roleCapabilities: { member: ['projets.read'] } } }),
+    /config\.organizations\.roleCapabilities\.member\[0\]: 'projets\.read' names resource 'projets', which does not exist \(did you mean 'projects'\?\)/)
+})
