@@ -14,24 +14,31 @@ import type { Config } from '../../lib/config/schema.js'
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, `
   CREATE TABLE projects (id serial PRIMARY KEY, name text NOT NULL, org_id text NOT NULL);
+  CREATE TABLE tasks (id serial PRIMARY KEY, title text NOT NULL, project_id integer REFERENCES projects (id), org_id text NOT NULL);
+  CREATE INDEX tasks_project_id ON tasks (org_id, project_id);
   CREATE TABLE reports (id serial PRIMARY KEY, title text NOT NULL);
   INSERT INTO reports (title) VALUES ('shared');
 `)
 const config: Config = {
   databaseUrl,
   // The service role `user` may read projects (in an organization); writing them comes from the organization role.
-  roles: { admin: ['*'], user: ['reports.read', 'projects.read'] },
+  roles: { admin: ['*'], user: ['reports.read', 'projects.read', 'tasks.read'] },
   defaultRole: 'user',
   revocationPollMs: 100,
   // Every test signs in afresh, more often than a person would.
   signInPerMinute: 1000,
-  organizations: { roleCapabilities: { member: ['projects.create'], admin: ['projects.*'], owner: ['projects.*'] } },
+  organizations: { roleCapabilities: { member: ['projects.create', 'tasks.*'], admin: ['projects.*', 'tasks.*'], owner: ['projects.*', 'tasks.*'] } },
   resources: {
     projects: {
       tenant: 'org_id',
       fields: { id: { type: 'integer', readOnly: true, dbDefault: true }, name: { type: 'string', required: true } },
       // A rule sees the organization role too: only an organization's owner may rename.
       access: { fields: { name: { write: (ctx) => ctx.operation === 'create' || ctx.org?.roles.includes('owner') === true } } },
+    },
+    tasks: {
+      tenant: 'org_id',
+      fields: { id: { type: 'integer', readOnly: true, dbDefault: true }, title: { type: 'string', required: true }, project_id: { type: 'integer', references: 'projects' } },
+      relations: { project: { field: 'project_id' } },
     },
     reports: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } },
   },
@@ -212,8 +219,10 @@ test('banning the user ends their organization tokens too', async () => {
   await within(2000, async () => (await caller(app, auth)('GET', '/api/v1/projects')).status === 401)
 })
 
-test('without organizations configured the token has no org claim, whatever the session holds', async () => {
-  const plain = await buildApp({ databaseUrl, roles: ['admin', 'user'], signInPerMinute: 1000, resources: { reports: config.resources!.reports! } })
+test('without organizations configured the token has no org claim, whatever the session holds, and an org claim is no tenant', async () => {
+  const plain = await buildApp({ databaseUrl, roles: ['admin', 'user'], signInPerMinute: 1000, resources: { reports: config.resources!.reports!, projects: { ...config.resources!.projects!, access: {} } } })
+  // A token of the app with organizations (same store, so same keys and issuer) names Acme: here it is no tenant.
+  assertProblem(await plain.inject({ method: 'GET', url: '/api/v1/projects', headers: await bearerIn('ann@example.com', acme.id) }), 403, 'tenant-required')
   const cookie = sessionCookie(await signIn(plain, 'bob@example.com'))
   await usersOf(plain).pool.query('UPDATE auth_session SET active_organization_id = $1 WHERE user_id = (SELECT id FROM auth_user WHERE email = $2)', [acme.id, 'bob@example.com'])
   const response = await plain.inject({ method: 'GET', url: '/api/auth/token', headers: { cookie } })
@@ -223,4 +232,29 @@ test('without organizations configured the token has no org claim, whatever the 
 test('a capability of an organization role is checked at startup like a bundle\'s', async () => {
   await assert.rejects(buildApp({ ...config, organizations: { roleCapabilities: { member: ['projets.read'] } } }),
     /config\.organizations\.roleCapabilities\.member\[0\]: 'projets\.read' names resource 'projets', which does not exist \(did you mean 'projects'\?\)/)
+})
+
+test('exports, batches and relations stay in the caller\'s organization too', async () => {
+  const annAcme = caller(app, await bearerIn('ann@example.com', acme.id))
+  const cidGlobex = caller(app, await bearerIn('cid@example.com', globex.id))
+  const alpha = await annAcme('POST', '/api/v1/projects', { payload: { name: 'alpha' } })
+  assert.equal(alpha.status, 201)
+  // Acme's project cannot be referenced, embedded, filtered on, exported or batch-written from Globex.
+  const foreign = await cidGlobex('POST', '/api/v1/tasks', { payload: { title: 'sneak', project_id: alpha.body.id } })
+  assert.equal(foreign.status, 400, JSON.stringify(foreign.body))
+  assert.deepEqual(foreign.body.errors.map((e: { field: string }) => e.field), ['project_id'])
+  const own = await annAcme('POST', '/api/v1/tasks', { payload: { title: 'launch', project_id: alpha.body.id } })
+  assert.equal(own.status, 201, JSON.stringify(own.body))
+  const embedded = await annAcme('GET', '/api/v1/tasks?fields=title,project.name')
+  assert.deepEqual(embedded.body.items.map((t: any) => [t.title, t.project?.name]), [['launch', 'alpha']])
+  const filtered = await cidGlobex('GET', `/api/v1/tasks?filter=${encodeURIComponent('project.name = "alpha"')}`)
+  assert.equal(filtered.status, 200, JSON.stringify(filtered.body))
+  assert.deepEqual(filtered.body.items, [])
+  const exported = await app.inject({ method: 'GET', url: '/api/v1/projects:export', headers: await bearerIn('cid@example.com', globex.id) })
+  assert.equal(exported.statusCode, 200, exported.body)
+  assert.deepEqual(exported.body.trim().split('\n').map((line) => JSON.parse(line).name), ['widget'])
+  const batch = await cidGlobex('POST', '/api/v1:batchWrite', { payload: { operations: [{ op: 'update', resource: 'projects', key: alpha.body.id, etag: '*', data: { name: 'taken' } }] } })
+  assert.equal(batch.status, 404, JSON.stringify(batch.body))
+  const { rows } = await usersOf(app).pool.query('SELECT name, org_id FROM projects WHERE id = $1', [alpha.body.id])
+  assert.deepEqual(rows, [{ name: 'alpha', org_id: acme.id }])
 })
