@@ -2,7 +2,7 @@
 // anywhere else, or a signed-in session cookie, verified against the session store. Either way the
 // page's "try it" calls need a bearer token: the one sent, or one minted for the session's user (as
 // GET /api/auth/token would).
-import type { Principal, Verifier } from './verifier.js'
+import { callerOrganization, type Principal, type Verifier } from './verifier.js'
 import type { UserStore } from './users.js'
 import { liveSession } from './sessions.js'
 import { issueAccessToken } from './tokens.js'
@@ -29,12 +29,10 @@ export async function sessionCaller (users: UserStore, sessionToken: string, ten
   const found = await liveSession(users.pool, users.tables, sessionToken)
   if (found === undefined) return undefined
   const { user } = found
-  const org = organizations ? await activeOrganization(users.pool, users.tables, found.session.id) : undefined
-  const roles = org === undefined ? undefined : rolesOf(org.role)
+  const org = organizations ? callerOrganization(await activeOrganization(users.pool, users.tables, found.session.id)) : undefined
+  const caller = { id: user.id, roles: rolesOf(user.role) }
   return {
-    principal: org === undefined || roles!.length === 0
-      ? { user: { id: user.id, roles: rolesOf(user.role) }, tenant }
-      : { user: { id: user.id, roles: rolesOf(user.role) }, tenant: org.id, org: { id: org.id, role: roles!.join(','), roles: roles! } },
-    token: async () => (await issueAccessToken(await users.keys.current(), user, issuer, undefined, org)).token,
+    principal: org === undefined ? { user: caller, tenant } : { user: caller, tenant: org.id, org },
+    token: async () => (await issueAccessToken(await users.keys.current(), user, issuer, undefined, org && { id: org.id, role: org.role })).token,
   }
 }

@@ -90,8 +90,8 @@ function rolesFrom (claim: unknown): string[] {
   return []
 }
 
-/** The `org` claim our own tokens carry; anything else in its place is no organization. */
-function organizationFrom (claim: unknown): CallerOrganization | undefined {
+/** The `org` claim our own tokens carry (or a session's membership); anything else in its place is no organization. */
+export function callerOrganization (claim: unknown): CallerOrganization | undefined {
   if (typeof claim !== 'object' || claim === null) return undefined
   const { id, role } = claim as Record<string, unknown>
   if (typeof id !== 'string' || id === '' || typeof role !== 'string') return undefined
@@ -174,7 +174,7 @@ export function createVerifier (options: VerifierOptions): Verifier {
     if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated(INVALID, 'invalid_token')
     const claimedTenant = options.tenantClaim === undefined ? undefined : payload[options.tenantClaim]
     const user = { id: payload.sub, roles: rolesFrom(payload[rolesClaim]) }
-    const org = options.organizations === true ? organizationFrom(payload.org) : undefined
+    const org = options.organizations === true ? callerOrganization(payload.org) : undefined
     const principal: Principal = org !== undefined
       ? { user, tenant: org.id, org }
       : { user, tenant: options.tenant ?? (typeof claimedTenant === 'string' && claimedTenant !== '' ? claimedTenant : undefined) }

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, caller, createUser, json, sessionCookie, signIn, usersOf } from '../helpers/app.js'
 import { assertProblem } from '../helpers/login.js'
+import { endOrganizationTokens } from '../../lib/auth/revocations.js'
 import type { Config } from '../../lib/config/schema.js'
 
 const databaseUrl = await freshDatabase()
@@ -257,4 +258,25 @@ test('exports, batches and relations stay in the caller\'s organization too', as
   assert.equal(batch.status, 404, JSON.stringify(batch.body))
   const { rows } = await usersOf(app).pool.query('SELECT name, org_id FROM projects WHERE id = $1', [alpha.body.id])
   assert.deepEqual(rows, [{ name: 'alpha', org_id: acme.id }])
+})
+
+test('the docs page of a session in an organization is that organization\'s, and so is its "try it" token', async () => {
+  const cookie = await sessionOf('bob@example.com', acme.id)
+  const response = await app.inject({ method: 'GET', url: '/api/docs/openapi.json', headers: { cookie } })
+  assert.equal(response.statusCode, 200, response.body)
+  const document = json(response)
+  assert.ok('delete' in document.paths['/api/v1/projects/{key}'], 'an admin of Acme deletes projects')
+  assert.deepEqual(payloadOf(document.components.securitySchemes.bearer['x-scalar-secret-token']).org, { id: acme.id, role: 'admin' })
+})
+
+test('deleting an organization: its members\' tokens for it end within the poll', async () => {
+  const doomed = await orgs.create({ name: 'Doomed', slug: 'doomed', owner: 'bob@example.com' })
+  const auth = await bearerIn('bob@example.com', doomed.id)
+  assert.equal((await caller(app, auth)('GET', '/api/v1/projects')).status, 200)
+  // What the delete route does: record the members' removal, then delete (members go with it).
+  const { pool, tables } = usersOf(app)
+  await endOrganizationTokens(pool, tables, doomed.id)
+  await pool.query('DELETE FROM auth_organization WHERE id = $1', [doomed.id])
+  await within(2000, async () => (await caller(app, auth)('GET', '/api/v1/projects')).status === 403)
+  assertProblem(await app.inject({ method: 'GET', url: '/api/v1/projects', headers: auth }), 403, 'tenant-required')
 })
