@@ -109,7 +109,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
     const revocations = users === undefined ? undefined : revocationList(users.pool, users.tables)
     await revocations?.refresh()
     const verifier = users !== undefined
-      ? createVerifier({ loadKeys: users.keys.publicJwks, issuer: config.publicUrl, audience: config.publicUrl, algorithms: ['EdDSA'], tenant: config.tenant, revocations })
+      ? createVerifier({ loadKeys: users.keys.publicJwks, issuer: config.publicUrl, audience: config.publicUrl, algorithms: ['EdDSA'], tenant: config.tenant, revocations, organizations: config.organizations !== undefined })
       : createVerifier({ ...config.verifier, tenant: config.verifier?.tenant ?? config.tenant })
     revocations?.start(config.revocationPollMs)
     const services = appServices(config, db.authSecret, hooks)
@@ -122,7 +122,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       verifier,
       models,
       trigram,
-      access: new AccessResolver(models, { bundles: config.roles.bundles, defaultAccess: config.defaultAccess, trigram, ruleFilters: services.ruleFilters }),
+      access: new AccessResolver(models, { bundles: config.roles.bundles, organizationBundles: config.organizations?.roleCapabilities, defaultAccess: config.defaultAccess, trigram, ruleFilters: services.ruleFilters }),
       extensions,
       routes: new RouteTable(),
       metaVersion: createMetaVersion({ resources: config.resources, roles: config.roles.list, views: config.config.views, pages: config.config.pages, userMenu: config.config.userMenu }),

@@ -1,16 +1,18 @@
 // The typed request context every stage reads (`request.ctx`). Third-party plugins extend
 // TablegateContext by declaration merging; members they add must be optional, since the root
 // plugin creates the context before any plugin fills them in.
-import type { CallerUser } from './principal.js'
+import type { CallerOrganization, CallerUser } from './principal.js'
 import type { AccessPlan } from './access/types.js'
 import type { StageTimes } from './timing.js'
 
-export type { CallerUser }
+export type { CallerOrganization, CallerUser }
 
 export interface TablegateContext {
   /** The verified caller; null only on public routes (`/api/auth/*`). */
   user: CallerUser | null
   tenant: string | undefined
+  /** The active organization (organizations only): `tenant` is its id. */
+  org?: CallerOrganization | undefined
   /**
    * The caller's access to a resource, resolved once per request and resource; an unknown
    * resource is a 404 not-found problem.

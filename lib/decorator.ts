@@ -14,6 +14,7 @@ import type { OperationsDescriber } from './openapi/document.js'
 import type { Runtime } from './runtime.js'
 import { pluginRouteDeclaration, type PluginResourceRoute } from './route/plugin-route.js'
 import type { WriteHook, WriteHookOptions } from '../hooks/types.js'
+import type { MetaVersion } from './meta-version.js'
 
 /**
  * The resolved settings a plugin may read, each named: a setting added to the resolved config
@@ -53,7 +54,7 @@ export interface TablegateDecorator {
   /** Page tokens of this app, for plugins that page through results of their own. */
   readonly pageTokens: PageTokens
   /** `X-Meta-Version` for a role set. */
-  readonly metaVersion: (roles: readonly string[]) => string
+  readonly metaVersion: MetaVersion
   /**
    * Adds a hook that runs inside the write transaction of the writes it subscribes to (default:
    * every write), after the write, with the stored rows. Only before the app is ready.

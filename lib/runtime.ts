@@ -14,6 +14,7 @@ import type { ReadServices } from './read/execute.js'
 import type { WriteServices } from './write/pipeline.js'
 import type { Extensions } from './extensions.js'
 import type { RouteTable } from './route/table.js'
+import type { MetaVersion } from './meta-version.js'
 
 /** What plans, reads and writes use of the app: checks, selections, page tokens, ETags, estimates, hooks. */
 export type AppServices = PlanServices & ReadServices & WriteServices & { readonly ruleFilters: RuleFilters }
@@ -38,7 +39,7 @@ export interface Runtime {
   /** The routes every request runs through (lib/route/), built-in and added by plugins. */
   readonly routes: RouteTable
   /** `X-Meta-Version` for a role set. */
-  readonly metaVersion: (roles: readonly string[]) => string
+  readonly metaVersion: MetaVersion
   readonly services: AppServices
   /** Stops the app's timers and closes its pools (and the embedded database it started). */
   close (): Promise<void>

@@ -75,6 +75,9 @@ export function accessConfigIssues (config: Config, models: ReadonlyMap<string, 
   for (const [role, bundle] of Object.entries(roles.bundles ?? {})) {
     bundle.forEach((capability, i) => { issues.push(...capabilityIssues(`config.roles.${role}[${i}]`, capability, models)) })
   }
+  for (const [role, bundle] of Object.entries(config.organizations?.roleCapabilities ?? {})) {
+    bundle.forEach((capability, i) => { issues.push(...capabilityIssues(`config.organizations.roleCapabilities.${role}[${i}]`, capability, models)) })
+  }
   const except = typeof config.rowPermissions === 'object' ? config.rowPermissions.except : []
   except.forEach((name, i) => {
     if (!models.has(name)) issues.push(`config.rowPermissions.except[${i}]: resource '${name}' does not exist${didYouMean(name, models.keys())}`)

@@ -15,6 +15,8 @@ import { ALLOWED, DENIED, OPERATIONS, RECORDLESS, recordlessRule, type AccessPla
 export interface AccessSettings {
   /** Capability bundles per role, when roles are configured as bundles. */
   readonly bundles: Readonly<Record<string, readonly string[]>> | undefined
+  /** Capabilities per organization role, added to the bundles' while the organization is active. */
+  readonly organizationBundles?: Readonly<Record<string, readonly string[]>> | undefined
   readonly defaultAccess: 'allow' | 'deny' | undefined
   /** pg_trgm is installed, so the caller's query model offers similar(). */
   readonly trigram: boolean
@@ -22,9 +24,19 @@ export interface AccessSettings {
   readonly ruleFilters: RuleFilters
 }
 
-/** The text that identifies a caller's shape: rules see nothing else of them. */
+/** The text that identifies a caller's shape: rules see nothing else of them (the organization's id is the tenant). */
 export function callerKey (caller: Principal): string {
-  return JSON.stringify([caller.user.id, caller.user.roles, caller.tenant ?? null])
+  const shape = [caller.user.id, caller.user.roles, caller.tenant ?? null]
+  return JSON.stringify(caller.org === undefined ? shape : [...shape, caller.org.roles])
+}
+
+/** The service roles' capabilities and, in an organization, those its roles add (an organization's `admin` implies nothing). */
+function callerCapabilities (caller: Principal, settings: AccessSettings): readonly string[] | undefined {
+  if (settings.bundles === undefined) return undefined
+  const held = capabilitiesOf(caller.user.roles, settings.bundles)
+  const { org } = caller
+  if (org === undefined || settings.organizationBundles === undefined) return held
+  return [...new Set([...held, ...org.roles.flatMap((role) => settings.organizationBundles![role] ?? [])])]
 }
 
 function hasRole (ctx: RuleContext, roles: readonly string[]): boolean {
@@ -89,9 +101,9 @@ function fieldsKey (model: ResourceModel, fields: readonly FieldModel[]): string
 }
 
 export function resolveAccess (caller: Principal, model: ResourceModel, settings: AccessSettings, key = callerKey(caller), shared = new SharedShapes()): AccessPlan {
-  const base = { user: caller.user, tenant: caller.tenant, resource: model.name }
+  const base = { user: caller.user, tenant: caller.tenant, org: caller.org, resource: model.name }
   const rules = (model.access ?? {}) as Partial<Record<Operation, Rule>> & { fields?: Record<string, { read?: FieldRule, write?: FieldRule }>, showDeleted?: FieldRule }
-  const capabilities = settings.bundles === undefined ? undefined : capabilitiesOf(caller.user.roles, settings.bundles)
+  const capabilities = callerCapabilities(caller, settings)
   const owner = model.owner === undefined ? undefined : model.fields.get(model.owner)
 
   const accessOf = (operation: Operation): OperationAccess => {
@@ -118,7 +130,8 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
       const access = fromRule(model, rules.export, { ...base, operation: 'export' }, settings.ruleFilters)
       return recordless('export', access)
     }
-    const ownCapability = settings.defaultAccess === undefined && settings.bundles !== undefined && bundlesNameExport(settings.bundles, model.name)
+    const ownCapability = settings.defaultAccess === undefined && settings.bundles !== undefined &&
+      (bundlesNameExport(settings.bundles, model.name) || bundlesNameExport(settings.organizationBundles ?? {}, model.name))
     return ownCapability ? accessOf('export') : read
   }
   const distinct: OperationAccess[] = []
@@ -161,7 +174,7 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
 
 /**
  * A caller's access to each resource of one app, resolved once per caller shape: rules see only
- * the caller (id, roles, tenant), the resource and the operation, so a client's repeated requests
+ * the caller (id, roles, tenant, organization roles), the resource and the operation, so a client's repeated requests
  * resolve nothing again. Undefined for a resource the app does not have.
  */
 export class AccessResolver {
@@ -169,7 +182,7 @@ export class AccessResolver {
   readonly #shared = new SharedShapes()
   // Callers' keys by their user object, which the verified-token cache hands out again for each of
   // a token's requests: the key is then written once a token, not once a request.
-  readonly #keys = new WeakMap<Principal['user'], { readonly tenant: string | undefined, readonly key: string }>()
+  readonly #keys = new WeakMap<Principal['user'], { readonly tenant: string | undefined, readonly org: Principal['org'], readonly key: string }>()
 
   constructor (private readonly models: ReadonlyMap<string, ResourceModel>, private readonly settings: AccessSettings) {}
 
@@ -181,9 +194,9 @@ export class AccessResolver {
   /** The caller's key (callerKey), remembered with their user object. */
   keyOf (caller: Principal): string {
     const known = this.#keys.get(caller.user)
-    if (known !== undefined && known.tenant === caller.tenant) return known.key
+    if (known !== undefined && known.tenant === caller.tenant && known.org === caller.org) return known.key
     const key = callerKey(caller)
-    this.#keys.set(caller.user, { tenant: caller.tenant, key })
+    this.#keys.set(caller.user, { tenant: caller.tenant, org: caller.org, key })
     return key
   }
 

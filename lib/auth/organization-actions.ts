@@ -3,6 +3,7 @@
 // update and delete. Each takes the caller's live session and answers better-auth's shapes, or throws
 // a problem with its codes. A non-member is told exactly what a caller naming a missing organization
 // is told: nothing here says whether an organization they do not belong to exists.
+import { endOrganizationTokens } from './revocations.js'
 import { sql, type Sql } from '../sql/sql.js'
 import { query, rows, type Queryable } from '../db/query.js'
 import type { MemberRow, OrganizationRow, UserRow, InvitationRow } from './store/migrate.js'
@@ -202,7 +203,9 @@ export function organizationActions (core: OrganizationCore): OrganizationAction
         const found = await membership(db, core, { id: organizationId }, caller.user.id, true)
         if (found === undefined) throw orgRefusal(400, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION')
         if (!isOwner(found.member)) throw orgRefusal(403, 'YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION')
-        // Members and invitations go with it, and it stops being any session's active organization (the foreign keys).
+        // Members and invitations go with it, and it stops being any session's active organization
+        // (the foreign keys); its members' tokens stop acting in it within the revocation bound.
+        await endOrganizationTokens(db, tables, organizationId)
         await query(db, sql`DELETE FROM ${tables.organization} WHERE id = ${organizationId}`)
         await core.changed(db, ORGANIZATIONS_RESOURCE, 'delete', { ...authOrganization(found.organization) }, undefined, by)
         return authOrganization(found.organization)

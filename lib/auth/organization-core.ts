@@ -10,6 +10,8 @@ import { withTransaction } from '../db/transaction.js'
 import { authTables, type AuthTables, type MemberRow, type OrganizationRow, type UserRow } from './store/migrate.js'
 import { HOST_CONTEXT, UserStoreError, normalizeEmail, type ChangeOptions, type UserEvents, type UserRef } from './users.js'
 import { authMember, authOrganization } from './shapes.js'
+import { limitOrganizationTokens, widenOrganizationTokens } from './revocations.js'
+import { rolesOf } from '../config/roles.js'
 import { OWNER_ROLE, type OrganizationSettings } from '../config/organizations.js'
 import type { StoredRecord, WriteOperation } from '../../hooks/types.js'
 
@@ -198,21 +200,26 @@ export function organizationCore (options: OrganizationStoreOptions): Organizati
         VALUES (${newId()}, ${organization.id}, ${user.id}, ${roles.join(',')})
         ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING *`)
       if (member === undefined) throw new OrganizationStoreError('already-member', `${user.email} is already a member of ${organization.slug}`, 'email')
+      await widenOrganizationTokens(db, tables, user.id, organization.id, member.role)
       await changed(db, MEMBERS_RESOURCE, 'create', undefined, memberRecord(member), by)
       return member
     },
 
     deleteMember: async (db, organization, member, by) => {
       await query(db, sql`DELETE FROM ${tables.member} WHERE id = ${member.id}`)
-      // Their sessions no longer work in it.
+      // Their sessions no longer work in it, nor their tokens (within the revocation bound).
       await query(db, sql`UPDATE ${tables.session} SET active_organization_id = NULL
         WHERE user_id = ${member.user_id} AND active_organization_id = ${organization.id}`)
+      await limitOrganizationTokens(db, tables, member.user_id, organization.id, '')
       await changed(db, MEMBERS_RESOURCE, 'delete', memberRecord(member), undefined, by)
     },
 
     updateRoles: async (db, member, roles, by) => {
       const [updated] = await rows<MemberRow>(db, sql`UPDATE ${tables.member} SET role = ${roles.join(',')}
         WHERE id = ${member.id} RETURNING *`)
+      // A role lost is lost to the tokens issued before too; a role only added waits for the next token.
+      if (rolesOf(member.role).some((r) => !roles.includes(r))) await limitOrganizationTokens(db, tables, member.user_id, member.organization_id, roles.join(','))
+      else await widenOrganizationTokens(db, tables, member.user_id, member.organization_id, roles.join(','))
       await changed(db, MEMBERS_RESOURCE, 'update', memberRecord(member), memberRecord(updated!), by)
       return updated!
     },

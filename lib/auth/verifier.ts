@@ -1,4 +1,4 @@
-// Bearer token → `{ user: { id, roles }, tenant? }`, or a 401 problem. Works with the built-in auth
+// Bearer token → `{ user: { id, roles }, tenant?, org? }`, or a 401 problem. Works with the built-in auth
 // server (keys from its store) and standalone (`jwksUrl` or `keys`). Only asymmetric algorithms
 // unless `algorithms` says otherwise, so a public key can never be used as an HMAC secret.
 import { errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from 'jose'
@@ -6,7 +6,7 @@ import { problem, type Problem } from '../problems.js'
 import { createKeySet, KeySetUnavailableError, type KeySet, type KeySetOptions, type VerificationKey } from './key-set.js'
 import { rolesOf } from '../config/roles.js'
 import { BoundedCache, type CacheStats } from '../cache.js'
-import type { Principal } from '../principal.js'
+import type { CallerOrganization, Principal } from '../principal.js'
 import type { Revocation, Revocations } from './revocations.js'
 
 export type { Principal }
@@ -30,6 +30,11 @@ export interface VerifierOptions {
   readonly verifiedTokens?: number | undefined
   /** Bans, deletions and role changes since tokens were issued (the built-in auth server's). */
   readonly revocations?: Revocations | undefined
+  /**
+   * The built-in login with organizations: the signed `org` claim ({ id, role }) is the caller's
+   * active organization and its id their tenant. Otherwise the claim is ignored.
+   */
+  readonly organizations?: boolean | undefined
 }
 
 interface Verified {
@@ -85,6 +90,15 @@ function rolesFrom (claim: unknown): string[] {
   return []
 }
 
+/** The `org` claim our own tokens carry (or a session's membership); anything else in its place is no organization. */
+export function callerOrganization (claim: unknown): CallerOrganization | undefined {
+  if (typeof claim !== 'object' || claim === null) return undefined
+  const { id, role } = claim as Record<string, unknown>
+  if (typeof id !== 'string' || id === '' || typeof role !== 'string') return undefined
+  const roles = rolesOf(role)
+  return roles.length === 0 ? undefined : { id, role: roles.join(','), roles }
+}
+
 export function createVerifier (options: VerifierOptions): Verifier {
   const { jwksUrl, keys, loadKeys } = options
   const source = loadKeys ?? (jwksUrl !== undefined ? async () => await fetchJwks(jwksUrl) : keys !== undefined ? async () => [...keys] : undefined)
@@ -101,15 +115,28 @@ export function createVerifier (options: VerifierOptions): Verifier {
   const { revocations } = options
 
   // A token issued before its user was banned or deleted is void; one issued before a role
-  // change holds no role the user has lost.
+  // change holds no role the user has lost, and one issued before a membership change acts with
+  // the organization roles the change left: with none (removed), no organization and no tenant.
   const current = (entry: Verified): Principal => {
     const revoked = revocations?.lookup(entry.principal.user.id)
     if (revoked === undefined) return entry.principal
     if (revoked.endedBefore !== undefined && entry.issuedAt < revoked.endedBefore) throw unauthenticated('The access token was revoked.', 'invalid_token')
-    if (revoked.rolesSince === undefined || entry.issuedAt >= revoked.rolesSince) return entry.principal
+    const rolesLimited = revoked.rolesSince !== undefined && entry.issuedAt < revoked.rolesSince
+    const { org } = entry.principal
+    const membership = org === undefined ? undefined : revoked.organizations?.get(org.id)
+    const orgLimited = membership !== undefined && entry.issuedAt < membership.since
+    if (!rolesLimited && !orgLimited) return entry.principal
     if (entry.limited?.by !== revoked) {
       const { user, tenant } = entry.principal
-      entry.limited = { by: revoked, principal: { user: { id: user.id, roles: user.roles.filter((r) => revoked.roles.includes(r)) }, tenant } }
+      const limitedUser = rolesLimited ? { id: user.id, roles: user.roles.filter((r) => revoked.roles.includes(r)) } : user
+      // The membership as the change left it: never more than the member holds since.
+      const orgRoles = orgLimited ? membership.roles : undefined
+      const principal: Principal = orgRoles === undefined
+        ? { user: limitedUser, tenant, org }
+        : orgRoles.length === 0
+          ? { user: limitedUser, tenant: undefined }
+          : { user: limitedUser, tenant, org: { id: org!.id, role: orgRoles.join(','), roles: orgRoles } }
+      entry.limited = { by: revoked, principal }
     }
     return entry.limited.principal
   }
@@ -146,10 +173,11 @@ export function createVerifier (options: VerifierOptions): Verifier {
     if (typeof payload.iat === 'number' && payload.iat * 1000 > now()) throw unauthenticated(INVALID, 'invalid_token')
     if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated(INVALID, 'invalid_token')
     const claimedTenant = options.tenantClaim === undefined ? undefined : payload[options.tenantClaim]
-    const principal: Principal = {
-      user: { id: payload.sub, roles: rolesFrom(payload[rolesClaim]) },
-      tenant: options.tenant ?? (typeof claimedTenant === 'string' && claimedTenant !== '' ? claimedTenant : undefined),
-    }
+    const user = { id: payload.sub, roles: rolesFrom(payload[rolesClaim]) }
+    const org = options.organizations === true ? callerOrganization(payload.org) : undefined
+    const principal: Principal = org !== undefined
+      ? { user, tenant: org.id, org }
+      : { user, tenant: options.tenant ?? (typeof claimedTenant === 'string' && claimedTenant !== '' ? claimedTenant : undefined) }
     const entry: Verified = { principal, expiresAt: (payload.exp as number) * 1000, issuedAt: typeof payload.iat === 'number' ? payload.iat * 1000 : 0, key: key as VerificationKey }
     if (remember) verified.set(token, entry)
     return current(entry)

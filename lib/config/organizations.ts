@@ -16,6 +16,8 @@ export interface OrganizationSettings {
   readonly allowUserToCreate: boolean
   readonly invitationExpiresIn: number
   readonly onInvitation: InvitationHandler | undefined
+  /** Capabilities per organization role, added to the service capabilities while its organization is active. */
+  readonly roleCapabilities: Readonly<Record<string, readonly string[]>> | undefined
 }
 
 /** Undefined when organizations are off (the key is absent). */
@@ -43,8 +45,18 @@ export function organizationSettings (config: Config): OrganizationSettings | un
   if (!roles.includes(creatorRole)) {
     throw new ConfigError(`config.organizations.creatorRole: '${creatorRole}' is not one of organizations.roles (${roles.join(', ')})`)
   }
+  const roleCapabilities = given.roleCapabilities
+  if (roleCapabilities !== undefined) {
+    // With a role list there are no capabilities to add to: unruled resources are open to every caller.
+    if (config.roles === undefined || Array.isArray(config.roles)) {
+      throw new ConfigError('config.organizations.roleCapabilities: needs config.roles given as capability bundles ({ role: [capabilities] }), to which the organization role\'s capabilities are added')
+    }
+    const unknown = Object.keys(roleCapabilities).find((name) => !roles.includes(name))
+    if (unknown !== undefined) throw new ConfigError(`config.organizations.roleCapabilities: '${unknown}' is not one of organizations.roles (${roles.join(', ')})`)
+  }
   return Object.freeze({
     roles: Object.freeze([...roles]),
+    roleCapabilities: roleCapabilities === undefined ? undefined : Object.freeze({ ...roleCapabilities }),
     creatorRole,
     allowUserToCreate: given.allowUserToCreate ?? true,
     invitationExpiresIn: given.invitationExpiresIn ?? 172_800,

@@ -1,6 +1,6 @@
 // Access rules as a config writes them, and what they see of the caller: the types users give
 // `defineConfig`. Access resolution (lib/access) turns them into AccessPlans.
-import type { CallerUser } from '../principal.js'
+import type { CallerOrganization, CallerUser } from '../principal.js'
 
 export type Operation = 'read' | 'create' | 'update' | 'delete' | 'undelete' | 'export'
 
@@ -11,6 +11,8 @@ export type Operation = 'read' | 'create' | 'update' | 'delete' | 'undelete' | '
 export interface RuleContext {
   readonly user: CallerUser
   readonly tenant: string | undefined
+  /** The active organization and the caller's organization roles in it (organizations only; `tenant` is its id). */
+  readonly org?: CallerOrganization | undefined
   readonly resource: string
   readonly operation: Operation
 }

@@ -165,6 +165,7 @@ export const OrganizationsSchema = Type.Object({
   creatorRole: Type.Optional(Type.String({ description: 'The role of a user in an organization they create (one of `roles`).', default: 'owner', examples: ['admin'] })),
   allowUserToCreate: Type.Optional(Type.Boolean({ description: 'Signed-in users may create organizations; `false` leaves it to the host (`tablegate org create`, `app.tablegate.organizations`).', default: true, examples: [false] })),
   invitationExpiresIn: Type.Optional(Type.Integer({ minimum: 1, description: 'How long an invitation can be accepted, in seconds.', default: 172_800, examples: [604_800] })),
+  roleCapabilities: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()), { description: 'Capabilities (as in capability bundles: `orders.read`, `orders.*`, `orders.read.own`) each organization role adds to the caller\'s service capabilities while that organization is active. Needs `roles` given as capability bundles.', examples: [{ member: ['orders.read'], admin: ['orders.*'] }] })),
   onInvitation: Type.Optional(unsafe<InvitationHandler>(fn('(invitation) => void'), {
     description: 'Called with each new invitation, to send it (tablegate sends no mail).',
     defaultText: 'none: invitations are only listed',

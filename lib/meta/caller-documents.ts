@@ -1,4 +1,4 @@
-// /api/meta and /api/openapi.json of each caller shape (id, roles, tenant: all that rules see),
+// /api/meta and /api/openapi.json of each caller shape (id, roles, tenant, organization roles: all that rules see),
 // built once from the caller's access plans and kept with their text and ETag, so a client's
 // repeated fetches cost a lookup. The shape decides the caller's plan of every resource, so it
 // covers what a document takes from plans of other resources too (which relations it may follow).
@@ -9,12 +9,15 @@ import { openApiDocument, type JsonSchema, type OperationsDescriber } from '../o
 import { cachedDocument, type CachedDocument } from './cached-document.js'
 import { clientMetadata } from './check.js'
 import { metaDocument } from './document.js'
+import type { MetaVersion } from '../meta-version.js'
 
 /** What a document is built from: the caller's plan of a resource, and their roles. */
 export interface DocumentCaller {
   /** The caller's shape as text (AccessPlan.callerKey). */
   readonly key: string
   readonly roles: readonly string[]
+  /** The organization roles in the active organization, when there is one. */
+  readonly orgRoles?: readonly string[] | undefined
   readonly access: (resource: string) => AccessPlan
 }
 
@@ -22,8 +25,8 @@ export interface CallerDocumentsOptions {
   readonly config: ResolvedConfig
   readonly resources: readonly string[]
   readonly describers: readonly OperationsDescriber[]
-  /** X-Meta-Version of a role set: the OpenAPI document's version. */
-  readonly metaVersion: (roles: readonly string[]) => string
+  /** X-Meta-Version of a role set (and organization role set): the OpenAPI document's version. */
+  readonly metaVersion: MetaVersion
 }
 
 export class CallerDocuments {
@@ -55,7 +58,7 @@ export class CallerDocuments {
         publicUrl: config.publicUrl,
         rowPermissions: config.rowPermissions,
         describers,
-        version: metaVersion(caller.roles),
+        version: metaVersion(caller.roles, caller.orgRoles),
       })
       return { ...cachedDocument(value), value }
     })

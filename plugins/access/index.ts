@@ -9,9 +9,9 @@ import { runtimeOf } from '../../lib/runtime.js'
 async function access (app: FastifyInstance): Promise<void> {
   const resolver = runtimeOf(app).access
   app.addHook('onRequest', (request, _reply, done) => {
-    const { user, tenant } = request.ctx
+    const { user, tenant, org } = request.ctx
     if (user !== null) {
-      const plans = callerAccess(resolver, { user, tenant })
+      const plans = callerAccess(resolver, { user, tenant, org })
       const times = request.ctx.timing
       request.ctx.access = times === undefined ? plans : (resource) => times.timed('access', () => plans(resource))
     }

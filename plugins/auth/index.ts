@@ -35,6 +35,7 @@ async function auth (app: FastifyInstance): Promise<void> {
     request.ctx.timing?.lap('auth')
     request.ctx.user = principal.user
     request.ctx.tenant = principal.tenant
+    request.ctx.org = principal.org
   })
   if (users === undefined) return
   // Cookies and the limiter live inside the login routes' own scope: no other response pays for them.

@@ -75,10 +75,12 @@ const countOf = (value: string | undefined): number | undefined => value === und
 export interface OrganizationRouteOptions {
   readonly store: OrganizationCore
   readonly cookies: SessionCookies
+  /** Reads the revocations now: this process applies a membership change to tokens at once. */
+  readonly refreshRevocations: () => Promise<void>
 }
 
 export async function organizationRoutes (app: FastifyInstance, options: OrganizationRouteOptions): Promise<void> {
-  const { store, cookies } = options
+  const { store, cookies, refreshRevocations } = options
   const organizations = organizationActions(store)
   const members = memberActions(store)
   const invitations = invitationActions(store)
@@ -97,6 +99,15 @@ export async function organizationRoutes (app: FastifyInstance, options: Organiz
   // Judged before the body is parsed: an anonymous caller learns nothing of what a body must hold.
   const route = { config: { public: true }, onRequest: signedIn }
   const noStore = { 'cache-control': 'no-store' }
+  // A change that narrows tokens (a member removed or demoted, an organization deleted) holds here
+  // at once, not at the next poll; the poll reads it later if this read fails.
+  const revoking = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work()
+    } finally {
+      await refreshRevocations().catch(() => {})
+    }
+  }
 
   app.post('/create', { ...route, schema: { body: CreateBody } }, async (request) => {
     return await organizations.create(caller(request), request.body as typeof CreateBody.static, by(request))
@@ -126,7 +137,7 @@ export async function organizationRoutes (app: FastifyInstance, options: Organiz
   })
 
   app.post('/delete', { ...route, schema: { body: OrganizationIdBody } }, async (request) => {
-    return await organizations.delete(caller(request), (request.body as typeof OrganizationIdBody.static).organizationId, by(request))
+    return await revoking(async () => await organizations.delete(caller(request), (request.body as typeof OrganizationIdBody.static).organizationId, by(request)))
   })
 
   app.get('/list-members', { ...route, schema: { querystring: ListMembersQuery } }, async (request, reply) => {
@@ -146,15 +157,15 @@ export async function organizationRoutes (app: FastifyInstance, options: Organiz
   })
 
   app.post('/update-member-role', { ...route, schema: { body: UpdateMemberRoleBody } }, async (request) => {
-    return await members.updateRole(caller(request), request.body as typeof UpdateMemberRoleBody.static, by(request))
+    return await revoking(async () => await members.updateRole(caller(request), request.body as typeof UpdateMemberRoleBody.static, by(request)))
   })
 
   app.post('/remove-member', { ...route, schema: { body: RemoveMemberBody } }, async (request) => {
-    return await members.remove(caller(request), request.body as typeof RemoveMemberBody.static, by(request))
+    return await revoking(async () => await members.remove(caller(request), request.body as typeof RemoveMemberBody.static, by(request)))
   })
 
   app.post('/leave', { ...route, schema: { body: OrganizationIdBody } }, async (request) => {
-    return await members.leave(caller(request), (request.body as typeof OrganizationIdBody.static).organizationId, by(request))
+    return await revoking(async () => await members.leave(caller(request), (request.body as typeof OrganizationIdBody.static).organizationId, by(request)))
   })
 
   app.post('/invite-member', { ...route, schema: { body: InviteBody } }, async (request) => {

@@ -8,6 +8,7 @@ import { mapError } from '../../lib/http/error-mapping.js'
 import { authSession, authUser } from '../../lib/auth/shapes.js'
 import { endSession } from '../../lib/auth/sessions.js'
 import { issueAccessToken } from '../../lib/auth/tokens.js'
+import { activeOrganization } from '../../lib/auth/active-organization.js'
 import { isSafeCallbackURL, isTrustedOrigin, originOf } from '../../lib/auth/origins.js'
 import type { ResolvedConfig } from '../../lib/config/resolve.js'
 import type { Verifier } from '../../lib/auth/verifier.js'
@@ -112,9 +113,13 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
   app.get('/token', { config: { public: true } }, async (request, reply) => {
     // A bearer token is a credential: no cache on the way may keep it (RFC 6749, 5.1).
     reply.header('cache-control', 'no-store')
-    const user = (await cookies.session(request))?.user
-    if (user === undefined) throw authProblem('unauthenticated', 'UNAUTHORIZED', 'Sign in first: no valid session cookie was sent.')
-    const { token } = await issueAccessToken(await users.keys.current(), user, config.publicUrl)
+    const found = await cookies.session(request)
+    if (found === undefined) throw authProblem('unauthenticated', 'UNAUTHORIZED', 'Sign in first: no valid session cookie was sent.')
+    const org = config.organizations === undefined ? undefined : await activeOrganization(users.pool, users.tables, found.session.id)
+    // A token's iat is whole seconds: one minted in the second a membership was ended and given
+    // back would be taken for an older one until this process's next poll, so it reads them now.
+    if (org !== undefined) await options.verifier.refreshRevocations().catch(() => {})
+    const { token } = await issueAccessToken(await users.keys.current(), found.user, config.publicUrl, undefined, org)
     return { token }
   })
 
@@ -126,5 +131,5 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
   app.get('/status', { config: { public: true } }, async () => ({ needsAdmin: !(await users.hasUsers()) }))
 
   await app.register(adminRoutes, { ...options, cookies, prefix: '/admin' })
-  if (options.organizations !== undefined) await app.register(organizationRoutes, { store: options.organizations, cookies, prefix: '/organization' })
+  if (options.organizations !== undefined) await app.register(organizationRoutes, { store: options.organizations, cookies, refreshRevocations: options.verifier.refreshRevocations, prefix: '/organization' })
 }

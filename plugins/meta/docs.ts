@@ -29,7 +29,7 @@ export async function docsRoutes (app: FastifyInstance, options: DocsRouteOption
     if (request.headers.authorization !== undefined) return await bearerCaller(verifier, request.headers.authorization)
     const raw = users === undefined ? undefined : request.cookies[cookieName]
     const unsigned = raw === undefined ? undefined : request.unsignCookie(raw)
-    const session = unsigned?.valid === true && unsigned.value !== null ? await sessionCaller(users!, unsigned.value, config.tenant, config.publicUrl) : undefined
+    const session = unsigned?.valid === true && unsigned.value !== null ? await sessionCaller(users!, unsigned.value, config.tenant, config.publicUrl, config.organizations !== undefined) : undefined
     // Neither: the verifier's own 401, the same problem every route gives without a token.
     return session ?? await bearerCaller(verifier, undefined)
   }
@@ -39,10 +39,11 @@ export async function docsRoutes (app: FastifyInstance, options: DocsRouteOption
   app.addHook('onRoute', (route) => { route.config = { ...route.config, public: true } })
   app.addHook('onRequest', async (request) => {
     const caller = await browserCaller(request)
-    const { user, tenant } = caller.principal
+    const { user, tenant, org } = caller.principal
     request.ctx.user = user
     request.ctx.tenant = tenant
-    request.ctx.access = callerAccess(runtime.access, { user, tenant })
+    request.ctx.org = org
+    request.ctx.access = callerAccess(runtime.access, caller.principal)
     callers.set(request, caller)
   })
 

@@ -13,9 +13,9 @@ export interface MetaRouteOptions {
 
 /** The verified caller of a request, as documents are built for it. */
 export function documentCaller (request: FastifyRequest): DocumentCaller {
-  const { user, tenant, access } = request.ctx
+  const { user, tenant, org, access } = request.ctx
   if (user === null) throw new Error('a document route ran without a verified caller')
-  return { key: callerKey({ user, tenant }), roles: user.roles, access }
+  return { key: callerKey({ user, tenant, org }), roles: user.roles, orgRoles: org?.roles, access }
 }
 
 export function sendDocument (request: FastifyRequest, reply: FastifyReply, document: CachedDocument): FastifyReply {

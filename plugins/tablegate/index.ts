@@ -45,7 +45,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   // Hooks that never wait are written with callbacks: each async hook costs every request a promise.
   const cors = corsPolicy(runtime.config.pageOrigins)
   app.addHook('onRequest', (request, reply, done) => {
-    request.ctx = { user: null, tenant: undefined, access: noAccess, timing: serverTiming ? new StageTimes() : undefined }
+    request.ctx = { user: null, tenant: undefined, org: undefined, access: noAccess, timing: serverTiming ? new StageTimes() : undefined }
     const origin = request.headers.origin
     const crossOrigin = origin === undefined ? undefined : cors(origin, request.method, request.headers['access-control-request-method'] as string | undefined)
     if (crossOrigin !== undefined) {
@@ -83,7 +83,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
     })
   })
   app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-meta-version', runtime.metaVersion(request.ctx?.user?.roles ?? NO_ROLES))
+    reply.header('x-meta-version', runtime.metaVersion(request.ctx?.user?.roles ?? NO_ROLES, request.ctx?.org?.roles))
     if (request.headers.origin !== undefined) reply.header('vary', varyOnOrigin(reply.getHeader('vary') as string | undefined))
     const times = request.ctx?.timing
     if (times !== undefined) reply.header('server-timing', times.header())

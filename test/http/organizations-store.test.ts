@@ -29,6 +29,7 @@ test('the store has organizations, members and invitations even with organizatio
     "column auth_invitation.status text NO 'pending'::text",
     'column auth_invitation.inviter_id text YES ',
     'column auth_session.active_organization_id text YES ',
+    'column auth_revocation.organizations jsonb YES ',
     'index CREATE UNIQUE INDEX auth_organization_slug_key ON public.auth_organization USING btree (slug)',
     'index CREATE UNIQUE INDEX auth_member_organization_id_user_id_key ON public.auth_member USING btree (organization_id, user_id)',
     'index CREATE INDEX auth_member_user_id_idx ON public.auth_member USING btree (user_id)',
@@ -49,7 +50,7 @@ test('a store made before organizations gains their tables and the session colum
   const cookie = sessionCookie(await signIn(app, 'kept@example.com'))
   // What the migration made before organizations: the same tables less these.
   await users.pool.query(`DROP TABLE auth_invitation, auth_member, auth_organization CASCADE;
-    ALTER TABLE auth_session DROP COLUMN active_organization_id`)
+    ALTER TABLE auth_session DROP COLUMN active_organization_id; ALTER TABLE auth_revocation DROP COLUMN organizations`)
   const before = await catalog(users.pool, 'public')
   assert.ok(!before.some((l) => /organization|member|invitation/.test(l)), before.join('\n'))
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { OrganizationStoreError, problem, query, sql, type HookRegistrationCode, type ListGuard, type OperationsDescriber, type Queryable, type WriteEvent } from 'tablegate'
 
 declare module 'tablegate' {
-  interface TablegateContext { org?: string }
+  interface TablegateContext { region?: string }
 }
 
 async function stockKeeper (app: FastifyInstance): Promise<void> {
@@ -15,8 +15,8 @@ async function stockKeeper (app: FastifyInstance): Promise<void> {
     const { rowCount } = await query(tx, sql`UPDATE stock SET level = level - ${quantity}
       WHERE product_id = ${event.after?.product_id ?? event.before?.product_id} AND level >= ${quantity}`)
     if (rowCount === 0) throw problem('conflict', 'Not enough stock for this order line.')
-    const org: string | undefined = event.ctx.org
-    void org
+    const region: string | undefined = event.ctx.region
+    void region
   }, { resources: ['order_lines'], operations: ['create', 'update'] })
   // @ts-expect-error an operation that does not exist
   app.tablegate.addWriteHook(async () => {}, { operations: ['upsert'] })

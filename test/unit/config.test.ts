@@ -207,10 +207,12 @@ test('resolveConfig: organizations are off unless given; `{}` gives the defaults
   assert.equal(resolveConfig({}, {}).organizations, undefined)
   const onInvitation = async (): Promise<void> => {}
   assert.deepEqual({ ...resolveConfig({ organizations: {} }, {}).organizations }, {
-    roles: ['owner', 'admin', 'member'], creatorRole: 'owner', allowUserToCreate: true, invitationExpiresIn: 172_800, onInvitation: undefined,
+    roles: ['owner', 'admin', 'member'], creatorRole: 'owner', allowUserToCreate: true, invitationExpiresIn: 172_800, onInvitation: undefined, roleCapabilities: undefined,
   })
   const given = resolveConfig({ roles: ['admin', 'user'], organizations: { roles: ['owner', 'billing'], creatorRole: 'billing', allowUserToCreate: false, invitationExpiresIn: 3600, onInvitation } }, {})
-  assert.deepEqual({ ...given.organizations }, { roles: ['owner', 'billing'], creatorRole: 'billing', allowUserToCreate: false, invitationExpiresIn: 3600, onInvitation })
+  assert.deepEqual({ ...given.organizations }, { roles: ['owner', 'billing'], creatorRole: 'billing', allowUserToCreate: false, invitationExpiresIn: 3600, onInvitation, roleCapabilities: undefined })
+  const bundled = resolveConfig({ roles: { user: ['orders.read'] }, organizations: { roleCapabilities: { member: ['orders.create'], owner: ['orders.*'] } } }, {})
+  assert.deepEqual(bundled.organizations?.roleCapabilities, { member: ['orders.create'], owner: ['orders.*'] })
   // Organization roles are not service roles: neither list gains the other's names.
   assert.deepEqual(given.roles.list, ['admin', 'user'])
 })
@@ -226,6 +228,12 @@ test('resolveConfig: organization errors name the path', () => {
   assert.throws(() => resolveConfig({ organizations: { onInvitation: 'mail' } }, {}), configError(/config\.organizations\.onInvitation/))
   assert.throws(() => resolveConfig({ organizations: {}, verifier: { jwksUrl: 'https://auth.example.com/jwks' } }, {}), configError(/^config\.organizations: organizations need the built-in login/))
   assert.throws(() => resolveConfig({ organizations: {}, tenant: 'acme' }, {}), configError(/^config\.organizations: the tenant is the caller's active organization/))
+  // Capabilities per organization role add to the service roles' bundles: a role list has none.
+  assert.throws(() => resolveConfig({ roles: ['admin', 'user'], organizations: { roleCapabilities: { member: ['orders.read'] } } }, {}),
+    configError(/^config\.organizations\.roleCapabilities: needs config\.roles given as capability bundles/))
+  assert.throws(() => resolveConfig({ roles: { user: [] }, organizations: { roleCapabilities: { boss: ['orders.read'] } } }, {}),
+    configError(/^config\.organizations\.roleCapabilities: 'boss' is not one of organizations\.roles \(owner, admin, member\)$/))
+  assert.throws(() => resolveConfig({ roles: { user: [] }, organizations: { roleCapabilities: { member: 'orders.read' } } }, {}), configError(/config\.organizations\.roleCapabilities\.member/))
 })
 
 test('loadConfigFile loads .json, .mjs, .js and .ts configs', async () => {

@@ -60,7 +60,7 @@ export interface AuthTables {
   readonly key: Sql
   /** The sign-in limiter's counters, shared by every process on the database. */
   readonly rateLimit: Sql
-  /** Per user, which tokens issued before a ban, a deletion or a role change no longer count. */
+  /** Per user, which tokens issued before a ban, a deletion, a role change or a membership change no longer count (or count less). */
   readonly revocation: Sql
   readonly organization: Sql
   readonly member: Sql
@@ -145,6 +145,8 @@ export async function migrateAuthStore (pool: Pool, tables: AuthTables): Promise
       changed_at timestamptz NOT NULL
     )`)
     await query(tx, sql`CREATE INDEX IF NOT EXISTS auth_revocation_changed_at_idx ON ${tables.revocation} (changed_at)`)
+    // Per organization id, { since, roles } of membership changes (lib/auth/revocations.ts).
+    await query(tx, sql`ALTER TABLE ${tables.revocation} ADD COLUMN IF NOT EXISTS organizations jsonb`)
     await migrateOrganizations(tx, tables)
   })
 }
