@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
 import { Session } from './api.js'
 import { columnsOf, labelOf, menuOf, type Meta } from './meta.js'
-import { useRoute, type Route } from './route.js'
+import { hrefOf, useRoute, type Route } from './route.js'
 import { SignIn } from './sign-in.js'
 import { RecordList } from './list.js'
 import { Page } from './page.js'
@@ -13,6 +13,7 @@ type State = { readonly kind: 'starting' } | { readonly kind: 'signed-out' } | {
 export function App () {
   const session = useMemo(() => new Session(), [])
   const [state, setState] = useState<State>({ kind: 'starting' })
+  const route = useRoute()
   const load = useCallback(async () => {
     try {
       if (!await session.start()) return setState({ kind: 'signed-out' })
@@ -42,18 +43,17 @@ export function App () {
         <button type="button" onClick={() => { void signOut() }}>Sign out</button>
       </header>
       <nav class="menu" aria-label="Main">
-        <ul>{menuOf(state.meta).map((entry) => <li key={entry.href}><a href={entry.href} aria-current={location.hash === entry.href ? 'page' : undefined}>{entry.label}</a></li>)}</ul>
+        <ul>{menuOf(state.meta).map((entry) => <li key={entry.href}><a href={entry.href} aria-current={hrefOf(route) === entry.href ? 'page' : undefined}>{entry.label}</a></li>)}</ul>
       </nav>
-      <main id="content" tabIndex={-1}><Screen session={session} meta={state.meta} /></main>
+      <main id="content" tabIndex={-1}><Screen session={session} meta={state.meta} route={route} /></main>
     </div>
   )
 }
 
-function Screen ({ session, meta }: { readonly session: Session, readonly meta: Meta }) {
-  const route: Route = useRoute()
+function Screen ({ session, meta, route }: { readonly session: Session, readonly meta: Meta, readonly route: Route }) {
   if (route.kind === 'resource' && route.name in meta.resources) {
     const caption = labelOf(route.name)
-    return <><h1>{caption}</h1><RecordList session={session} resource={route.name} columns={columnsOf(meta, route.name)} caption={caption} /></>
+    return <><h1>{caption}</h1><RecordList session={session} resource={route.name} columns={columnsOf(meta, route.name)} sort={meta.views?.[route.name]?.sort} caption={caption} /></>
   }
   const page = route.kind === 'page' ? meta.pages?.find((candidate) => candidate.name === route.name) : undefined
   if (page !== undefined) return <Page session={session} meta={meta} page={page} />

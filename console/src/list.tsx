@@ -18,7 +18,16 @@ function cell (value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value)
 }
 
-export function RecordList ({ session, resource, columns, caption }: { readonly session: Session, readonly resource: string, readonly columns: readonly string[], readonly caption: string }) {
+export interface RecordListProps {
+  readonly session: Session
+  readonly resource: string
+  readonly columns: readonly string[]
+  readonly caption: string
+  /** The view's `sort`, as the list's `order_by`. */
+  readonly sort?: string | undefined
+}
+
+export function RecordList ({ session, resource, columns, caption, sort }: RecordListProps) {
   // The tokens that led to each page before the open one; the open page's own is the last.
   const [tokens, setTokens] = useState<ReadonlyArray<string | undefined>>([undefined])
   const [answer, setAnswer] = useState<ListAnswer | undefined>()
@@ -26,16 +35,17 @@ export function RecordList ({ session, resource, columns, caption }: { readonly 
   const token = tokens[tokens.length - 1]
   const fields = columns.join(',')
 
-  useEffect(() => { setTokens([undefined]) }, [resource, fields])
+  useEffect(() => { setTokens([undefined]) }, [resource, fields, sort])
   useEffect(() => {
     let current = true
     const query = new URLSearchParams({ page_size: String(PAGE_SIZE), fields })
+    if (sort !== undefined) query.set('order_by', sort)
     if (token !== undefined) query.set('page_token', token)
     session.get<ListAnswer>(`${basePath}/${encodeURIComponent(resource)}?${query}`)
       .then((next) => { if (current) { setAnswer(next); setError(undefined) } })
       .catch((err: unknown) => { if (current) setError(err instanceof Error ? err.message : String(err)) })
     return () => { current = false }
-  }, [session, resource, fields, token])
+  }, [session, resource, fields, sort, token])
 
   const pageNumber = tokens.length
   const next = answer?.next_page_token

@@ -55,7 +55,7 @@ export function columnsOf (meta: Meta, resource: string, chosen?: readonly strin
 }
 
 export function labelOf (name: string): string {
-  const spaced = name.replace(/_/g, ' ')
+  const spaced = name.replace(/[_-]/g, ' ')
   return spaced.charAt(0).toUpperCase() + spaced.slice(1)
 }
 

@@ -19,3 +19,7 @@ export function useRoute (): Route {
   }, [])
   return route
 }
+
+export function hrefOf (route: Route): string {
+  return route.kind === 'home' ? '#/' : `#/${route.kind === 'resource' ? 'r' : 'p'}/${encodeURIComponent(route.name)}`
+}
