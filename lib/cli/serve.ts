@@ -21,9 +21,12 @@ export interface ServeOptions {
 
 /**
  * The config as served: the address it is served at is a trusted origin, so the sign-in page and
- * the docs opened at the printed URL may post from there, whatever the public URL says.
+ * the docs opened at the printed URL may post from there, whatever the public URL says; and the
+ * console is on at `/` unless the config sets `console`.
  */
-function asServed (config: ResolvedConfig, host: string, port: number): ResolvedConfig {
+function asServed (resolved: ResolvedConfig, host: string, port: number): ResolvedConfig {
+  // A server people open in a browser has the console unless the config says otherwise.
+  const config = resolved.config.console === undefined ? resolveConfig({ ...resolved.config, console: { path: '/' } }) : resolved
   if (port === 0) return config
   const origin = `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}`
   if (config.trustedOrigins.includes(origin)) return config

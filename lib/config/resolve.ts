@@ -49,6 +49,8 @@ export interface ResolvedConfig {
   /** Undefined when metrics are off. */
   readonly metrics: { readonly role: string } | undefined
   readonly serverTiming: boolean
+  /** Where the console is served; undefined when it is off. */
+  readonly consolePath: string | undefined
   readonly connectTimeoutMs: number
   /** Connections of each pool of one process: `poolSizes` over `poolSize` (or DATABASE_POOL_SIZE) over the defaults. */
   readonly poolSizes: PoolSizes
@@ -157,6 +159,10 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
   }
   const plugins = (config.plugins ?? []).map((entry) => Array.isArray(entry) ? [entry[0], entry[1] ?? {}] as const : [entry, {}] as const)
   const { resources, presenters, migrations } = contributedResources(config.resources ?? {}, plugins)
+  const consolePath = config.console === undefined || config.console === false ? undefined : config.console.path ?? '/'
+  if (consolePath !== undefined && apiRoot !== '' && (consolePath === `${apiRoot}/` || consolePath.startsWith(`${apiRoot}/`))) {
+    throw new ConfigError(`config.console.path: '${consolePath}' is under the API root '${apiRoot}', whose routes it would shadow: choose a path outside it, such as '/' or '/console/'`)
+  }
   return {
     config,
     databaseUrl: config.databaseUrl ?? nonEmpty(env.DATABASE_URL),
@@ -179,6 +185,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     exportsPerCaller: config.exportsPerCaller ?? 1,
     metrics: config.metrics === false ? undefined : { role: config.metrics?.role ?? 'admin' },
     serverTiming: config.serverTiming ?? false,
+    consolePath,
     connectTimeoutMs: config.connectTimeoutMs ?? 5_000,
     poolSizes: poolSizesOf(config, env.DATABASE_POOL_SIZE),
     databasePooler: poolerOf(config.databasePooler, env.DATABASE_POOLER),

@@ -213,6 +213,13 @@ export const ConfigSchema = Type.Object({
     examples: [4_194_304],
   })),
   serverTiming: Type.Optional(Type.Boolean({ description: 'Answer every request with a `Server-Timing` header: `auth`, `access`, `plan`, `db`, `serialize` (see operations.md).', default: false, examples: [true] })),
+  console: Type.Optional(Type.Union([Type.Literal(false), Type.Object({
+    path: Type.Optional(Type.String({ pattern: '^/([A-Za-z0-9._~-]+/)*$', description: 'Where the console is served: a path ending in `/`, outside the API root.', default: '/', examples: ['/console/'] })),
+  }, { additionalProperties: false })], {
+    description: 'The console, an admin UI that runs as the signed-in caller (see console.md): static files at `path`; `false` turns it off.',
+    defaultText: 'off in the library, `{ path: \'/\' }` for `tablegate serve`',
+    examples: [{ path: '/admin/' }, false],
+  })),
   metrics: Type.Optional(Type.Union([Type.Literal(false), Type.Object({ role: Type.Optional(Type.String({ minLength: 1, description: 'The role that may read the metrics.', default: 'admin', examples: ['ops'] })) }, { additionalProperties: false })], {
     description: '`GET /api/metrics` (Prometheus text) for callers with `role`; `false`: no metrics route and no per-request work (see operations.md).',
     default: { role: 'admin' },

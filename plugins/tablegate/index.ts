@@ -24,6 +24,7 @@ import health from '../health/index.js'
 import metrics from '../metrics/index.js'
 import aggregates from '../aggregates/index.js'
 import meta from '../meta/index.js'
+import consoleApp from '../console/index.js'
 import { mountRoutes } from './routes.js'
 
 const NO_ROLES: readonly string[] = Object.freeze([])
@@ -106,6 +107,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   await app.register(batch)
   await app.register(exportRoutes)
   await app.register(meta)
+  await app.register(consoleApp)
   for (const [i, [plugin, pluginOptions]] of runtime.config.plugins.entries()) {
     try {
       await app.register(plugin as FastifyPluginAsync, pluginOptions as Record<string, unknown>)

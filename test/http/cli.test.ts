@@ -384,4 +384,10 @@ test('serve takes PORT; a token minted beside a running server fits it, though o
   const problem = await refused.json() as { detail: string }
   assert.match(problem.detail, /its iss \(issuer\) claim is not the issuer this server expects/)
   assert.ok(!problem.detail.includes('localhost') && !problem.detail.includes(publicUrl), problem.detail)
+
+  // serve turns the console on at / when the config does not mention it (docs/console.md).
+  const consolePage = await fetch(`${publicUrl}/`)
+  assert.equal(consolePage.status, 200)
+  assert.equal(consolePage.headers.get('content-type'), 'text/html; charset=utf-8')
+  assert.match(await consolePage.text(), /<meta name="tablegate-api-root" content="\/api">/)
 })

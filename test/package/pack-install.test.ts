@@ -48,8 +48,12 @@ test('npm pack ships the compiled library, its types, the bin, README, LICENSE, 
   }
   const tops = new Set(paths.map((p) => p.split('/').slice(0, p.startsWith('dist/') ? 2 : 1).join('/')))
   assert.deepEqual([...tops].sort(), ['LICENSE', 'README.md', 'bin', 'dist/hooks', 'dist/lib', 'dist/plugins', 'docs', 'examples', 'package.json'])
-  const compiledSources = paths.filter((p) => p.startsWith('dist/') && !p.endsWith('.js') && !p.endsWith('.d.ts'))
+  // The console's built page and assets are the one exception (docs/console.md).
+  const consoleApp = 'dist/plugins/console/app/'
+  const compiledSources = paths.filter((p) => p.startsWith('dist/') && !p.startsWith(consoleApp) && !p.endsWith('.js') && !p.endsWith('.d.ts'))
   assert.deepEqual(compiledSources, [], 'dist/ holds .js and .d.ts only (source maps would name sources that are not shipped)')
+  const consoleFiles = paths.filter((p) => p.startsWith(consoleApp)).map((p) => p.slice(consoleApp.length).replace(/-[A-Z0-9]{8}\./, '-HASH.'))
+  assert.deepEqual(consoleFiles.sort(), ['assets/main-HASH.js', 'assets/style-HASH.css', 'index.html'])
   // Everything README.md links to is in the package.
   const readme = readFileSync(join(root, 'README.md'), 'utf8')
   for (const [, target] of readme.matchAll(/\]\(((?:docs|examples)\/[^)#]+)/g)) {

@@ -149,6 +149,8 @@ const PLUGIN_REACH: Record<string, readonly string[]> = {
   meta: ['access', 'auth', 'meta', 'openapi', 'query', 'runtime'],
   health: ['auth', 'db', 'problems', 'runtime'],
   metrics: ['cache', 'problems', 'query', 'runtime'],
+  // Static files: the config's path and the not-found problem, nothing of the API's engines.
+  console: ['problems', 'runtime'],
 }
 
 /** `lib/read/execute.ts` → `read`, `lib/runtime.ts` → `runtime`. */

@@ -1,0 +1,62 @@
+// The shell: signed out, the sign-in form; signed in, the caller's menu beside the open resource
+// or page. /api/meta is read on sign-in and again whenever an answer's X-Meta-Version changes.
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
+import { Session } from './api.js'
+import { columnsOf, labelOf, menuOf, type Meta } from './meta.js'
+import { hrefOf, useRoute, type Route } from './route.js'
+import { SignIn } from './sign-in.js'
+import { RecordList } from './list.js'
+import { Page } from './page.js'
+
+type State = { readonly kind: 'starting' } | { readonly kind: 'signed-out' } | { readonly kind: 'signed-in', readonly meta: Meta } | { readonly kind: 'failed', readonly message: string }
+
+export function App () {
+  const session = useMemo(() => new Session(), [])
+  const [state, setState] = useState<State>({ kind: 'starting' })
+  const route = useRoute()
+  const load = useCallback(async () => {
+    try {
+      if (!await session.start()) return setState({ kind: 'signed-out' })
+      setState({ kind: 'signed-in', meta: await session.meta() })
+    } catch (err) {
+      setState({ kind: 'failed', message: err instanceof Error ? err.message : String(err) })
+    }
+  }, [session])
+  useEffect(() => {
+    session.onMetaChange = () => { void load() }
+    session.onSignedOut = () => { setState({ kind: 'signed-out' }) }
+    void load()
+  }, [session, load])
+
+  if (state.kind === 'starting') return <p>Loading the console…</p>
+  if (state.kind === 'failed') return <p class="error" role="alert">{state.message}</p>
+  if (state.kind === 'signed-out') return <SignIn session={session} onSignedIn={() => { void load() }} />
+  const signOut = async (): Promise<void> => {
+    await session.signOut()
+    setState({ kind: 'signed-out' })
+  }
+  return (
+    <div class="shell">
+      <header>
+        <a class="skip" href="#content">Skip to content</a>
+        <span class="brand">tablegate</span>
+        <button type="button" onClick={() => { void signOut() }}>Sign out</button>
+      </header>
+      <nav class="menu" aria-label="Main">
+        <ul>{menuOf(state.meta).map((entry) => <li key={entry.href}><a href={entry.href} aria-current={hrefOf(route) === entry.href ? 'page' : undefined}>{entry.label}</a></li>)}</ul>
+      </nav>
+      <main id="content" tabIndex={-1}><Screen session={session} meta={state.meta} route={route} /></main>
+    </div>
+  )
+}
+
+function Screen ({ session, meta, route }: { readonly session: Session, readonly meta: Meta, readonly route: Route }) {
+  if (route.kind === 'resource' && route.name in meta.resources) {
+    const caption = labelOf(route.name)
+    return <><h1>{caption}</h1><RecordList session={session} resource={route.name} columns={columnsOf(meta, route.name)} sort={meta.views?.[route.name]?.sort} caption={caption} /></>
+  }
+  const page = route.kind === 'page' ? meta.pages?.find((candidate) => candidate.name === route.name) : undefined
+  if (page !== undefined) return <Page session={session} meta={meta} page={page} />
+  if (route.kind !== 'home') return <p role="alert">There is nothing here for you.</p>
+  return <><h1>Welcome</h1><p>Choose an entry of the menu.</p></>
+}

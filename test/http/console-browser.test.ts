@@ -1,0 +1,143 @@
+// The console in a real browser (Debian's chromium through puppeteer-core): an admin and a clerk
+// sign in on the same server, each sees only their own menu and columns, pages forward and back by
+// the list's tokens, and signs out; the page runs under its CSP without one console error.
+// Screenshots go to .out-artifacts/console/ (ignored by git).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Browser, Page } from 'puppeteer-core'
+import { freePort } from '../../lib/db/embedded.js'
+import { freshDatabase, runSql } from '../helpers/db.js'
+import { buildApp, createUser, PASSWORD, usersOf } from '../helpers/app.js'
+import { METADATA_CONFIG, METADATA_SCHEMA } from '../fixtures/metadata.js'
+import { launchBrowser } from '../helpers/browser.js'
+import { CONSOLE_CSP } from '../../plugins/console/assets.js'
+
+const artifacts = fileURLToPath(new URL('../../../.out-artifacts/console/', import.meta.url))
+
+interface Screen {
+  readonly menu: string[]
+  readonly headers: string[]
+  readonly firstCells: string[]
+  readonly caption: string
+  readonly pageLabel: string
+}
+
+// Page functions as text: they run in the browser, where this file's types (no DOM lib) do not reach.
+const READ_SCREEN = `({
+  menu: [...document.querySelectorAll('nav[aria-label=Main] a')].map((a) => a.textContent),
+  headers: [...document.querySelectorAll('main table th')].map((th) => th.textContent),
+  firstCells: [...document.querySelectorAll('main table tbody tr')].map((tr) => tr.firstElementChild.textContent),
+  caption: document.querySelector('main table caption')?.textContent ?? '',
+  pageLabel: document.querySelector('.pager span')?.textContent ?? '',
+})`
+
+async function signIn (browser: Browser, origin: string, email: string, errors: string[]): Promise<Page> {
+  const context = await browser.createBrowserContext()
+  const page = await context.newPage()
+  page.on('console', (message) => { if (message.type() === 'error') errors.push(`${email}: ${message.text()}`) })
+  page.on('pageerror', (err) => { errors.push(`${email}: ${String(err)}`) })
+  await page.setViewport({ width: 1280, height: 800 })
+  const landed = await page.goto(`${origin}/`)
+  assert.equal(landed?.status(), 200)
+  assert.equal(landed.headers()['content-security-policy'], CONSOLE_CSP)
+  await page.waitForSelector('form input[type=email]')
+  await page.type('#email', email)
+  await page.type('#password', PASSWORD)
+  await page.click('button[type=submit]')
+  await page.waitForSelector('nav[aria-label=Main] a')
+  return page
+}
+
+async function openOrders (page: Page): Promise<Screen> {
+  await page.click('nav[aria-label=Main] a[href="#/r/orders"]')
+  await page.waitForFunction('document.querySelectorAll("main table tbody tr").length === 20 && document.querySelector("main table caption").textContent.includes("about")')
+  return await page.evaluate(READ_SCREEN) as Screen
+}
+
+async function turn (page: Page, button: 'Next page' | 'Previous page', to: number): Promise<Screen> {
+  const [handle] = await page.$$(`xpath/.//nav[contains(@class, "pager")]/button[text()="${button}"]`)
+  assert.ok(handle !== undefined, button)
+  await handle.click()
+  await page.waitForFunction(`document.querySelector('.pager span').textContent === 'Page ${to}'`)
+  await page.waitForNetworkIdle({ idleTime: 100 })
+  return await page.evaluate(READ_SCREEN) as Screen
+}
+
+test('an admin and a clerk each see their own menu and columns, page by keyset tokens and sign out', async (t) => {
+  const port = await freePort()
+  const origin = `http://127.0.0.1:${port}`
+  const databaseUrl = await freshDatabase()
+  await runSql(databaseUrl, METADATA_SCHEMA)
+  const app = await buildApp({ databaseUrl, publicUrl: origin, ...METADATA_CONFIG, console: { path: '/' }, revocationPollMs: 100 })
+  await createUser(app, 'admin@example.com')
+  const clerk = await usersOf(app).create({ email: 'clerk@example.com', password: PASSWORD, role: 'clerk' })
+  // 30 orders of the clerk's (numbered so their order is plain) and 5 of nobody's.
+  await runSql(databaseUrl, `
+    INSERT INTO orders (title, status, total, cost, placed_at, owner_id)
+    SELECT 'order ' || lpad(n::text, 2, '0'), 'open', n, n * 2, timestamptz '2026-01-01' + n * interval '1 day', '${clerk.id}'
+    FROM generate_series(1, 30) AS n;
+    INSERT INTO orders (title, cost) SELECT 'other ' || n, 1 FROM generate_series(1, 5) AS n;`)
+  await app.listen({ port, host: '127.0.0.1' })
+  mkdirSync(artifacts, { recursive: true })
+
+  const browser = await launchBrowser(t)
+  const errors: string[] = []
+
+  const admin = await signIn(browser, origin, 'admin@example.com', errors)
+  const adminOrders = await openOrders(admin)
+  assert.deepEqual(adminOrders.menu, ['Orders', 'Secrets', 'Home', 'Admin tools'])
+  assert.deepEqual(adminOrders.headers, ['Id', 'Title', 'Cost', 'Owner id'])
+  assert.match(adminOrders.caption, /about 35$/)
+  await admin.screenshot({ path: join(artifacts, 'list-admin.png') })
+  const adminNext = await turn(admin, 'Next page', 2)
+  assert.equal(adminNext.firstCells.length, 15)
+
+  const page = await signIn(browser, origin, 'clerk@example.com', errors)
+  const first = await openOrders(page)
+  assert.deepEqual(first.menu, ['Orders', 'Home'])
+  assert.equal(await page.$eval('nav[aria-label=Main] a[aria-current=page]', (a) => a.textContent), 'Orders')
+  assert.deepEqual(first.headers, ['Title', 'Status', 'Total'])
+  assert.match(first.caption, /about 30$/)
+  assert.equal(first.pageLabel, 'Page 1')
+  // The clerk's view sorts by placed_at desc: the newest first, and only the clerk's own.
+  assert.equal(first.firstCells[0], 'order 30')
+  await page.screenshot({ path: join(artifacts, 'list.png') })
+  const second = await turn(page, 'Next page', 2)
+  assert.deepEqual(second.firstCells, ['order 10', 'order 09', 'order 08', 'order 07', 'order 06', 'order 05', 'order 04', 'order 03', 'order 02', 'order 01'])
+  assert.equal(await page.$eval('.pager button:last-of-type', (button) => button.disabled), true, 'no page after the last')
+  const back = await turn(page, 'Previous page', 1)
+  assert.deepEqual(back.firstCells, first.firstCells)
+  // A page of the menu, reached by keyboard, with the clerk's own table of it (cost hidden, so
+  // only the title).
+  await page.focus('nav[aria-label=Main] a[href="#/p/overview"]')
+  await page.keyboard.press('Enter')
+  await page.waitForFunction('document.querySelector("main h1")?.textContent === "Overview" && document.querySelectorAll("main table tbody tr").length === 20')
+  assert.deepEqual((await page.evaluate(READ_SCREEN) as Screen).headers, ['Title'])
+
+  // The clerk becomes a manager: the next answer's X-Meta-Version differs, the console reads
+  // /api/meta again (with a fresh token from the session) and the orders view gains cost.
+  assert.deepEqual(errors, [])
+  const refused: string[] = []
+  page.on('response', (response) => { if (response.status() >= 400) refused.push(`${response.status()} ${new URL(response.url()).pathname}`) })
+  await usersOf(app).setRole({ id: clerk.id }, 'manager')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  await page.click('nav[aria-label=Main] a[href="#/r/orders"]')
+  await page.waitForFunction('[...document.querySelectorAll("main table th")].map((th) => th.textContent).join() === "Title,Status,Total,Cost"')
+  assert.deepEqual((await page.evaluate(READ_SCREEN) as Screen).menu, ['Orders', 'Home'])
+  // The token issued before the change is limited by it (docs/login.md): the one answer it got
+  // is what the browser logs, and the console has moved on from it.
+  assert.deepEqual(refused, ['404 /api/v1/orders'])
+  assert.deepEqual(errors, ['clerk@example.com: Failed to load resource: the server responded with a status of 404 (Not Found)'])
+  errors.length = 0
+
+  const [signOut] = await page.$$('xpath/.//header/button[text()="Sign out"]')
+  await signOut!.click()
+  await page.waitForSelector('form input[type=email]')
+  await page.reload()
+  await page.waitForSelector('form input[type=email]')
+
+  assert.deepEqual(errors, [])
+})
