@@ -72,25 +72,36 @@ function refusedValues (values: readonly unknown[], field: FieldModel, column: D
   return [...bySources].map(([sources, shown]) => `${shown.join(', ')} (${sources})`)
 }
 
-/** The lines of one field, each starting with its option's path; `owner`: the server may fill it on create. */
-export function contradictions (path: string, table: string, field: FieldModel, options: FieldConfig, column: DriftColumn, checks: readonly DriftCheck[], owner: boolean): string[] {
+/** One field, its options as written, its column and the table's CHECKs; `owner`: the server may fill it on create. */
+export interface FieldInDatabase {
+  readonly path: string
+  readonly table: string
+  readonly field: FieldModel
+  readonly options: FieldConfig
+  readonly column: DriftColumn
+  readonly checks: readonly DriftCheck[]
+  readonly owner: boolean
+}
+
+/** The lines of one field, each starting with its option's path. */
+export function contradictions ({ path, table, field, options, column, checks, owner }: FieldInDatabase): string[] {
   const at = `${path}.fields.${field.name}`
   const of = `column '${column.column}' of table ${table}`
   const facts = factsOf(column, checks)
+  const limit = columnLimit(column.type, column.typmod, column.labels)
   const lines: string[] = []
   if (options.enum !== undefined) {
     const refused = refusedValues(options.enum, field, column, facts, true)
     if (refused.length > 0) lines.push(`${at}.enum: ${of} refuses ${refused.join(', ')}`)
   } else {
+    // An enum, where there is one, is all a value is checked against: bounds and lengths only without.
     for (const kind of ['minimum', 'maximum'] as const) {
       const bound = options[kind]
-      if (bound === undefined) continue
+      if (bound === undefined || !Number.isFinite(bound)) continue
       const by = facts.filter((f) => f.fact.kind === kind && refuses(f.fact, bound, field, column) === true).map((f) => f.source)
-      const limit = columnLimit(column.type, column.typmod, column.labels)
       if (limit?.kind === 'integer' && (kind === 'minimum' ? BigInt(Math.ceil(bound)) < limit.min : BigInt(Math.floor(bound)) > limit.max)) by.unshift(column.typeText)
       if (by.length > 0) lines.push(`${at}.${kind}: ${of} refuses ${bound} (${by.join(', ')})`)
     }
-    const limit = columnLimit(column.type, column.typmod, column.labels)
     if (options.maxLength !== undefined && limit?.kind === 'characters' && options.maxLength > limit.max) {
       lines.push(`${at}.maxLength: ${of} holds at most ${limit.max} characters (${column.typeText}), not ${options.maxLength}`)
     }
@@ -101,9 +112,9 @@ export function contradictions (path: string, table: string, field: FieldModel, 
     if (refused.length > 0) lines.push(`${at}.default: ${of} refuses ${refused.join(', ')}`)
   }
   if (column.notNull && field.managed === undefined && !owner) {
-    const mayOmit = (!field.required || field.dbDefault) && !field.hasDefault
+    // A config `default` fills a create, but not of a read-only field (no body writes one).
     if (!column.filled && field.readOnly) lines.push(`${at}: ${of} is NOT NULL without a default, and a read-only field gives it no value: every create fails`)
-    else if (!column.filled && mayOmit) lines.push(`${at}: ${of} is NOT NULL without a default, so a create that leaves ${field.name} out fails: make the field required${field.dbDefault ? ' without dbDefault' : ''}, or give the column a default`)
+    else if (!column.filled && !field.hasDefault && (!field.required || field.dbDefault)) lines.push(`${at}: ${of} is NOT NULL without a default, so a create that leaves ${field.name} out fails: make the field required${field.dbDefault ? ' without dbDefault' : ''}, or give the column a default`)
     if (options.nullable === true) lines.push(`${at}.nullable: ${of} is NOT NULL, so null is refused whatever the option says`)
   }
   return lines
