@@ -81,10 +81,12 @@ export interface FieldInDatabase {
   readonly column: DriftColumn
   readonly checks: readonly DriftCheck[]
   readonly owner: boolean
+  /** No one may create (`access.create: false`): a create's missing value is no one's problem. */
+  readonly noCreate: boolean
 }
 
 /** The lines of one field, each starting with its option's path. */
-export function contradictions ({ path, table, field, options, column, checks, owner }: FieldInDatabase): string[] {
+export function contradictions ({ path, table, field, options, column, checks, owner, noCreate }: FieldInDatabase): string[] {
   const at = `${path}.fields.${field.name}`
   const of = `column '${column.column}' of table ${table}`
   const facts = factsOf(column, checks)
@@ -111,11 +113,11 @@ export function contradictions ({ path, table, field, options, column, checks, o
     const refused = refusedValues([options.default], field, column, facts, false)
     if (refused.length > 0) lines.push(`${at}.default: ${of} refuses ${refused.join(', ')}`)
   }
-  if (column.notNull && field.managed === undefined && !owner) {
+  if (column.notNull && field.managed === undefined && !owner && !noCreate && !column.filled) {
     // A config `default` fills a create, but not of a read-only field (no body writes one).
-    if (!column.filled && field.readOnly) lines.push(`${at}: ${of} is NOT NULL without a default, and a read-only field gives it no value: every create fails`)
-    else if (!column.filled && !field.hasDefault && (!field.required || field.dbDefault)) lines.push(`${at}: ${of} is NOT NULL without a default, so a create that leaves ${field.name} out fails: make the field required${field.dbDefault ? ' without dbDefault' : ''}, or give the column a default`)
-    if (options.nullable === true) lines.push(`${at}.nullable: ${of} is NOT NULL, so null is refused whatever the option says`)
+    if (field.readOnly) lines.push(`${at}: ${of} is NOT NULL without a default, and a read-only field gives it no value: every create fails`)
+    else if (!field.hasDefault && (!field.required || field.dbDefault)) lines.push(`${at}: ${of} is NOT NULL without a default, so a create that leaves ${field.name} out fails: make the field required${field.dbDefault ? ' without dbDefault' : ''}, or give the column a default`)
   }
+  if (column.notNull && options.nullable === true) lines.push(`${at}.nullable: ${of} is NOT NULL, so null is refused whatever the option says`)
   return lines
 }

@@ -66,7 +66,7 @@ export async function driftLines (db: Queryable, models: Iterable<ResourceModel>
       else if (!COMPATIBLE_PG_TYPES[field.type].includes(column.type)) lines.push(`drift: ${path}.fields.${field.name}: column '${field.column}' of table ${model.tableText} is ${column.typeText} now, which a ${field.type} field does not fit`)
       else {
         const options = resources[model.name]?.fields[field.name]
-        if (options !== undefined) for (const line of contradictions({ path, table: model.tableText, field, options, column, checks: checksOf.get(model.tableText) ?? [], owner: model.owner === field.name })) lines.push(`drift: ${line}`)
+        if (options !== undefined) for (const line of contradictions({ path, table: model.tableText, field, options, column, checks: checksOf.get(model.tableText) ?? [], owner: model.owner === field.name, noCreate: resources[model.name]?.access?.create === false })) lines.push(`drift: ${line}`)
       }
     }
     const served = new Set([...model.fields.values()].map((f) => f.column))

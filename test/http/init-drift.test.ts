@@ -47,3 +47,11 @@ test('the config init writes of the same table contradicts none of its constrain
   const config = (await import(pathToFileURL(file).href)).default as Config
   assert.deepEqual(await drift(config), [])
 })
+
+test('a resource no one may create is not held to NOT NULL columns; nullable still is', async () => {
+  const { label, locked, note } = DRIFT_CONFIG.resources.things.fields
+  const readable: Config = { resources: { things: { access: { read: ['admin'], create: false }, fields: { id: { type: 'integer' }, label, locked, note } } } }
+  assert.deepEqual((await drift(readable)).filter((line) => line.includes('.fields.')), [
+    "drift: config.resources.things.fields.note.nullable: column 'note' of table things is NOT NULL, so null is refused whatever the option says",
+  ])
+})
