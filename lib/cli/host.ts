@@ -104,7 +104,7 @@ export async function checkAll (configFile: string | undefined): Promise<number>
     const transaction = await beginTransaction(db.app, { timeoutMs: MIGRATION_TIMEOUT_MS })
     try {
       if (config.migrateOnStart) await applyPending(transaction.tx, migrationsOf(config))
-      for (const line of await driftLines(transaction.tx, buildModels(config.resources, config.presenters).values())) warn(line)
+      for (const line of await driftLines(transaction.tx, buildModels(config.resources, config.presenters).values(), config.resources)) warn(line)
       return (await checkModels(config, transaction.tx, warn)).size
     } finally {
       await transaction.rollback()

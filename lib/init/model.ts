@@ -14,7 +14,8 @@ export interface InitOptions {
   readonly views?: boolean
 }
 
-export type RelationDraft = { readonly field: string } | { readonly resource: string, readonly by: string, readonly unindexed?: true }
+/** `unindexed`: the CREATE INDEX that would lead the link, as SQL (the table schema-qualified outside public). */
+export type RelationDraft = { readonly field: string } | { readonly resource: string, readonly by: string, readonly unindexed?: { readonly table: string, readonly index: string } }
 
 export interface ResourceDraft {
   readonly name: string
@@ -204,6 +205,11 @@ function linkReferences (resource: ResourceDraft, constraints: readonly CatalogC
   for (const field of resource.fields) Object.assign(field, { options: orderedOptions(field.options) })
 }
 
+/** A name as SQL text: each dotted part quoted where it needs quotes (table names here never hold a dot). */
+function sqlName (name: string): string {
+  return name.split('.').map((part) => /^[a-z_][a-z0-9_$]*$/.test(part) ? part : `"${part.replace(/"/g, '""')}"`).join('.')
+}
+
 function stem (field: FieldDraft): string {
   const m = /^(.+?)_?(id|Id|ID)$/.exec(field.name)
   return m === null ? field.name : m[1]!.replace(/_$/, '')
@@ -231,6 +237,7 @@ function addRelations (resources: readonly ResourceDraft[]): void {
     const siblings = links.filter((l) => l.resource === resource && l.target === target).length
     const qualified = `${source}_by_${stem(field)}`
     const name = pick(target, resource === target || siblings > 1 ? [qualified] : [source, qualified])
-    if (name !== undefined) target.relations.set(name, { resource: resource.name, by: field.name, ...(resource.indexed.has(field.column) ? {} : { unindexed: true as const }) })
+    const unindexed = resource.indexed.has(field.column) ? {} : { unindexed: { table: resource.table, index: `CREATE INDEX ON ${sqlName(resource.table)} (${sqlName(field.column)})` } }
+    if (name !== undefined) target.relations.set(name, { resource: resource.name, by: field.name, ...unindexed })
   }
 }

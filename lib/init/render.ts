@@ -53,7 +53,7 @@ function resource (r: ResourceDraft): string[] {
     lines.push(`${i2}relations: {`)
     for (const [name, rel] of r.relations) {
       // The start warns of it too; here it is where the relation is written.
-      if ('by' in rel && rel.unindexed === true) lines.push(comment(i3, `no index of ${rel.resource} starts with ${rel.by}: following ${name} scans the table. CREATE INDEX ON ${rel.resource} (${rel.by})`))
+      if ('by' in rel && rel.unindexed !== undefined) lines.push(comment(i3, `no index of ${rel.unindexed.table} starts with ${rel.by}: following ${name} scans the table. ${rel.unindexed.index}`))
       lines.push(`${i3}${key(name)}: ${relation(rel)},`)
     }
     lines.push(`${i2}},`)

@@ -264,7 +264,7 @@ test('check runs the pending migrations as a start would, and rolls them back: a
   const migrations = join(dir, 'check-migrations')
   mkdirSync(migrations)
   writeFileSync(join(migrations, '001_pulleys.sql'), 'CREATE TABLE pulleys (id serial PRIMARY KEY, size integer NOT NULL);')
-  const pulleys = { fields: { id: { type: 'integer', readOnly: true }, size: { type: 'integer' } } }
+  const pulleys = { fields: { id: { type: 'integer', readOnly: true }, size: { type: 'integer', required: true } } }
   const pending = join(dir, 'check-migrations.json')
   writeFileSync(pending, JSON.stringify({ roles: ['admin', 'user'], migrations, resources: { pulleys } }))
   const checked = await cli(['check', '--config', pending], { config: null })
@@ -278,7 +278,7 @@ test('check runs the pending migrations as a start would, and rolls them back: a
 
 test('check warns of a tenant resource whose unique key a caller fills in but leaves out the tenant column', async () => {
   await runSql(databaseUrl, 'CREATE TABLE bays (region text NOT NULL, number integer NOT NULL, tenant_id text NOT NULL, PRIMARY KEY (region, number))')
-  const bays = { key: ['region', 'number'], tenant: 'tenant_id', fields: { region: { type: 'string' }, number: { type: 'integer' } } }
+  const bays = { key: ['region', 'number'], tenant: 'tenant_id', fields: { region: { type: 'string', required: true }, number: { type: 'integer', required: true } } }
   const file = join(dir, 'bays.json')
   writeFileSync(file, JSON.stringify({ roles: ['admin', 'user'], resources: { bays } }))
   const checked = await cli(['check', '--config', file], { config: null })
@@ -337,7 +337,7 @@ test('migrate is safe to repeat', async () => {
 
 test('check and migrate run the startup model checks against the database and exit non-zero with their messages', async () => {
   await runSql(databaseUrl, 'CREATE TABLE gadgets (id serial PRIMARY KEY, name text NOT NULL)')
-  const gadgets = { fields: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } } }
+  const gadgets = { fields: { id: { type: 'integer', readOnly: true }, name: { type: 'string', required: true } } }
   const good = join(dir, 'gadgets.json')
   writeFileSync(good, JSON.stringify({ roles: ['admin', 'user'], resources: { gadgets } }))
   const checked = await cli(['check', '--config', good], { config: null })

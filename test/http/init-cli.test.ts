@@ -3,11 +3,12 @@
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { INIT_SCHEMA } from '../fixtures/init.js'
+import { DRIFT_CONFIG, DRIFT_LINES, DRIFT_SCHEMA } from '../fixtures/init-drift.js'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 const bin = join(root, 'bin', 'tablegate.js')
@@ -47,9 +48,11 @@ test('init writes the config and prints what it served, left out and found; chec
   const check = await cli(['check'])
   assert.equal(check.code, 0, check.stderr)
   assert.equal(check.stdout, 'the config and the database agree (10 resources)\n')
-  // The columns init left out are drift: served by no field, one line each.
+  // The columns init left out are drift: served by no field, one line each; and a column whose enum
+  // type and CHECK allow no value in common (init's comment says so too) refuses every value of its enum.
   // (The other lines are the start's warnings of relations followed without an index.)
   assert.deepEqual(check.stderr.split('\n').filter((l) => l.includes(' drift: ')), [
+    "tablegate: drift: config.resources.customers.fields.never.enum: column 'never' of table customers refuses 'sad', 'ok', 'happy' (check customers_never_check)",
     "tablegate: drift: config.resources.customers: column 'search' (tsvector) of table customers is served by no field",
     "tablegate: drift: config.resources.customers: column 'photo' (bytea) of table customers is served by no field",
     "tablegate: drift: config.resources.customers: column 'legacy_at' (timestamp without time zone) of table customers is served by no field",
@@ -64,6 +67,28 @@ test('init writes the config and prints what it served, left out and found; chec
   const forced = await cli(['init', '--force'])
   assert.equal(forced.code, 0, forced.stderr)
   assert.equal(readFileSync(join(dir, 'tablegate.config.ts'), 'utf8'), written, 'a rerun writes the same bytes')
+})
+
+test('the written config typechecks with tsc against the package\'s own types; a wrong option in it does not', async () => {
+  // 'tablegate' resolves to this package itself (dir is inside it), through its exports: the
+  // declarations it publishes. A copy with a mistyped field type shows the check is not vacuous.
+  const written = readFileSync(join(dir, 'tablegate.config.ts'), 'utf8')
+  writeFileSync(join(dir, 'broken.config.ts'), written.replace("name: { type: 'string'", "name: { type: 'strnig'"))
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: {
+      target: 'es2023', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true,
+      skipLibCheck: true, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')],
+    },
+    files: ['tablegate.config.ts', 'broken.config.ts'],
+  }))
+  const tsc = spawn(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  tsc.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+  tsc.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+  assert.notEqual(await new Promise((resolve) => { tsc.on('close', resolve) }), 0, output)
+  const errors = output.trimEnd().split('\n').filter((l) => / error TS\d+/.test(l))
+  assert.ok(errors.length > 0 && errors.every((l) => l.startsWith('broken.config.ts(')), output)
+  assert.match(output, /'"strnig"' is not assignable/)
 })
 
 test('check reports drift both ways, one line each, and still refuses what a start refuses', async () => {
@@ -92,4 +117,13 @@ test('--tables, --out and --schema', async () => {
   assert.equal(missing.stderr, 'tablegate: not in schema public: nope\n')
   const schema = await cli(['init', '--schema', 'elsewhere', '--out', 'none.config.ts'])
   assert.equal(schema.stderr, 'tablegate: schema elsewhere has no tables or views\n')
+})
+
+test('check prints a line for each constraint that contradicts a field option, and passes, as a start would', async () => {
+  await runSql(databaseUrl, DRIFT_SCHEMA)
+  writeFileSync(join(dir, 'things.config.mjs'), `export default ${JSON.stringify(DRIFT_CONFIG)}\n`)
+  const check = await cli(['check', '--config', 'things.config.mjs'])
+  assert.equal(check.code, 0, check.stderr)
+  assert.equal(check.stdout, 'the config and the database agree (1 resource)\n')
+  assert.deepEqual(check.stderr.trimEnd().split('\n'), DRIFT_LINES.map((line) => `tablegate: ${line}`))
 })

@@ -168,14 +168,21 @@ test('another schema: its tables keep their schema, and a foreign key into anoth
     table: 'sales.invoices',
     key: 'id',
     fields: { id: { type: 'integer', required: true }, customer_id: { type: 'bigint' }, total: { type: 'decimal', required: true } },
+    relations: { payments: { resource: 'payments', by: 'Invoice' } },
     access: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
   })
+  // The index to create names the table as SQL must, in its schema.
+  assert.match(sales, /\/\/ no index of sales\.payments starts with Invoice: following payments scans the table\. CREATE INDEX ON sales\.payments \("Invoice"\)\n\s+payments: \{ resource: 'payments', by: 'Invoice' \},/)
   assert.match(sales, /\/\/ foreign key invoices_customer_id_fkey \(customer_id\) → a table of another schema: not a reference, a table of another schema is not served/)
   const app = await buildApp({ ...loaded, databaseUrl })
   await createUser(app, 'sales@example.com', 'admin')
   const listed = await caller(app, await bearer(app, 'sales@example.com'))('GET', '/api/v1/invoices')
   assert.equal(listed.status, 200, JSON.stringify(listed.body))
   assert.deepEqual(listed.body.items.map((i: { total: string }) => i.total), ['9.50'])
+  assert.equal((await caller(app, await bearer(app, 'sales@example.com'))('GET', '/api/v1/payments')).status, 200)
+  // The suggested index is SQL that runs as it is, and then init suggests it no more.
+  await pool.query(/CREATE INDEX ON sales\.payments \("Invoice"\)/.exec(sales)![0])
+  assert.doesNotMatch(await initConfig(pool, { schema: 'sales' }), /CREATE INDEX/)
 })
 
 test('the written config is served as it is: an admin lists every resource, and values outside an enum or bound are refused as the database refuses them', async () => {

@@ -22,7 +22,7 @@ mkdirSync(migrations)
 writeFileSync(join(migrations, '001_tasks.sql'), 'CREATE TABLE tasks (id serial PRIMARY KEY, title text NOT NULL);')
 // As docs/plugins.md suggests for time ranges: an index of the application's own on the log.
 writeFileSync(join(migrations, '002_audit_by_time.sql'), 'CREATE INDEX audit_by_time ON tablegate_audit_log (at);')
-const tasks = { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } } as const
+const tasks = { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string', required: true } } } as const
 const configFile = join(dir, 'tablegate.config.mjs')
 writeFileSync(configFile, `import { auditLog } from '${pathToFileURL(join(root, 'dist', 'lib', 'index.js')).href}'
 export default { roles: ['admin', 'user'], migrations: ${JSON.stringify(migrations)}, resources: { tasks: ${JSON.stringify(tasks)} }, plugins: [[auditLog, { resource: 'audit_log' }]] }

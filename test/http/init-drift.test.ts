@@ -1,0 +1,57 @@
+// `tablegate check`'s third kind of drift from the library (lib/init/drift.ts): a constraint that
+// contradicts a field option, one line each, for what a start does not refuse; and none for the
+// config `init` writes of the same table. The CLI's lines are in init-cli.test.ts.
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import pg from 'pg'
+import { freshDatabase, runSql } from '../helpers/db.js'
+import { bearer, buildApp, caller, createUser } from '../helpers/app.js'
+import { driftLines } from '../../lib/init/drift.js'
+import { initConfig } from '../../lib/init/index.js'
+import { buildModels } from '../../lib/model/build.js'
+import type { Config } from '../../lib/config/schema.js'
+import { DRIFT_CONFIG, DRIFT_LINES, DRIFT_SCHEMA } from '../fixtures/init-drift.js'
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const databaseUrl = await freshDatabase()
+await runSql(databaseUrl, DRIFT_SCHEMA)
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 })
+pool.on('error', () => {})
+after(async () => { await pool.end() })
+
+const drift = async (config: Config): Promise<string[]> => await driftLines(pool, buildModels(config.resources!).values(), config.resources!)
+
+test('each option a constraint contradicts is a line naming the option, the column and what refuses it; a start accepts the config', async () => {
+  assert.deepEqual(await drift(DRIFT_CONFIG), DRIFT_LINES)
+  // The lines are warnings: the start serves the config, and the database refuses what they name.
+  const app = await buildApp({ ...DRIFT_CONFIG, databaseUrl })
+  await createUser(app, 'admin@example.com', 'admin')
+  const admin = caller(app, await bearer(app, 'admin@example.com'))
+  const created = await admin('POST', '/api/v1/things', { payload: { id: 1, status: 'open', label: 'a', note: 'n' } })
+  assert.equal(created.status, 400, JSON.stringify(created.body))
+  assert.equal(created.body.type, 'urn:service:problem:invalid-record')
+  assert.equal(created.body.detail, 'A required value is missing.')
+  const gone = await admin('POST', '/api/v1/things', { payload: { id: 1, status: 'gone', label: 'a', note: 'n' } })
+  assert.equal(gone.status, 400, JSON.stringify(gone.body))
+})
+
+test('the config init writes of the same table contradicts none of its constraints', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tablegate-init-drift-'))
+  after(() => { rmSync(dir, { recursive: true, force: true }) })
+  const file = join(dir, 'things.mjs')
+  writeFileSync(file, (await initConfig(pool)).replace("from 'tablegate'", `from '${pathToFileURL(join(root, 'dist', 'lib', 'index.js')).href}'`))
+  const config = (await import(pathToFileURL(file).href)).default as Config
+  assert.deepEqual(await drift(config), [])
+})
+
+test('a resource no one may create is not held to NOT NULL columns; nullable still is', async () => {
+  const { label, locked, note } = DRIFT_CONFIG.resources.things.fields
+  const readable: Config = { resources: { things: { access: { read: ['admin'], create: false }, fields: { id: { type: 'integer' }, label, locked, note } } } }
+  assert.deepEqual((await drift(readable)).filter((line) => line.includes('.fields.')), [
+    "drift: config.resources.things.fields.note.nullable: column 'note' of table things is NOT NULL, so null is refused whatever the option says",
+  ])
+})
