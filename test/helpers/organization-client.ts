@@ -1,9 +1,9 @@
-// better-auth 1.7's own client with organizationClient() against a listening tablegate: signed-in
+// better-auth 1.7's own client with organizationClient() (and jwtClient(), for token()) against a listening tablegate: signed-in
 // "browsers" (each from its own address) and the assertions the organization route tests share.
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
 import { createAuthClient } from 'better-auth/client'
-import { organizationClient } from 'better-auth/client/plugins'
+import { jwtClient, organizationClient } from 'better-auth/client/plugins'
 import { PASSWORD } from './app.js'
 import { browserFetch } from './browser-fetch.js'
 
@@ -14,7 +14,7 @@ let addresses = 0
 function clientFor (base: string) {
   addresses += 1
   const { fetch } = browserFetch(PUBLIC_URL, `203.0.113.${addresses}`)
-  return createAuthClient({ baseURL: `${base}/api/auth`, plugins: [organizationClient()], fetchOptions: { customFetchImpl: fetch } })
+  return createAuthClient({ baseURL: `${base}/api/auth`, plugins: [organizationClient(), jwtClient()], fetchOptions: { customFetchImpl: fetch } })
 }
 
 export type OrganizationClient = ReturnType<typeof clientFor>
