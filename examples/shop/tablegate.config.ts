@@ -1,13 +1,28 @@
 // The example shop served by `npm start`: schema and seed from ./migrations, the built-in audit
-// log, a custom write hook, and customers ↔ orders ↔ order lines as relations (docs/relations.md).
+// log, a custom write hook, customers ↔ orders ↔ order lines as relations (docs/relations.md), and
+// organizations whose projects are theirs alone (docs/organizations.md; README's walk-through
+// makes two of them).
 import { fileURLToPath } from 'node:url'
 import { auditLog, defineConfig } from 'tablegate'
 import shopRules from './rules.js'
 
+// Every signed-in role does anything with the shop's own tables, as with a plain role list.
+const shop = ['customers.*', 'orders.*', 'order_lines.*']
+
 export default defineConfig({
   migrations: fileURLToPath(new URL('./migrations', import.meta.url)),
-  roles: ['admin', 'manager', 'user'],
+  // Capability bundles (docs/access.md), so organization roles can add to them.
+  roles: { admin: ['*'], manager: shop, user: shop },
   defaultRole: 'user',
+  // Projects come from the organization role alone: a member reads and creates its
+  // organization's projects, its admins and owners also update and delete them.
+  organizations: {
+    roleCapabilities: {
+      member: ['projects.read', 'projects.create'],
+      admin: ['projects.*'],
+      owner: ['projects.*'],
+    },
+  },
   // The audit log, readable by admins at /api/v1/audit_log.
   plugins: [[auditLog, { resource: 'audit_log' }], shopRules],
   resources: {
@@ -35,6 +50,16 @@ export default defineConfig({
       relations: {
         customer: { field: 'customer_id' },
         lines: { resource: 'order_lines', by: 'order_id', orderBy: 'position' },
+      },
+    },
+    projects: {
+      // The caller's active organization: rows of another organization do not exist for them.
+      tenant: 'org_id',
+      fields: {
+        id: { type: 'bigint', readOnly: true, dbDefault: true },
+        name: { type: 'string', required: true, maxLength: 200, searchable: true },
+        budget: { type: 'decimal' },
+        created_at: { type: 'timestamp', readOnly: true, dbDefault: true },
       },
     },
     order_lines: {

@@ -324,7 +324,7 @@ test('check finds the example shop (npm start\'s config) agreeing with its migra
   const shop = await freshDatabase()
   const checked = await cli(['check', '--config', join(root, 'tablegate.config.ts')], { config: null, env: { DATABASE_URL: shop } })
   ok(checked, 'check')
-  assert.equal(checked.stdout.trim(), 'the config and the database agree (4 resources)')
+  assert.equal(checked.stdout.trim(), 'the config and the database agree (5 resources)')
 })
 
 test('migrate is safe to repeat', async () => {
