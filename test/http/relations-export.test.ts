@@ -120,9 +120,7 @@ test('NDJSON: the customer as a get embeds it, without its etag, or null', async
 })
 
 test('an export with embeds is one statement in its read-only transaction', async () => {
-  // The app's revocation poll may run beside it: only statements of orders and the transaction count.
-  const statements = (await statementsOf(async () => { ok(await exported('clerk', 'format=csv&fields=id,customer.name')) }))
-    .filter((text) => /^(BEGIN|COMMIT|ROLLBACK)/.test(text) || text.includes('"orders"'))
+  const statements = await statementsOf(async () => { ok(await exported('clerk', 'format=csv&fields=id,customer.name')) })
   assert.deepEqual(kinds(statements), ['BEGIN', 'SELECT', 'COMMIT'])
   assert.match(statements[1]!, /LEFT JOIN LATERAL/)
 })

@@ -37,11 +37,6 @@ async function got (call: Call, url: string): Promise<{ record: any, etag: unkno
   return { record, etag: response.headers.etag }
 }
 
-/** The statements of a piece of work on orders: the app's revocation poll may run beside it. */
-async function orderStatements (work: () => Promise<unknown>): Promise<string[]> {
-  return (await statementsOf(work)).filter((text) => /^(BEGIN|COMMIT|ROLLBACK)/.test(text) || text.includes('"orders"'))
-}
-
 async function orderCount (): Promise<number> {
   return await withClient(databaseUrl, async (client) => Number((await client.query('SELECT count(*) AS n FROM orders')).rows[0].n))
 }
@@ -74,7 +69,7 @@ test('fields=customer embeds every field the caller may read there, as a get of 
 test('an update embeds the customer it now names: the embed is read after the write, on its transaction', async () => {
   const order = answered(await clerk('POST', '/api/v1/orders', { payload: { title: 'moving', customer_id: '1' } }), 201)
   const url = `/api/v1/orders/${order.id}?fields=title,customer.name,customer.country`
-  const statements = await orderStatements(async () => {
+  const statements = await statementsOf(async () => {
     const updated = await clerk('PATCH', url, { payload: { customer_id: '4' }, headers: { 'if-match': order.etag } })
     const body = answered(updated)
     assert.deepEqual(body, (await got(clerk, url)).record)
@@ -112,17 +107,17 @@ test(':undelete embeds as a get does; a delete answers as before', async () => {
 })
 
 test('without a path a write sends the record it always did, with the same statements; a path adds one read in a transaction', async () => {
-  const plain = await orderStatements(async () => {
+  const plain = await statementsOf(async () => {
     const body = answered(await admin('POST', '/api/v1/orders', { payload: { title: 'fast', customer_id: '1' } }), 201)
     assert.deepEqual(body, { id: body.id, title: 'fast', customer_id: '1', owner_id: null, deleted_at: null, etag: body.etag })
   })
   assert.deepEqual(kinds(plain), ['INSERT'])
-  const fieldsOnly = await orderStatements(async () => {
+  const fieldsOnly = await statementsOf(async () => {
     const body = answered(await admin('POST', '/api/v1/orders?fields=id,title', { payload: { title: 'fast', customer_id: '1' } }), 201)
     assert.deepEqual(Object.keys(body), ['id', 'title', 'etag'])
   })
   assert.deepEqual(kinds(fieldsOnly), ['INSERT'])
-  const embedded = await orderStatements(async () => {
+  const embedded = await statementsOf(async () => {
     answered(await admin('POST', '/api/v1/orders?fields=id,customer.name', { payload: { title: 'fast', customer_id: '1' } }), 201)
   })
   assert.deepEqual(kinds(embedded), ['BEGIN', 'INSERT', 'SELECT', 'COMMIT'])
@@ -131,7 +126,7 @@ test('without a path a write sends the record it always did, with the same state
 
 test('Prefer: return=minimal sends no body and reads no embed; the ETag is the record\'s', async () => {
   let response: CallResult | undefined
-  const statements = await orderStatements(async () => {
+  const statements = await statementsOf(async () => {
     response = await admin('POST', '/api/v1/orders?fields=customer.name', { payload: { title: 'minimal', customer_id: '1' }, headers: { prefer: 'return=minimal' } })
   })
   assert.equal(response!.status, 201)
