@@ -12,14 +12,37 @@ function metaContent (name: string, fallback: string): string {
 export const apiRoot = metaContent('tablegate-api-root', '/api')
 export const basePath = metaContent('tablegate-base-path', '/api/v1')
 
-/** A problem+json's detail, or the status line. */
+/** A problem+json (SPEC.md): its `type` slug, and per-field `errors` where the API gives them. */
+export interface Problem {
+  readonly type?: string
+  readonly title?: string
+  readonly detail?: string
+  readonly errors?: ReadonlyArray<{ readonly field: string, readonly code?: string, readonly message: string }>
+  readonly [more: string]: unknown
+}
+
+/** A refused request: its status, the problem's detail as the message, the problem whole. */
 export class ApiError extends Error {
-  constructor (readonly status: number, message: string) { super(message) }
+  constructor (readonly status: number, message: string, readonly problem: Problem = {}) { super(message) }
 }
 
 async function failure (response: Response): Promise<ApiError> {
-  const body = await response.json().catch(() => undefined) as { detail?: string, message?: string } | undefined
-  return new ApiError(response.status, body?.detail ?? body?.message ?? `${response.status} ${response.statusText}`)
+  const body = await response.json().catch(() => undefined) as (Problem & { message?: string }) | undefined
+  return new ApiError(response.status, body?.detail ?? body?.message ?? `${response.status} ${response.statusText}`, body ?? {})
+}
+
+export interface RequestOptions {
+  readonly method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  /** Sent as JSON. */
+  readonly body?: unknown
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** An answer the API gave: its JSON body (undefined for 204) and headers (ETag, X-Meta-Version…). */
+export interface Answer<T> {
+  readonly status: number
+  readonly body: T
+  readonly headers: Headers
 }
 
 function expiryOf (token: string): number {
@@ -81,12 +104,34 @@ export class Session {
     return await (await this.send(path)).json() as T
   }
 
-  private async send (path: string, retried = false): Promise<Response> {
+  /**
+   * Any API call as the caller, JSON in and out. A refusal throws ApiError, with the problem in
+   * it (a 412's, a 400's field errors), so a form can show it where it belongs.
+   */
+  async request<T> (path: string, options: RequestOptions = {}): Promise<Answer<T>> {
+    const response = await this.send(path, options)
+    const text = await response.text()
+    return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as T, headers: response.headers }
+  }
+
+  /** A file the API streams (an :export), as a Blob the page can offer for download. */
+  async download (path: string): Promise<Blob> {
+    return await (await this.send(path, { headers: { accept: '*/*' } })).blob()
+  }
+
+  private async send (path: string, options: RequestOptions = {}, retried = false): Promise<Response> {
     if (this.token === undefined && !await this.resume()) return this.gone()
-    const response = await fetch(path, { headers: { authorization: `Bearer ${this.token}`, accept: 'application/json' }, credentials: 'omit' })
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers, authorization: `Bearer ${this.token}` }
+    if (options.body !== undefined) headers['content-type'] = 'application/json'
+    const response = await fetch(path, {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: 'omit',
+    })
     if (response.status === 401 && !retried) {
       this.token = undefined
-      return await this.send(path, true)
+      return await this.send(path, options, true)
     }
     if (response.status === 401) return this.gone()
     const version = response.headers.get('x-meta-version')

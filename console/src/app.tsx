@@ -4,6 +4,11 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
 import { Session } from './api.js'
 import { columnsOf, labelOf, menuOf, type Meta } from './meta.js'
 import { hrefOf, useRoute, type Route } from './route.js'
+
+/** The menu entry a screen belongs to: a resource's list, its records and forms fall under the resource. */
+function menuHrefOf (route: Route): string {
+  return route.kind === 'record' || route.kind === 'new' || route.kind === 'resource' ? hrefOf({ kind: 'resource', name: route.name, query: new URLSearchParams() }) : hrefOf(route)
+}
 import { SignIn } from './sign-in.js'
 import { RecordList } from './list.js'
 import { Page } from './page.js'
@@ -43,7 +48,7 @@ export function App () {
         <button type="button" onClick={() => { void signOut() }}>Sign out</button>
       </header>
       <nav class="menu" aria-label="Main">
-        <ul>{menuOf(state.meta).map((entry) => <li key={entry.href}><a href={entry.href} aria-current={hrefOf(route) === entry.href ? 'page' : undefined}>{entry.label}</a></li>)}</ul>
+        <ul>{menuOf(state.meta).map((entry) => <li key={entry.href}><a href={entry.href} aria-current={menuHrefOf(route) === entry.href ? 'page' : undefined}>{entry.label}</a></li>)}</ul>
       </nav>
       <main id="content" tabIndex={-1}><Screen session={session} meta={state.meta} route={route} /></main>
     </div>

@@ -1,21 +1,56 @@
 // The parts of GET /api/meta the console reads (docs/meta.md); everything in it is already
 // restricted to the caller, so the console shows what is there and nothing else.
+export type FieldType = 'string' | 'text' | 'integer' | 'bigint' | 'decimal' | 'number' | 'boolean' | 'date' | 'timestamp' | 'json' | 'uuid' | (string & {})
+
 export interface FieldMeta {
-  readonly type: string
+  readonly type: FieldType
   readonly readOnly?: boolean
+  /** Present where a write rule tells a create from an update: whether a create form offers it. */
+  readonly readOnlyOnCreate?: boolean
   readonly required?: boolean
+  readonly nullable?: boolean
+  readonly filterable?: boolean
+  readonly sortable?: boolean
+  readonly searchable?: boolean
   readonly enum?: readonly string[]
+  readonly maxLength?: number
+  readonly minLength?: number
+  readonly minimum?: number | string
+  readonly maximum?: number | string
+  readonly default?: { readonly db: true } | { readonly value: unknown }
 }
 
+export type RelationMeta =
+  | { readonly kind: 'one', readonly resource: string, readonly field: string }
+  | { readonly kind: 'many', readonly resource: string, readonly by: string, readonly pageSize: number }
+
 export interface ResourceMeta {
+  readonly key: readonly string[]
+  readonly softDelete?: boolean
+  readonly version?: boolean
   readonly fields: Readonly<Record<string, FieldMeta>>
+  readonly relations?: Readonly<Record<string, RelationMeta>>
+}
+
+export interface ChartMeta {
+  /** The kind of chart; the console decides how it draws it. */
+  readonly type: string
+  readonly x: string
+  readonly y: string
 }
 
 export interface ViewMeta {
   readonly columns?: readonly string[]
   readonly sort?: string
+  readonly search?: readonly string[]
+  readonly filters?: readonly string[]
+  readonly layout?: ReadonlyArray<readonly string[]>
+  readonly chart?: ChartMeta
   readonly title?: string
+  readonly nav?: { readonly recent?: { readonly field: string, readonly label?: string } }
 }
+
+export type Operation = 'read' | 'create' | 'update' | 'delete' | 'export'
 
 export interface Permissions {
   readonly read: boolean
@@ -23,15 +58,22 @@ export interface Permissions {
   readonly update: boolean
   readonly delete: boolean
   readonly export: boolean
+  /** Operations allowed for some records only: the record's own `permissions` decide. */
+  readonly conditional?: readonly Operation[]
   readonly showDeleted: boolean
 }
 
 export type MenuEntry = { readonly resource: string, readonly label?: string } | { readonly page: string, readonly label?: string }
 
-export type PageElement =
-  | { readonly type: 'table', readonly resource: string, readonly columns?: readonly string[] }
-  | { readonly type: 'text', readonly text: string }
-  | { readonly type: 'button' | 'chart', readonly resource: string }
+/** `type` is free text in the config: the console draws `table`, `text`, `button` and `chart`. */
+export interface PageElement {
+  readonly type: string
+  readonly resource?: string
+  readonly columns?: readonly string[]
+  readonly action?: 'read' | 'create' | 'update' | 'delete'
+  readonly label?: string
+  readonly text?: string
+}
 
 export interface PageMeta {
   readonly name: string

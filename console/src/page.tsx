@@ -9,8 +9,9 @@ export function Page ({ session, meta, page }: { readonly session: Session, read
       <h1>{page.title ?? labelOf(page.name)}</h1>
       {page.elements.map((element, i) => {
         if (element.type === 'text') return <p key={i}>{element.text}</p>
-        if (element.type === 'table' && element.resource in meta.resources) {
-          return <RecordList key={i} session={session} resource={element.resource} columns={columnsOf(meta, element.resource, element.columns)} caption={labelOf(element.resource)} />
+        const resource = element.resource
+        if (element.type === 'table' && resource !== undefined && resource in meta.resources) {
+          return <RecordList key={i} session={session} resource={resource} columns={columnsOf(meta, resource, element.columns)} caption={labelOf(resource)} />
         }
         return null
       })}

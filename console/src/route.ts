@@ -1,13 +1,31 @@
-// Where the console is, in the URL's hash (#/r/orders, #/p/overview): the server serves one page,
-// so no path of the console's can ever meet an API route.
+// Where the console is, in the URL's hash: the server serves one page, so no path of the
+// console's can ever meet an API route.
+//   #/                      home
+//   #/r/orders?filter=…     a resource's list; the query keeps the list's own state (filter, search…)
+//   #/r/orders/new          a create form
+//   #/r/orders/k/12         one record, by its key as the API's URL writes it (composite: a,b)
+//   #/p/overview            a configured page
 import { useEffect, useState } from 'preact/hooks'
 
-export type Route = { readonly kind: 'resource' | 'page', readonly name: string } | { readonly kind: 'home' }
+export type Route =
+  | { readonly kind: 'home' }
+  | { readonly kind: 'resource', readonly name: string, readonly query: URLSearchParams }
+  | { readonly kind: 'new', readonly name: string }
+  | { readonly kind: 'record', readonly name: string, readonly key: string }
+  | { readonly kind: 'page', readonly name: string }
 
 export function parseRoute (hash: string): Route {
-  const match = /^#\/([rp])\/([^/]+)$/.exec(hash)
-  if (match === null) return { kind: 'home' }
-  return { kind: match[1] === 'r' ? 'resource' : 'page', name: decodeURIComponent(match[2]!) }
+  const [path = '', search = ''] = hash.replace(/^#/, '').split('?', 2)
+  const parts = path.split('/').slice(1).map((part) => { try { return decodeURIComponent(part) } catch { return '\u0000' } })
+  if (parts.includes('\u0000')) return { kind: 'home' }
+  const [section, name, third, fourth] = parts
+  if (name === undefined || name === '') return { kind: 'home' }
+  if (section === 'p' && parts.length === 2) return { kind: 'page', name }
+  if (section !== 'r') return { kind: 'home' }
+  if (parts.length === 2) return { kind: 'resource', name, query: new URLSearchParams(search) }
+  if (parts.length === 3 && third === 'new') return { kind: 'new', name }
+  if (parts.length === 4 && third === 'k' && fourth !== undefined && fourth !== '') return { kind: 'record', name, key: fourth }
+  return { kind: 'home' }
 }
 
 export function useRoute (): Route {
@@ -21,5 +39,23 @@ export function useRoute (): Route {
 }
 
 export function hrefOf (route: Route): string {
-  return route.kind === 'home' ? '#/' : `#/${route.kind === 'resource' ? 'r' : 'p'}/${encodeURIComponent(route.name)}`
+  switch (route.kind) {
+    case 'home': return '#/'
+    case 'page': return `#/p/${encodeURIComponent(route.name)}`
+    case 'new': return `#/r/${encodeURIComponent(route.name)}/new`
+    case 'record': return `#/r/${encodeURIComponent(route.name)}/k/${encodeURIComponent(route.key)}`
+    case 'resource': {
+      const query = route.query.toString()
+      return `#/r/${encodeURIComponent(route.name)}${query === '' ? '' : `?${query}`}`
+    }
+  }
+}
+
+/** A record's key as its URL writes it: the key fields' values, each percent-encoded, joined by `,`. */
+export function keyOf (record: Readonly<Record<string, unknown>>, key: readonly string[]): string {
+  return key.map((field) => encodeURIComponent(String(record[field]))).join(',')
+}
+
+export function recordHref (resource: string, record: Readonly<Record<string, unknown>>, key: readonly string[]): string {
+  return hrefOf({ kind: 'record', name: resource, key: keyOf(record, key) })
 }

@@ -4,18 +4,11 @@
 // Screenshots go to .out-artifacts/console/ (ignored by git).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import type { Browser, Page } from 'puppeteer-core'
-import { freePort } from '../../lib/db/embedded.js'
-import { freshDatabase, runSql } from '../helpers/db.js'
-import { buildApp, createUser, PASSWORD, usersOf } from '../helpers/app.js'
+import type { Page } from 'puppeteer-core'
+import { runSql } from '../helpers/db.js'
+import { createUser, PASSWORD, usersOf } from '../helpers/app.js'
 import { METADATA_CONFIG, METADATA_SCHEMA } from '../fixtures/metadata.js'
-import { launchBrowser } from '../helpers/browser.js'
-import { CONSOLE_CSP } from '../../plugins/console/assets.js'
-
-const artifacts = fileURLToPath(new URL('../../../.out-artifacts/console/', import.meta.url))
+import { consoleServer, signIn } from '../helpers/console-browser.js'
 
 interface Screen {
   readonly menu: string[]
@@ -34,23 +27,6 @@ const READ_SCREEN = `({
   pageLabel: document.querySelector('.pager span')?.textContent ?? '',
 })`
 
-async function signIn (browser: Browser, origin: string, email: string, errors: string[]): Promise<Page> {
-  const context = await browser.createBrowserContext()
-  const page = await context.newPage()
-  page.on('console', (message) => { if (message.type() === 'error') errors.push(`${email}: ${message.text()}`) })
-  page.on('pageerror', (err) => { errors.push(`${email}: ${String(err)}`) })
-  await page.setViewport({ width: 1280, height: 800 })
-  const landed = await page.goto(`${origin}/`)
-  assert.equal(landed?.status(), 200)
-  assert.equal(landed.headers()['content-security-policy'], CONSOLE_CSP)
-  await page.waitForSelector('form input[type=email]')
-  await page.type('#email', email)
-  await page.type('#password', PASSWORD)
-  await page.click('button[type=submit]')
-  await page.waitForSelector('nav[aria-label=Main] a')
-  return page
-}
-
 async function openOrders (page: Page): Promise<Screen> {
   await page.click('nav[aria-label=Main] a[href="#/r/orders"]')
   await page.waitForFunction('document.querySelectorAll("main table tbody tr").length === 20 && document.querySelector("main table caption").textContent.includes("about")')
@@ -67,11 +43,8 @@ async function turn (page: Page, button: 'Next page' | 'Previous page', to: numb
 }
 
 test('an admin and a clerk each see their own menu and columns, page by keyset tokens and sign out', async (t) => {
-  const port = await freePort()
-  const origin = `http://127.0.0.1:${port}`
-  const databaseUrl = await freshDatabase()
-  await runSql(databaseUrl, METADATA_SCHEMA)
-  const app = await buildApp({ databaseUrl, publicUrl: origin, ...METADATA_CONFIG, console: { path: '/' }, revocationPollMs: 100 })
+  const server = await consoleServer(t, { ...METADATA_CONFIG, revocationPollMs: 100 }, METADATA_SCHEMA)
+  const { app, databaseUrl, errors } = server
   await createUser(app, 'admin@example.com')
   const clerk = await usersOf(app).create({ email: 'clerk@example.com', password: PASSWORD, role: 'clerk' })
   // 30 orders of the clerk's (numbered so their order is plain) and 5 of nobody's.
@@ -80,22 +53,17 @@ test('an admin and a clerk each see their own menu and columns, page by keyset t
     SELECT 'order ' || lpad(n::text, 2, '0'), 'open', n, n * 2, timestamptz '2026-01-01' + n * interval '1 day', '${clerk.id}'
     FROM generate_series(1, 30) AS n;
     INSERT INTO orders (title, cost) SELECT 'other ' || n, 1 FROM generate_series(1, 5) AS n;`)
-  await app.listen({ port, host: '127.0.0.1' })
-  mkdirSync(artifacts, { recursive: true })
 
-  const browser = await launchBrowser(t)
-  const errors: string[] = []
-
-  const admin = await signIn(browser, origin, 'admin@example.com', errors)
+  const admin = await signIn(server, 'admin@example.com')
   const adminOrders = await openOrders(admin)
   assert.deepEqual(adminOrders.menu, ['Orders', 'Secrets', 'Home', 'Admin tools'])
   assert.deepEqual(adminOrders.headers, ['Id', 'Title', 'Cost', 'Owner id'])
   assert.match(adminOrders.caption, /about 35$/)
-  await admin.screenshot({ path: join(artifacts, 'list-admin.png') })
+  await server.screenshot(admin, 'list-admin')
   const adminNext = await turn(admin, 'Next page', 2)
   assert.equal(adminNext.firstCells.length, 15)
 
-  const page = await signIn(browser, origin, 'clerk@example.com', errors)
+  const page = await signIn(server, 'clerk@example.com')
   const first = await openOrders(page)
   assert.deepEqual(first.menu, ['Orders', 'Home'])
   assert.equal(await page.$eval('nav[aria-label=Main] a[aria-current=page]', (a) => a.textContent), 'Orders')
@@ -104,7 +72,7 @@ test('an admin and a clerk each see their own menu and columns, page by keyset t
   assert.equal(first.pageLabel, 'Page 1')
   // The clerk's view sorts by placed_at desc: the newest first, and only the clerk's own.
   assert.equal(first.firstCells[0], 'order 30')
-  await page.screenshot({ path: join(artifacts, 'list.png') })
+  await server.screenshot(page, 'list')
   const second = await turn(page, 'Next page', 2)
   assert.deepEqual(second.firstCells, ['order 10', 'order 09', 'order 08', 'order 07', 'order 06', 'order 05', 'order 04', 'order 03', 'order 02', 'order 01'])
   assert.equal(await page.$eval('.pager button:last-of-type', (button) => button.disabled), true, 'no page after the last')
