@@ -9,6 +9,7 @@ import { runSql } from '../helpers/db.js'
 import { createUser, PASSWORD, usersOf } from '../helpers/app.js'
 import { METADATA_CONFIG, METADATA_SCHEMA } from '../fixtures/metadata.js'
 import { consoleServer, signIn } from '../helpers/console-browser.js'
+import { axeViolations } from '../helpers/axe.js'
 
 interface Screen {
   readonly menu: string[]
@@ -73,6 +74,7 @@ test('an admin and a clerk each see their own menu and columns, page by keyset t
   // The clerk's view sorts by placed_at desc: the newest first, and only the clerk's own.
   assert.equal(first.firstCells[0], 'order 30')
   await server.screenshot(page, 'list')
+  assert.deepEqual(await axeViolations(page), [], 'no WCAG A/AA violation on the list')
   const second = await turn(page, 'Next page', 2)
   assert.deepEqual(second.firstCells, ['order 10', 'order 09', 'order 08', 'order 07', 'order 06', 'order 05', 'order 04', 'order 03', 'order 02', 'order 01'])
   assert.equal(await page.$eval('.pager button:last-of-type', (button) => button.disabled), true, 'no page after the last')
