@@ -73,4 +73,37 @@ export default defineConfig({
       },
     },
   },
+  // What the console (docs/console.md) shows: each role gets these with its hidden fields taken out.
+  views: {
+    orders: {
+      columns: ['title', 'customer_id', 'status', 'total', 'placed_at'],
+      sort: 'placed_at desc',
+      search: ['title'],
+      filters: ['status', 'customer_id'],
+      layout: [['title', 'status'], ['customer_id', 'total'], ['placed_at', 'position']],
+      chart: { type: 'bar', x: 'status', y: 'total' },
+      title: '{title}',
+      nav: { recent: { field: 'placed_at', label: 'Latest orders' } },
+    },
+    customers: { columns: ['name', 'email', 'created_at'], sort: 'name', search: ['name'], title: '{name}' },
+    order_lines: { columns: ['order_id', 'position', 'sku', 'quantity', 'price'], sort: 'order_id, position', title: '{sku}' },
+    projects: { columns: ['name', 'budget', 'created_at'], sort: 'name', search: ['name'], title: '{name}' },
+  },
+  pages: [{
+    name: 'dashboard',
+    title: 'Dashboard',
+    elements: [
+      { type: 'chart', resource: 'orders' },
+      { type: 'table', resource: 'orders', columns: ['title', 'status', 'total'] },
+      { type: 'button', resource: 'orders', action: 'create', label: 'New order' },
+    ],
+  }],
+  userMenu: [
+    { page: 'dashboard' },
+    { resource: 'orders' },
+    { resource: 'customers' },
+    { resource: 'order_lines', label: 'Order lines' },
+    { resource: 'projects' },
+    { resource: 'audit_log', label: 'Audit log' },
+  ],
 })
