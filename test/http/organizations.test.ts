@@ -22,12 +22,18 @@ function refused (code: OrganizationStoreError['code'], message?: RegExp) {
 }
 
 const events: WriteEvent[] = []
-// While `slowMembers` is set, each membership change waits inside its transaction after its write.
+// While `slowMembers` is set, each membership change waits inside its transaction after its write,
+// telling `onHold` (once) that it holds its locks.
 let slowMembers = 0
+let onHold: (() => void) | undefined
 const recorder = fp(async (instance: FastifyInstance) => {
   instance.tablegate.addWriteHook(async (event) => {
     events.push(event)
-    if (event.resource === 'auth.members' && slowMembers > 0) await sleep(slowMembers)
+    if (event.resource === 'auth.members' && slowMembers > 0) {
+      onHold?.()
+      onHold = undefined
+      await sleep(slowMembers)
+    }
     if (event.after?.slug === 'refused-by-hook' || event.after?.role === 'viewer') throw new Error('a hook says no')
   }, { resources: ['auth.organizations', 'auth.members'] })
 }, { name: 'org-recorder', dependencies: ['tablegate'] })
@@ -128,8 +134,9 @@ test('concurrent demotions or removals of the only two owners leave one owner', 
     // lock the second would find the first owner still there and go ahead too.
     slowMembers = 300
     try {
+      const holding = new Promise<void>((resolve) => { onHold = resolve })
       const first = change(orgs, slug, 'cid@example.com')
-      await sleep(50)
+      await holding
       const results = await Promise.allSettled([first, change(orgs, slug, 'dee@example.com')])
       assert.equal(results[0].status, 'fulfilled', slug)
       assert.equal(results[1].status, 'rejected', slug)
