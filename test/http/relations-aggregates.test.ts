@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import pg from 'pg'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { bearer, buildApp, caller, createUser, usersOf, type CallResult } from '../helpers/app.js'
-import { RELATIONS_CONFIG, RELATIONS_RESOURCES, RELATIONS_SCHEMA, RELATIONS_USERS } from '../fixtures/relations.js'
+import { RELATIONS_CONFIG, RELATIONS_RESOURCES, RELATIONS_SCHEMA, RELATIONS_USERS, ordersSeed } from '../fixtures/relations.js'
 
 // The relations fixture, with a timestamp on customers for :series, and tags: a resource with no
 // timestamp of its own but a customer, which the courier reads without being able to follow.
@@ -50,13 +50,9 @@ await db.query(`
     (1, 't1', 'Ann', 'DE', 100, '2026-01-05T10:00:00Z', NULL), (2, 't1', 'Bob', NULL, 200, '2026-02-10T10:00:00Z', NULL),
     (3, 't1', 'Ann', 'FR', 300, '2026-01-20T10:00:00Z', NULL), (4, 't2', 'Aaron', 'DE', 50, '2026-01-07T10:00:00Z', NULL),
     (5, 't1', 'Abe', 'DE', 10, '2026-01-08T10:00:00Z', now()), (6, 't1', 'Cy', 'US', NULL, NULL, NULL);
-  INSERT INTO orders (id, tenant_id, title, customer_id, owner_id, deleted_at) VALUES
-    (1, 't1', 'o1', 1, $1, NULL), (2, 't1', 'o2', 3, $1, NULL), (3, 't1', 'o3', NULL, $1, NULL),
-    (4, 't1', 'o4', 4, $1, NULL), (5, 't1', 'o5', 5, $1, NULL), (6, 't1', 'o6', 2, $1, NULL),
-    (7, 't1', 'o7', 1, $1, NULL), (8, 't1', 'o8', 6, $1, NULL), (9, 't1', 'o9', 3, $1, NULL),
-    (10, 't1', 'o10', 2, $2, NULL), (11, 't1', 'o11', 1, $1, now()), (12, 't2', 'o12', 1, $1, NULL);
   INSERT INTO tags (label, customer_id) VALUES ('vip', 1), ('new', 2), ('none', NULL);
-`.replace(/\$1/g, `'${clerkId}'`).replace(/\$2/g, `'${adminId}'`))
+`)
+await db.query(ordersSeed(clerkId, adminId))
 
 const asAdmin = caller(app, await bearer(app, 'admin@example.com'))
 const asClerk = caller(app, await bearer(app, 'clerk@example.com'))

@@ -9,7 +9,7 @@ import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { bearer, buildApp, caller, createUser, usersOf, type CallResult } from '../helpers/app.js'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { relationsApp } from '../fixtures/relations.js'
+import { relationsApp, ordersSeed } from '../fixtures/relations.js'
 import { statementsOf } from '../helpers/statements.js'
 import { EMBED_RESOURCES, EMBED_ROLES, EMBED_ROWS, EMBED_SCHEMA } from '../fixtures/relations-embed.js'
 
@@ -33,12 +33,8 @@ await db.query(`
   INSERT INTO customers (id, tenant_id, name, country, credit_limit, deleted_at) VALUES
     (1, 't1', 'Ann', 'DE', 100, NULL), (2, 't1', 'Bob', NULL, 200, NULL), (3, 't1', 'Ann', 'FR', 300, NULL),
     (4, 't2', 'Aaron', 'DE', 50, NULL), (5, 't1', 'Abe', 'DE', 10, now()), (6, 't1', 'Cy', 'US', NULL, NULL);
-  INSERT INTO orders (id, tenant_id, title, customer_id, owner_id, deleted_at) VALUES
-    (1, 't1', 'o1', 1, $1, NULL), (2, 't1', 'o2', 3, $1, NULL), (3, 't1', 'o3', NULL, $1, NULL),
-    (4, 't1', 'o4', 4, $1, NULL), (5, 't1', 'o5', 5, $1, NULL), (6, 't1', 'o6', 2, $1, NULL),
-    (7, 't1', 'o7', 1, $1, NULL), (8, 't1', 'o8', 6, $1, NULL), (9, 't1', 'o9', 3, $1, NULL),
-    (10, 't1', 'o10', 2, $2, NULL), (11, 't1', 'o11', 1, $1, now()), (12, 't2', 'o12', 1, $1, NULL);
-`.replace(/\$1/g, `'${clerkId}'`).replace(/\$2/g, `'${adminId}'`))
+`)
+await db.query(ordersSeed(clerkId, adminId))
 
 const asAdmin = caller(app, await bearer(app, 'admin@example.com'))
 const asClerk = caller(app, await bearer(app, 'clerk@example.com'))
