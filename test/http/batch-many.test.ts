@@ -146,8 +146,10 @@ test('rows that set the same fields travel as one JSON parameter, every field ty
 })
 
 test('the statement timeout covers the whole batch: an operation that would start past it is a 504 naming it', async () => {
-  const slowApp = await buildApp({ databaseUrl, statementTimeoutMs: 300, resources: { items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string', required: true } } } } })
-  slowApp.tablegate.addWriteHook(async function takesItsTime (_event, tx) { await query(tx, sql`SELECT pg_sleep(0.2)`) }, { resources: ['items'] })
+  // Each operation's hook sleeps 0.6 s, inside the 1 s timeout by 0.4 s; two of them end past it
+  // whatever the load, so the third is the one that would start too late.
+  const slowApp = await buildApp({ databaseUrl, statementTimeoutMs: 1000, resources: { items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string', required: true } } } } })
+  slowApp.tablegate.addWriteHook(async function takesItsTime (_event, tx) { await query(tx, sql`SELECT pg_sleep(0.6)`) }, { resources: ['items'] })
   // The apps share their database, so the user created through the first one exists here too.
   const slowCall = caller(slowApp, await bearer(slowApp, 'admin@example.com'))
   const before = await count('items')
