@@ -214,6 +214,22 @@ test('the dashboard charts each caller\'s own numbers; a member reorders its tas
   assert.deepEqual(errors, ['member@example.com: Failed to load resource: the server responded with a status of 412 (Precondition Failed)'])
   errors.length = 0
 
+  // Positions that say no order (all equal): the admin's move numbers the whole board 1, 2, 3, ...
+  // in its new order (equal positions list by key), in one batch of an update per card.
+  await runSql(databaseUrl, 'UPDATE tasks SET position = 0')
+  const adminBatches: Array<{ ops: unknown[] }> = []
+  admin.on('request', (request) => { if (request.url().endsWith(':batchWrite')) adminBatches.push(JSON.parse(request.postData() ?? 'null')) })
+  await admin.click('nav[aria-label=Main] a[href="#/r/tasks"]')
+  await admin.waitForFunction('document.querySelectorAll("main .cards .card").length === 8')
+  await admin.focus('main button[aria-label="Move Other C up"]')
+  await admin.keyboard.press('Enter')
+  await admin.waitForFunction('document.querySelector("main [role=status]")?.textContent === "Moved Other C to position 7 of 8."')
+  assert.equal(adminBatches.length, 1)
+  assert.equal(adminBatches[0]!.ops.length, 8)
+  assert.deepEqual((await positions(databaseUrl)).map(([title, position]) => [title, position]), [
+    ['Write the brief', 1], ['Draw the charts again', 2], ['Build the board', 3], ['Test it', 4], ['Ship it', 5], ['Other A', 6], ['Other C', 7], ['Other B', 8],
+  ])
+
   // A phone: the dashboard and the board fit 390 px without the page scrolling sideways.
   const phone = await signIn(server, 'member@example.com', { width: 390, height: 844 })
   await phone.click('nav[aria-label=Main] a[href="#/p/dashboard"]')
