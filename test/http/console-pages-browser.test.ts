@@ -168,7 +168,7 @@ test('the dashboard charts each caller\'s own numbers; a member reorders its tas
   await page.mouse.move(from.x, from.y)
   await page.mouse.down()
   await page.mouse.move(to.x, to.y, { steps: 8 })
-  assert.equal(await page.$eval('main .cards li:nth-child(1)', (li) => li.className), 'card drop-target')
+  await page.waitForFunction('document.querySelector("main .cards li:nth-child(1)").className === "card drop-target" && document.querySelector("main .cards li:nth-child(4)").className === "card dragging"')
   await page.mouse.up()
   await page.waitForFunction('document.querySelector("main [role=status]")?.textContent === "Moved Test it to position 1 of 5."')
   assert.deepEqual(await page.evaluate(CARD_TITLES), ['Test it', 'Write the brief', 'Draw the charts', 'Build the board', 'Ship it'])
