@@ -12,6 +12,8 @@ function menuHrefOf (route: Route): string {
 import { SignIn } from './sign-in.js'
 import { RecordList } from './list.js'
 import { Page } from './page.js'
+import { ViewChart } from './chart.js'
+import { Board } from './board.js'
 
 type State = { readonly kind: 'starting' } | { readonly kind: 'signed-out' } | { readonly kind: 'signed-in', readonly meta: Meta } | { readonly kind: 'failed', readonly message: string }
 
@@ -58,7 +60,16 @@ export function App () {
 function Screen ({ session, meta, route }: { readonly session: Session, readonly meta: Meta, readonly route: Route }) {
   if (route.kind === 'resource' && route.name in meta.resources) {
     const caption = labelOf(route.name)
-    return <><h1>{caption}</h1><RecordList session={session} resource={route.name} columns={columnsOf(meta, route.name)} sort={meta.views?.[route.name]?.sort} caption={caption} /></>
+    const reorder = meta.views?.[route.name]?.reorder
+    return (
+      <>
+        <h1>{caption}</h1>
+        <ViewChart session={session} meta={meta} resource={route.name} />
+        {reorder !== undefined
+          ? <Board session={session} meta={meta} resource={route.name} field={reorder} caption={caption} />
+          : <RecordList session={session} resource={route.name} columns={columnsOf(meta, route.name)} sort={meta.views?.[route.name]?.sort} caption={caption} />}
+      </>
+    )
   }
   const page = route.kind === 'page' ? meta.pages?.find((candidate) => candidate.name === route.name) : undefined
   if (page !== undefined) return <Page session={session} meta={meta} page={page} />

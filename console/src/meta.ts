@@ -48,6 +48,8 @@ export interface ViewMeta {
   readonly chart?: ChartMeta
   readonly title?: string
   readonly nav?: { readonly recent?: { readonly field: string, readonly label?: string } }
+  /** An integer field the caller may read and write that orders the records by hand: shown as a board. */
+  readonly reorder?: string
 }
 
 export type Operation = 'read' | 'create' | 'update' | 'delete' | 'export'

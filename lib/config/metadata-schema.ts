@@ -21,6 +21,7 @@ export const ViewSchema = Type.Object({
     y: Type.String({ description: 'The field along the y axis.', examples: ['total'] }),
   }, { additionalProperties: false, title: 'View chart', description: 'A chart of the resource.', examples: [{ type: 'bar', x: 'status', y: 'total' }] })),
   title: Type.Optional(Type.String({ description: 'A record\'s title: a template of field names.', examples: ['{title} ({status})'] })),
+  reorder: Type.Optional(Type.String({ description: 'An integer field that orders the records by hand: a client shows them as cards in its order and moves them by drag and drop (left out for a caller who cannot both read and write it).', examples: ['position'] })),
   nav: Type.Optional(Type.Object({
     recent: Type.Optional(Type.Object({
       field: Type.String({ description: 'The field the group orders by, newest or largest first.', examples: ['placed_at'] }),

@@ -62,6 +62,14 @@ class Checker {
     }
     if (view.title !== undefined) for (const name of titleFields(view.title)) this.field(`${path}.title`, model, name)
     if (view.nav?.recent !== undefined) this.field(`${path}.nav.recent.field`, model, view.nav.recent.field)
+    if (view.reorder !== undefined) this.orderField(`${path}.reorder`, model, view.reorder)
+  }
+
+  /** A field a client renumbers by hand: the batch's updates write integers to it. */
+  orderField (path: string, model: ResourceModel, name: string): void {
+    this.field(path, model, name)
+    const type = model.fields.get(name)!.type
+    if (type !== 'integer' && type !== 'bigint') throw new ConfigError(`${path}: '${name}' is a ${type} field of ${model.name}, and a reorder field must be an integer or bigint`)
   }
 
   page (path: string, page: PageConfig): void {

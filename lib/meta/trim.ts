@@ -21,14 +21,23 @@ function readableNames (plan: AccessPlan): ReadonlySet<string> {
   return new Set(plan.readable.map((f) => f.name))
 }
 
-/** Only what names readable fields; undefined parts stay undefined, emptied parts go. */
-export function trimView (view: ViewConfig, readable: ReadonlySet<string>): Omit<ViewConfig, 'roles'> {
+/** The fields the caller may set on update; none where it may not update at all. */
+function writableNames (plan: AccessPlan): ReadonlySet<string> {
+  return new Set(plan.operations.update.allowed ? plan.writable.map((f) => f.name) : [])
+}
+
+/**
+ * Only what names readable fields; undefined parts stay undefined, emptied parts go. `reorder`
+ * also needs the field writable on update: a board the caller could not save would only mislead.
+ */
+export function trimView (view: ViewConfig, readable: ReadonlySet<string>, writable: ReadonlySet<string>): Omit<ViewConfig, 'roles'> {
   const keep = (names: readonly string[] | undefined) => names?.filter((n) => readable.has(n))
   const sort = view.sort === undefined ? undefined : sortTerms(view.sort).filter((t) => readable.has(t.field)).map((t) => t.text).join(', ')
   const layout = view.layout?.map((row) => row.filter((n) => readable.has(n))).filter((row) => row.length > 0)
   const chart = view.chart !== undefined && readable.has(view.chart.x) && readable.has(view.chart.y) ? view.chart : undefined
   const title = view.title !== undefined && titleFields(view.title).every((n) => readable.has(n)) ? view.title : undefined
   const recent = view.nav?.recent !== undefined && readable.has(view.nav.recent.field) ? view.nav.recent : undefined
+  const reorder = view.reorder !== undefined && readable.has(view.reorder) && writable.has(view.reorder) ? view.reorder : undefined
   const trimmed = {
     columns: keep(view.columns),
     sort: sort === '' ? undefined : sort,
@@ -38,6 +47,7 @@ export function trimView (view: ViewConfig, readable: ReadonlySet<string>): Omit
     chart,
     title,
     nav: recent === undefined ? undefined : { recent },
+    reorder,
   }
   return Object.fromEntries(Object.entries(trimmed).filter(([, v]) => v !== undefined))
 }
@@ -47,7 +57,7 @@ export function trimViews (views: ViewsConfig, plans: VisiblePlans, roles: reado
   for (const [resource, configured] of Object.entries(views)) {
     const plan = plans.get(resource)
     const view = plan === undefined ? undefined : viewFor(configured, roles)
-    if (plan !== undefined && view !== undefined) result[resource] = trimView(view, readableNames(plan))
+    if (plan !== undefined && view !== undefined) result[resource] = trimView(view, readableNames(plan), writableNames(plan))
   }
   return result
 }

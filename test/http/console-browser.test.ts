@@ -95,7 +95,7 @@ test('an admin and a clerk each see their own menu and columns, page by keyset t
   await usersOf(app).setRole({ id: clerk.id }, 'manager')
   await new Promise((resolve) => setTimeout(resolve, 300))
   await page.click('nav[aria-label=Main] a[href="#/r/orders"]')
-  await page.waitForFunction('[...document.querySelectorAll("main table th")].map((th) => th.textContent).join() === "Title,Status,Total,Cost"')
+  await page.waitForFunction('[...document.querySelectorAll("main .list table th")].map((th) => th.textContent).join() === "Title,Status,Total,Cost"')
   assert.deepEqual((await page.evaluate(READ_SCREEN) as Screen).menu, ['Orders', 'Home'])
   // The token issued before the change is limited by it (docs/login.md): the one answer it got
   // is what the browser logs, and the console has moved on from it.
