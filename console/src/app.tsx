@@ -12,6 +12,8 @@ function menuHrefOf (route: Route): string {
 import { SignIn } from './sign-in.js'
 import { RecordList } from './list.js'
 import { Page } from './page.js'
+import { RecordScreen } from './record.js'
+import { NewRecord } from './record-new.js'
 
 type State = { readonly kind: 'starting' } | { readonly kind: 'signed-out' } | { readonly kind: 'signed-in', readonly meta: Meta } | { readonly kind: 'failed', readonly message: string }
 
@@ -58,8 +60,10 @@ export function App () {
 function Screen ({ session, meta, route }: { readonly session: Session, readonly meta: Meta, readonly route: Route }) {
   if (route.kind === 'resource' && route.name in meta.resources) {
     const caption = labelOf(route.name)
-    return <><h1>{caption}</h1><RecordList session={session} resource={route.name} columns={columnsOf(meta, route.name)} sort={meta.views?.[route.name]?.sort} caption={caption} /></>
+    return <><h1>{caption}</h1>{meta.permissions?.[route.name]?.create === true && <p><a class="new" href={hrefOf({ kind: 'new', name: route.name })}>New record</a></p>}<RecordList session={session} resource={route.name} columns={columnsOf(meta, route.name)} sort={meta.views?.[route.name]?.sort} caption={caption} /></>
   }
+  if (route.kind === 'record' && route.name in meta.resources) return <RecordScreen session={session} meta={meta} resource={route.name} recordKey={route.key} />
+  if (route.kind === 'new' && meta.permissions?.[route.name]?.create === true) return <NewRecord session={session} meta={meta} resource={route.name} />
   const page = route.kind === 'page' ? meta.pages?.find((candidate) => candidate.name === route.name) : undefined
   if (page !== undefined) return <Page session={session} meta={meta} page={page} />
   if (route.kind !== 'home') return <p role="alert">There is nothing here for you.</p>

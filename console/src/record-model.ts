@@ -1,0 +1,62 @@
+// What the record screen and the create form share: the API paths, the `fields` masks, the
+// view's layout rows and the reading of a refusal into field errors.
+import { ApiError, basePath } from './api.js'
+import type { Meta } from './meta.js'
+
+export type Row = Readonly<Record<string, unknown>>
+
+export function collectionPath (resource: string): string {
+  return `${basePath}/${encodeURIComponent(resource)}`
+}
+
+/** `key` as the console's route holds it: already as the API's URL writes it. */
+export function recordPath (resource: string, key: string): string {
+  return `${collectionPath(resource)}/${key}`
+}
+
+/**
+ * Every readable field and the relations to embed. A write's answer takes to-ones only (the API
+ * refuses a to-many there), so `write` leaves the to-manys out.
+ */
+export function maskOf (meta: Meta, resource: string, write = false): string {
+  const model = meta.resources[resource]
+  if (model === undefined) return ''
+  const relations = Object.entries(model.relations ?? {}).filter(([, relation]) => !write || relation.kind === 'one').map(([name]) => name)
+  return [...Object.keys(model.fields), ...relations].join(',')
+}
+
+/**
+ * `names` in the view's layout rows, in their order; the names the layout leaves out follow,
+ * one a row, so a form never loses a field the caller must fill in.
+ */
+export function rowsOf (meta: Meta, resource: string, names: readonly string[]): ReadonlyArray<readonly string[]> {
+  const wanted = new Set(names)
+  const placed = new Set<string>()
+  const rows: string[][] = []
+  for (const row of meta.views?.[resource]?.layout ?? []) {
+    const kept = row.filter((name) => wanted.has(name) && !placed.has(name))
+    for (const name of kept) placed.add(name)
+    if (kept.length > 0) rows.push(kept)
+  }
+  for (const name of names) if (!placed.has(name)) rows.push([name])
+  return rows
+}
+
+export interface Refusal {
+  readonly fieldErrors: Readonly<Record<string, string>>
+  readonly message?: string | undefined
+}
+
+/** A failed save as the form shows it: a 400's errors by field, anything else as one message. */
+export function refusalOf (err: unknown): Refusal {
+  if (err instanceof ApiError && err.status === 400 && Array.isArray(err.problem.errors) && err.problem.errors.length > 0) {
+    const fieldErrors: Record<string, string> = {}
+    const loose: string[] = []
+    for (const error of err.problem.errors) {
+      if (typeof error.field === 'string' && error.field !== '') fieldErrors[error.field] = fieldErrors[error.field] === undefined ? error.message : `${fieldErrors[error.field]} ${error.message}`
+      else loose.push(error.message)
+    }
+    return { fieldErrors, message: loose.length > 0 ? loose.join(' ') : undefined }
+  }
+  return { fieldErrors: {}, message: err instanceof Error ? err.message : String(err) }
+}

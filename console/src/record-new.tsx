@@ -1,0 +1,42 @@
+// The create form (`#/r/<res>/new`): the fields a create may set (a field set once, on create,
+// included; read-only ones left to their defaults), in the view's layout. A created record opens
+// on its own screen.
+import { useState } from 'preact/hooks'
+import type { Session } from './api.js'
+import { labelOf, type FieldMeta, type Meta } from './meta.js'
+import { recordHref } from './route.js'
+import { RecordForm } from './form.js'
+import { collectionPath, maskOf, refusalOf, rowsOf, type Refusal, type Row } from './record-model.js'
+
+function settableOnCreate (field: FieldMeta): boolean {
+  return (field.readOnlyOnCreate ?? field.readOnly) !== true
+}
+
+export function NewRecord ({ session, meta, resource }: { readonly session: Session, readonly meta: Meta, readonly resource: string }) {
+  const model = meta.resources[resource]!
+  const [busy, setBusy] = useState(false)
+  const [refusal, setRefusal] = useState<Refusal>({ fieldErrors: {} })
+  const names = Object.entries(model.fields).filter(([, field]) => settableOnCreate(field)).map(([name]) => name)
+
+  const create = async (values: Row): Promise<void> => {
+    setBusy(true)
+    try {
+      const answer = await session.request<Row>(`${collectionPath(resource)}?fields=${encodeURIComponent(maskOf(meta, resource, true))}`, { method: 'POST', body: values })
+      location.hash = recordHref(resource, answer.body, model.key)
+    } catch (err) {
+      setRefusal(refusalOf(err))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <article class="record">
+      <p class="crumbs"><a href={`#/r/${encodeURIComponent(resource)}`}>{labelOf(resource)}</a></p>
+      <h1>New record in {labelOf(resource)}</h1>
+      <RecordForm mode="create" rows={rowsOf(meta, resource, names)} fields={model.fields} serverErrors={refusal.fieldErrors}
+        message={refusal.message} busy={busy} submitLabel="Create" onSubmit={(values) => { void create(values) }}
+        onCancel={() => { history.back() }} />
+    </article>
+  )
+}

@@ -1,0 +1,23 @@
+// A status line for what just happened ("Saved", "Deleted" with Undo). The live region is always in
+// the page, so a screen reader announces each message as it arrives.
+import { useEffect, useRef } from 'preact/hooks'
+
+export interface ToastMessage {
+  readonly text: string
+  readonly action?: { readonly label: string, readonly run: () => void } | undefined
+  /** Move focus to the action: the control the user pressed is gone (Delete → Undo). */
+  readonly focusAction?: boolean
+}
+
+export function Toast ({ message }: { readonly message: ToastMessage | undefined }) {
+  const action = useRef<HTMLButtonElement>(null)
+  useEffect(() => { if (message?.focusAction === true) action.current?.focus() }, [message])
+  return (
+    <div class="toast" role="status" aria-live="polite">
+      {message !== undefined && <>
+        <span>{message.text}</span>
+        {message.action !== undefined && <button type="button" ref={action} onClick={message.action.run}>{message.action.label}</button>}
+      </>}
+    </div>
+  )
+}
