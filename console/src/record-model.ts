@@ -26,8 +26,8 @@ export function maskOf (meta: Meta, resource: string, write = false): string {
 }
 
 /**
- * `names` in the view's layout rows, in their order; the names the layout leaves out follow,
- * one a row, so a form never loses a field the caller must fill in.
+ * `names` in the view's layout rows, in their order; the names the layout leaves out follow in
+ * one last row, so a form never loses a field the caller must fill in.
  */
 export function rowsOf (meta: Meta, resource: string, names: readonly string[]): ReadonlyArray<readonly string[]> {
   const wanted = new Set(names)
@@ -38,7 +38,8 @@ export function rowsOf (meta: Meta, resource: string, names: readonly string[]):
     for (const name of kept) placed.add(name)
     if (kept.length > 0) rows.push(kept)
   }
-  for (const name of names) if (!placed.has(name)) rows.push([name])
+  const rest = names.filter((name) => !placed.has(name))
+  if (rest.length > 0) rows.push(rest)
   return rows
 }
 

@@ -140,7 +140,8 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
   if (failure !== undefined) return <><h1>{labelOf(resource)}</h1><p class="error" role="alert">{failure}</p></>
   if (loaded === undefined) return <p>Loading…</p>
 
-  const { record, deleted } = loaded
+  // During a conflict the record shown is the one the user's changes are weighed against.
+  const { record, deleted } = mode.kind === 'conflict' ? mode.theirs : loaded
   const own = record.permissions as RecordPermissions | undefined
   const canUpdate = !deleted && (own?.update ?? resourcePermissions?.update ?? false)
   const canDelete = !deleted && model.softDelete === true && (own?.delete ?? resourcePermissions?.delete ?? false)
@@ -157,7 +158,7 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
       <Toast message={toast} />
       {mode.kind === 'view' && (
         <div class="actions">
-          {canUpdate && <button type="button" class="primary" onClick={() => { setMode({ kind: 'edit', refusal: NO_REFUSAL }) }}>Edit</button>}
+          {canUpdate && <button type="button" class="primary" onClick={() => { setToast(undefined); setMode({ kind: 'edit', refusal: NO_REFUSAL }) }}>Edit</button>}
           {canDelete && <button type="button" disabled={busy} onClick={() => { void remove(loaded) }}>Delete</button>}
           {canRestore && toast?.action === undefined && <button type="button" disabled={busy} onClick={() => { void restore() }}>Restore</button>}
         </div>
@@ -174,7 +175,7 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
       )}
       {mode.kind !== 'edit' && rowsOf(meta, resource, names).map((row) => (
         <dl class="layout-row" key={row.join()}>
-          {row.map((name) => <div class="field" key={name}><dt>{labelOf(name)}</dt><dd><FieldValue meta={meta} resource={resource} model={model} name={name} record={record} /></dd></div>)}
+          {row.map((name) => <div class="field" key={name}><dt>{labelOf(toOneOf(meta, resource, name)?.name ?? name)}</dt><dd><FieldValue meta={meta} resource={resource} model={model} name={name} record={record} /></dd></div>)}
         </dl>
       ))}
       {manys.map(({ name, relation }) => (

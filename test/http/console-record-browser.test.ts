@@ -56,6 +56,11 @@ async function toast (page: Page, text: string): Promise<void> {
   await page.waitForFunction(`document.querySelector('main .toast span')?.textContent === ${JSON.stringify(text)}`)
 }
 
+/** The record screen's values by their labels. */
+async function valuesOf (page: Page): Promise<Record<string, string>> {
+  return await page.evaluate(`Object.fromEntries([...document.querySelectorAll('main dl.layout-row .field')].map((field) => [field.querySelector('dt').textContent, field.querySelector('dd').textContent]))`) as Record<string, string>
+}
+
 async function noOverflow (page: Page): Promise<void> {
   assert.ok(await page.evaluate('document.documentElement.scrollWidth <= 390'), 'no horizontal page overflow at 390 px')
 }
@@ -79,30 +84,36 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   }
 
   const page = await signIn(server, 'agent@example.com')
+  // Far from UTC: a timestamp that went through the browser's own zone would show it.
+  await page.emulateTimezone('Pacific/Auckland')
   const writes = writesOf(page)
+  const reads: string[] = []
+  page.on('request', (request) => { if (request.method() === 'GET' && request.url().includes('/api/v1/tickets/')) reads.push(decodeURIComponent(new URL(request.url()).search)) })
 
   // The record: its fields in the view's layout (secret_note dropped from it), the rest after;
   // the customer by its title, linked; three comments of four, and a link to the rest.
   await open(page, '#/r/tickets/k/1', 'Printer jams')
   const view = await page.evaluate(`({
     labels: [...document.querySelectorAll('main dl.layout-row')].map((row) => [...row.querySelectorAll('dt')].map((dt) => dt.textContent)),
-    values: Object.fromEntries([...document.querySelectorAll('main dl.layout-row .field')].map((field) => [field.querySelector('dt').textContent, field.querySelector('dd').textContent])),
     customer: [...document.querySelectorAll('main dd a')].map((a) => [a.getAttribute('href'), a.textContent]),
     comments: [...document.querySelectorAll('main .related li a')].map((a) => [a.getAttribute('href'), a.textContent]),
     more: document.querySelector('main .related > a')?.getAttribute('href'),
-  })`) as { labels: string[][], values: Record<string, string>, customer: string[][], comments: string[][], more: string }
-  assert.deepEqual(view.labels, [['Subject', 'Status'], ['Customer id', 'Priority', 'Amount'], ['Due on', 'Opened at'], ['Notes'], ['Details'],
-    ['Id'], ['Urgent'], ['Paid'], ['Code'], ['Escalations'], ['Version'], ['Deleted at']])
-  assert.equal(view.values.Amount, '1234.50')
-  assert.equal(view.values['Opened at'], '2026-03-04 05:06:07.123456 UTC')
-  assert.equal(view.values['Due on'], '2026-03-10')
-  assert.equal(view.values.Urgent, '—')
-  assert.equal(view.values.Paid, 'No')
-  assert.equal(view.values.Details, JSON.stringify({ tray: 2 }, null, 2))
+  })`) as { labels: string[][], customer: string[][], comments: string[][], more: string }
+  const values = await valuesOf(page)
+  assert.deepEqual(view.labels, [['Subject', 'Status'], ['Customer', 'Priority', 'Amount'], ['Due on', 'Opened at'], ['Notes'], ['Details'],
+    ['Id', 'Urgent', 'Paid', 'Code', 'Escalations', 'Version', 'Deleted at']])
+  assert.equal(values.Amount, '1234.50')
+  assert.equal(values['Opened at'], '2026-03-04 05:06:07.123456 UTC')
+  assert.equal(values['Due on'], '2026-03-10')
+  assert.equal(values.Urgent, '—')
+  assert.equal(values.Paid, 'No')
+  assert.equal(values.Details, JSON.stringify({ tray: 2 }, null, 2))
   assert.deepEqual(view.customer, [['#/r/customers/k/1', 'Acme']])
   assert.deepEqual(view.comments, [['#/r/comments/k/1', 'comment 1'], ['#/r/comments/k/2', 'comment 2'], ['#/r/comments/k/3', 'comment 3']])
   assert.equal(view.more, `#/r/comments?${new URLSearchParams({ filter: 'ticket_id = 1' })}`)
   assert.deepEqual(await buttons(page), ['Edit', 'Delete'])
+  // One read, of the agent's own fields and both relations.
+  assert.deepEqual(reads, ['?fields=id,subject,status,notes,priority,amount,urgent,paid,due_on,opened_at,details,code,escalations,customer_id,version,deleted_at,customer,comments'])
   assert.equal(await page.evaluate(`document.body.innerHTML.includes(${JSON.stringify(SECRET)}) || document.body.innerText.includes('Secret')`), false)
   await server.screenshot(page, 'record')
   assert.deepEqual(await axeViolations(page), [], 'no WCAG A/AA violation on the record')
@@ -139,7 +150,7 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   assert.deepEqual(writes.splice(0), [{ method: 'PATCH', path: '/api/v1/tickets/1', ifMatch: etag, body: { priority: 4, amount: '99.90' } }])
   const saved = await stored('1')
   assert.deepEqual([saved.priority, saved.amount, saved.notes, saved.opened_at], [4, '99.90', 'Second floor', '2026-03-04T05:06:07.123456Z'])
-  assert.equal(await page.$eval('main .field:nth-child(3) dd', (dd) => dd.textContent), '99.90')
+  assert.deepEqual([(await valuesOf(page)).Priority, (await valuesOf(page)).Amount], ['4', '99.90'])
 
   // A rule only the server knows refuses the subject: the message is on that field, and what the
   // agent typed stays.
@@ -163,6 +174,7 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await page.waitForSelector('main .conflict')
   assert.deepEqual(await page.$$eval('main .conflict tbody tr', (rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent))), [['Priority', '2', '5']])
   assert.equal(await page.evaluate('document.activeElement.id'), 'conflict-heading')
+  assert.deepEqual([await page.$eval('main h1', (h1) => h1.textContent), (await valuesOf(page)).Priority], ['Printer jams again', '2'], 'the record as it is now')
   await server.screenshot(page, 'record-conflict')
   assert.deepEqual(await axeViolations(page), [], 'no WCAG A/AA violation on the conflict')
   await press(page, 'Reload')
@@ -189,6 +201,12 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await open(page, '#/r/tickets/k/2', 'Old closed ticket')
   assert.deepEqual(await buttons(page), [])
 
+  // Customers are the admin's to create: no New link, and no form behind the link.
+  await open(page, '#/r/customers', 'Customers')
+  assert.equal(await page.$('main a.new'), null)
+  await page.evaluate(`location.hash = '#/r/customers/new'`)
+  await page.waitForFunction('document.querySelector("main [role=alert]")?.textContent === "There is nothing here for you."')
+
   // A create, from the list's New link: the decimal goes as the text typed, the timestamp in UTC;
   // bad JSON is refused before anything is sent.
   await open(page, '#/r/tickets', 'Tickets')
@@ -202,17 +220,22 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await fill(page, '#field-opened_at', '2026-05-06T07:08:09')
   await fill(page, '#field-due_on', '2026-05-31')
   await page.type('#field-details', '{bad')
+  await page.type('#field-priority', '9')
   await press(page, 'Create')
   await page.waitForSelector('#field-details[aria-invalid=true]')
   assert.equal(await page.$eval('#field-details-error', (error) => error.textContent), 'Must be valid JSON.')
+  assert.equal(await page.$eval('#field-priority-error', (error) => error.textContent), 'Must be at most 5.')
+  assert.equal(await page.evaluate('document.activeElement.id'), 'field-priority', 'focus on the first field in error')
   assert.equal(writes.length, 0)
   await fill(page, '#field-details', '{"ports": [1, 2]}')
+  await fill(page, '#field-priority', '5')
+  await page.select('#field-urgent', 'true')
   await page.click('#field-paid')
   await press(page, 'Create')
   await page.waitForFunction('document.querySelector("main h1")?.textContent === "Scanner offline"')
   assert.deepEqual(writes.splice(0), [{
     method: 'POST', path: '/api/v1/tickets', ifMatch: undefined,
-    body: { subject: 'Scanner offline', status: 'open', amount: '12.30', paid: true, due_on: '2026-05-31', opened_at: '2026-05-06T07:08:09Z', details: { ports: [1, 2] }, code: 'T-100' },
+    body: { subject: 'Scanner offline', status: 'open', priority: 5, amount: '12.30', urgent: true, paid: true, due_on: '2026-05-31', opened_at: '2026-05-06T07:08:09Z', details: { ports: [1, 2] }, code: 'T-100' },
   }])
   const id = /^#\/r\/tickets\/k\/(\d+)$/.exec(await page.evaluate('location.hash') as string)?.[1]
   assert.ok(id !== undefined)
