@@ -8,12 +8,10 @@ export interface FieldInputProps {
   readonly field: FieldMeta
   readonly input: Input
   readonly error?: string | undefined
-  readonly onInput: (input: Input) => void
+  /** `unreadable`: the browser holds text it cannot read as a number (its value is then empty). */
+  readonly onInput: (input: Input, unreadable?: boolean) => void
 }
 
-function textOf (event: Event): string {
-  return (event.currentTarget as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement).value
-}
 
 export function FieldInput ({ name, field, input, error, onInput }: FieldInputProps) {
   const id = `field-${name}`
@@ -29,7 +27,10 @@ export function FieldInput ({ name, field, input, error, onInput }: FieldInputPr
     'aria-describedby': described === '' ? undefined : described,
   }
   const text = typeof input === 'string' ? input : ''
-  const change = (event: Event): void => { onInput(textOf(event)) }
+  const change = (event: Event): void => {
+    const control = event.currentTarget as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement
+    onInput(control.value, control.validity.badInput)
+  }
   let control
   if (isCheckbox(field)) {
     control = <input {...common} type="checkbox" checked={input === true} onChange={(event) => { onInput((event.currentTarget as HTMLInputElement).checked) }} />

@@ -33,6 +33,8 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
   })), [names, fields, record, mode])
   const [inputs, setInputs] = useState<Readonly<Record<string, Input>>>(initial)
   const [errors, setErrors] = useState<FieldErrors>({})
+  // Number inputs whose text the browser cannot read: their value is '', which must not pass for "cleared".
+  const [unreadable, setUnreadable] = useState<ReadonlySet<string>>(new Set())
   const form = useRef<HTMLFormElement>(null)
 
   // A server's answer replaces the form's own errors; focus goes to the first field it names.
@@ -48,6 +50,10 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
     const found: Record<string, string> = {}
     for (const name of names) {
       const input = inputs[name]!
+      if (unreadable.has(name)) {
+        found[name] = 'Must be a number.'
+        continue
+      }
       // An edit sends what changed; a create what was filled in (the rest takes its default).
       if (mode === 'update' ? input === initial[name] : input === '' && fields[name]!.required !== true) continue
       const parsed = valueOf(fields[name]!, input)
@@ -76,8 +82,9 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
         <div class="layout-row" key={row.join()}>
           {row.map((name) => (
             <FieldInput key={name} name={name} field={fields[name]!} input={inputs[name]!} error={errors[name]}
-              onInput={(input) => {
+              onInput={(input, bad = false) => {
                 setInputs({ ...inputs, [name]: input })
+                if (bad !== unreadable.has(name)) setUnreadable(new Set([...unreadable].filter((other) => other !== name).concat(bad ? [name] : [])))
                 if (name in errors) setErrors(Object.fromEntries(Object.entries(errors).filter(([other]) => other !== name)))
               }} />
           ))}

@@ -14,15 +14,11 @@ export function recordPath (resource: string, key: string): string {
   return `${collectionPath(resource)}/${key}`
 }
 
-/**
- * Every readable field and the relations to embed. A write's answer takes to-ones only (the API
- * refuses a to-many there), so `write` leaves the to-manys out.
- */
-export function maskOf (meta: Meta, resource: string, write = false): string {
+/** Every readable field and every relation the caller can follow, to embed. */
+export function maskOf (meta: Meta, resource: string): string {
   const model = meta.resources[resource]
   if (model === undefined) return ''
-  const relations = Object.entries(model.relations ?? {}).filter(([, relation]) => !write || relation.kind === 'one').map(([name]) => name)
-  return [...Object.keys(model.fields), ...relations].join(',')
+  return [...Object.keys(model.fields), ...Object.keys(model.relations ?? {})].join(',')
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Session } from './api.js'
 import { labelOf, type FieldMeta, type Meta } from './meta.js'
 import { recordHref } from './route.js'
 import { RecordForm } from './form.js'
-import { collectionPath, maskOf, refusalOf, rowsOf, type Refusal, type Row } from './record-model.js'
+import { collectionPath, refusalOf, rowsOf, type Refusal, type Row } from './record-model.js'
 
 function settableOnCreate (field: FieldMeta): boolean {
   return (field.readOnlyOnCreate ?? field.readOnly) !== true
@@ -21,7 +21,8 @@ export function NewRecord ({ session, meta, resource }: { readonly session: Sess
   const create = async (values: Row): Promise<void> => {
     setBusy(true)
     try {
-      const answer = await session.request<Row>(`${collectionPath(resource)}?fields=${encodeURIComponent(maskOf(meta, resource, true))}`, { method: 'POST', body: values })
+      // The key fields alone: the record's screen reads the rest.
+      const answer = await session.request<Row>(`${collectionPath(resource)}?fields=${encodeURIComponent(model.key.join(','))}`, { method: 'POST', body: values })
       location.hash = recordHref(resource, answer.body, model.key)
     } catch (err) {
       setRefusal(refusalOf(err))

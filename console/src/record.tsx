@@ -70,9 +70,19 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
   }, [session, meta, resource, recordKey])
 
   const path = recordPath(resource, recordKey)
-  const writeMask = `fields=${encodeURIComponent(maskOf(meta, resource, true))}`
-  // A write answers with to-ones only: the to-many pages embedded at load stay as they were.
-  const keepMany = (next: Row, before: Row): Row => ({ ...before, ...next })
+  // A write's answer carries no `permissions` (and no to-many embeds), and a write can change
+  // them (a ticket closed is no longer the agent's to edit): the record is read again after it.
+  const reread = useCallback(async (done: string): Promise<void> => {
+    const next = await fetchRecord(session, meta, resource, recordKey).catch(() => undefined)
+    if (next === undefined) {
+      setFailure(`${done} The record is no longer one you can see.`)
+      return
+    }
+    setLoaded(next)
+    setMode({ kind: 'view' })
+    setToast({ text: done })
+    heading.current?.focus()
+  }, [session, meta, resource, recordKey])
 
   const save = useCallback(async (changes: Row, over: Loaded): Promise<void> => {
     if (Object.keys(changes).length === 0) {
@@ -81,11 +91,8 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
     }
     setBusy(true)
     try {
-      const answer = await session.request<Row>(`${path}?${writeMask}`, { method: 'PATCH', body: changes, headers: { 'if-match': String(over.record.etag) } })
-      setLoaded({ record: keepMany(answer.body, over.record), deleted: false })
-      setMode({ kind: 'view' })
-      setToast({ text: 'Saved.' })
-      heading.current?.focus()
+      await session.request(path, { method: 'PATCH', body: changes, headers: { 'if-match': String(over.record.etag), prefer: 'return=minimal' } })
+      await reread('Saved.')
     } catch (err) {
       if (err instanceof ApiError && err.status === 412) {
         const theirs = await fetchRecord(session, meta, resource, recordKey).catch(() => undefined)
@@ -102,21 +109,19 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
     } finally {
       setBusy(false)
     }
-  }, [session, meta, resource, recordKey, path, writeMask])
+  }, [session, meta, resource, recordKey, path, reread])
 
   const restore = useCallback(async (): Promise<void> => {
     setBusy(true)
     try {
-      const answer = await session.request<Row>(`${path}:undelete?${writeMask}`, { method: 'POST' })
-      setLoaded((before) => ({ record: keepMany(answer.body, before?.record ?? {}), deleted: false }))
-      setToast({ text: 'Restored.' })
-      heading.current?.focus()
+      await session.request(`${path}:undelete`, { method: 'POST' })
+      await reread('Restored.')
     } catch (err) {
       setToast({ text: `Not restored: ${err instanceof Error ? err.message : String(err)}` })
     } finally {
       setBusy(false)
     }
-  }, [session, path, writeMask])
+  }, [session, path, reread])
 
   const remove = useCallback(async (current: Loaded): Promise<void> => {
     setBusy(true)

@@ -226,6 +226,11 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   assert.equal(await page.$eval('#field-details-error', (error) => error.textContent), 'Must be valid JSON.')
   assert.equal(await page.$eval('#field-priority-error', (error) => error.textContent), 'Must be at most 5.')
   assert.equal(await page.evaluate('document.activeElement.id'), 'field-priority', 'focus on the first field in error')
+  // Text a number input cannot read leaves its value empty: refused, not taken for "no priority".
+  await page.click('#field-priority', { count: 3 })
+  await page.type('#field-priority', '1e')
+  await press(page, 'Create')
+  await page.waitForFunction('document.querySelector("#field-priority-error")?.textContent === "Must be a number."')
   assert.equal(writes.length, 0)
   await fill(page, '#field-details', '{"ports": [1, 2]}')
   await fill(page, '#field-priority', '5')
@@ -279,5 +284,13 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await narrow.waitForSelector('main form.record-form')
   await noOverflow(narrow)
   assert.equal(await narrow.evaluate(`document.body.innerHTML.includes(${JSON.stringify(SECRET)})`), false)
+
+  // Closing the ticket ends what the record rule lets the agent do with it: the answer's own
+  // permissions say so, and Edit and Delete go.
+  await narrow.select('#field-status', 'closed')
+  await press(narrow, 'Save')
+  await toast(narrow, 'Saved.')
+  assert.deepEqual(await buttons(narrow), [])
+  assert.equal((await stored('1')).status, 'closed')
   assert.deepEqual(errors, [])
 })
