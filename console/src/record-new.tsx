@@ -6,6 +6,7 @@ import type { Session } from './api.js'
 import { labelOf, type FieldMeta, type Meta } from './meta.js'
 import { recordHref } from './route.js'
 import { RecordForm } from './form.js'
+import { flash } from './toast.js'
 import { collectionPath, refusalOf, rowsOf, type Refusal, type Row } from './record-model.js'
 
 function settableOnCreate (field: FieldMeta): boolean {
@@ -23,6 +24,7 @@ export function NewRecord ({ session, meta, resource }: { readonly session: Sess
     try {
       // The key fields alone: the record's screen reads the rest.
       const answer = await session.request<Row>(`${collectionPath(resource)}?fields=${encodeURIComponent(model.key.join(','))}`, { method: 'POST', body: values })
+      flash({ text: 'Created.' })
       location.hash = recordHref(resource, answer.body, model.key)
     } catch (err) {
       setRefusal(refusalOf(err))

@@ -9,7 +9,7 @@ import { titleOf } from './title.js'
 import { displayOf, isNumeric } from './field-values.js'
 import { RecordForm } from './form.js'
 import { Conflict } from './conflict.js'
-import { Toast, type ToastMessage } from './toast.js'
+import { Toast, takeFlash, type ToastMessage } from './toast.js'
 import { RelatedLink, RelatedList, toOneOf } from './record-relations.js'
 import { maskOf, recordPath, refusalOf, rowsOf, type Refusal, type Row } from './record-model.js'
 
@@ -64,7 +64,7 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
     setMode({ kind: 'view' })
     setToast(undefined)
     fetchRecord(session, meta, resource, recordKey)
-      .then((next) => { if (current) { setLoaded(next); setFailure(undefined) } })
+      .then((next) => { if (current) { setLoaded(next); setFailure(undefined); setToast(takeFlash()) } })
       .catch((err: unknown) => { if (current) setFailure(err instanceof ApiError && err.status === 404 ? 'There is no such record, or it is not yours to see.' : err instanceof Error ? err.message : String(err)) })
     return () => { current = false }
   }, [session, meta, resource, recordKey])

@@ -9,6 +9,20 @@ export interface ToastMessage {
   readonly focusAction?: boolean
 }
 
+let pending: ToastMessage | undefined
+
+/** A message for the screen opened next to show (a create opens the new record's screen). */
+export function flash (message: ToastMessage): void {
+  pending = message
+}
+
+/** The message left for this screen, once. */
+export function takeFlash (): ToastMessage | undefined {
+  const message = pending
+  pending = undefined
+  return message
+}
+
 export function Toast ({ message }: { readonly message: ToastMessage | undefined }) {
   const action = useRef<HTMLButtonElement>(null)
   useEffect(() => { if (message?.focusAction === true) action.current?.focus() }, [message])

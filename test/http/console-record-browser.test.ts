@@ -238,6 +238,7 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await page.click('#field-paid')
   await press(page, 'Create')
   await page.waitForFunction('document.querySelector("main h1")?.textContent === "Scanner offline"')
+  await toast(page, 'Created.')
   assert.deepEqual(writes.splice(0), [{
     method: 'POST', path: '/api/v1/tickets', ifMatch: undefined,
     body: { subject: 'Scanner offline', status: 'open', priority: 5, amount: '12.30', urgent: true, paid: true, due_on: '2026-05-31', opened_at: '2026-05-06T07:08:09Z', details: { ports: [1, 2] }, code: 'T-100' },
