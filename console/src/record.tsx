@@ -99,7 +99,7 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
         if (theirs === undefined || theirs.deleted) {
           if (theirs !== undefined) setLoaded(theirs)
           setMode({ kind: 'view' })
-          setToast({ text: 'Your changes were not saved: this record was deleted or moved out of your reach meanwhile.' })
+          setToast({ text: 'Your changes were not saved: this record was deleted or moved out of your reach meanwhile.', error: true })
         } else {
           setMode({ kind: 'conflict', mine: changes, theirs })
         }
@@ -117,7 +117,7 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
       await session.request(`${path}:undelete`, { method: 'POST' })
       await reread('Restored.')
     } catch (err) {
-      setToast({ text: `Not restored: ${err instanceof Error ? err.message : String(err)}` })
+      setToast({ text: `Not restored: ${err instanceof Error ? err.message : String(err)}`, error: true })
     } finally {
       setBusy(false)
     }
@@ -133,9 +133,9 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
       if (err instanceof ApiError && err.status === 412) {
         const now = await fetchRecord(session, meta, resource, recordKey).catch(() => undefined)
         if (now !== undefined) setLoaded(now)
-        setToast({ text: 'Not deleted: the record changed after you opened it. It is shown as it is now.' })
+        setToast({ text: 'Not deleted: the record changed after you opened it. It is shown as it is now.', error: true })
       } else {
-        setToast({ text: `Not deleted: ${err instanceof Error ? err.message : String(err)}` })
+        setToast({ text: `Not deleted: ${err instanceof Error ? err.message : String(err)}`, error: true })
       }
     } finally {
       setBusy(false)

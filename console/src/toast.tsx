@@ -1,5 +1,5 @@
-// A status line for what just happened ("Saved", "Deleted" with Undo). The live region is always in
-// the page, so a screen reader announces each message as it arrives.
+// A status line for what just happened ("Saved", "Deleted" with Undo), or what failed. Both live
+// regions are always in the page, so a screen reader announces each message as it arrives.
 import { useEffect, useRef } from 'preact/hooks'
 
 export interface ToastMessage {
@@ -7,6 +7,8 @@ export interface ToastMessage {
   readonly action?: { readonly label: string, readonly run: () => void } | undefined
   /** Move focus to the action: the control the user pressed is gone (Delete → Undo). */
   readonly focusAction?: boolean
+  /** A failure: announced at once (role=alert) rather than politely. */
+  readonly error?: boolean
 }
 
 let pending: ToastMessage | undefined
@@ -26,12 +28,16 @@ export function takeFlash (): ToastMessage | undefined {
 export function Toast ({ message }: { readonly message: ToastMessage | undefined }) {
   const action = useRef<HTMLButtonElement>(null)
   useEffect(() => { if (message?.focusAction === true) action.current?.focus() }, [message])
+  const error = message?.error === true
   return (
-    <div class="toast" role="status" aria-live="polite">
-      {message !== undefined && <>
-        <span>{message.text}</span>
-        {message.action !== undefined && <button type="button" ref={action} onClick={message.action.run}>{message.action.label}</button>}
-      </>}
-    </div>
+    <>
+      <div class="toast" role="status" aria-live="polite">
+        {message !== undefined && !error && <>
+          <span>{message.text}</span>
+          {message.action !== undefined && <button type="button" ref={action} onClick={message.action.run}>{message.action.label}</button>}
+        </>}
+      </div>
+      <div class="toast error" role="alert">{error && <span>{message.text}</span>}</div>
+    </>
   )
 }

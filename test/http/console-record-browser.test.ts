@@ -272,8 +272,15 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await toast(page, 'Restored.')
   assert.equal((await stored(id)).deleted_at, null)
 
+  // A delete over a stale ETag is refused, said in an alert, and the record shown as it is now.
+  assert.equal((await agent('PATCH', `/api/v1/tickets/${id}`, { payload: { notes: 'Moved' }, headers: { 'if-match': '*' } })).status, 200)
+  await press(page, 'Delete')
+  await page.waitForFunction('document.querySelector("main [role=alert]")?.textContent === "Not deleted: the record changed after you opened it. It is shown as it is now."')
+  assert.equal((await valuesOf(page)).Notes, 'Moved')
+  assert.equal((await stored(id)).deleted_at, null)
+
   // The refusals the browser logs are exactly the ones this test made.
-  assert.deepEqual(errors.map((error) => /status of (\d+)/.exec(error)?.[1] ?? error), ['400', '412', '412', '404'])
+  assert.deepEqual(errors.map((error) => /status of (\d+)/.exec(error)?.[1] ?? error), ['400', '412', '412', '404', '412'])
   errors.length = 0
 
   // 390 px wide: the record and its form fit without a page-wide scrollbar.
