@@ -22,7 +22,8 @@ export function FieldInput ({ name, field, input, error, onInput }: FieldInputPr
   const common = {
     id,
     name,
-    required: field.required === true,
+    // A required boolean needs a value, not a tick: `required` on a checkbox would demand true.
+    required: field.required === true && !isCheckbox(field),
     'aria-invalid': error === undefined ? undefined : 'true' as const,
     'aria-describedby': described === '' ? undefined : described,
   }

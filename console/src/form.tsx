@@ -21,11 +21,13 @@ export interface RecordFormProps {
   readonly message?: string | undefined
   readonly busy: boolean
   readonly submitLabel: string
+  /** The form's name for assistive technology ("Edit Printer jams"). */
+  readonly label: string
   readonly onSubmit: (changes: Readonly<Record<string, unknown>>) => void
   readonly onCancel?: (() => void) | undefined
 }
 
-export function RecordForm ({ mode, rows, fields, record, serverErrors, message, busy, submitLabel, onSubmit, onCancel }: RecordFormProps) {
+export function RecordForm ({ mode, rows, fields, record, serverErrors, message, busy, submitLabel, label, onSubmit, onCancel }: RecordFormProps) {
   const names = useMemo(() => rows.flat(), [rows])
   const initial = useMemo(() => Object.fromEntries(names.map((name) => {
     const field = fields[name]!
@@ -71,7 +73,7 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
   const elsewhere = Object.entries(serverErrors).filter(([name]) => !names.includes(name))
 
   return (
-    <form ref={form} class="record-form" noValidate onSubmit={submit}>
+    <form ref={form} class="record-form" aria-label={label} noValidate onSubmit={submit}>
       {(message !== undefined || elsewhere.length > 0) && (
         <div class="error" role="alert">
           {message !== undefined && <p>{message}</p>}

@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks'
 import type { Session } from './api.js'
 import { labelOf, type FieldMeta, type Meta } from './meta.js'
-import { recordHref } from './route.js'
+import { hrefOf, recordHref } from './route.js'
 import { RecordForm } from './form.js'
 import { flash } from './toast.js'
 import { collectionPath, refusalOf, rowsOf, type Refusal, type Row } from './record-model.js'
@@ -17,6 +17,7 @@ export function NewRecord ({ session, meta, resource }: { readonly session: Sess
   const model = meta.resources[resource]!
   const [busy, setBusy] = useState(false)
   const [refusal, setRefusal] = useState<Refusal>({ fieldErrors: {} })
+  const list = hrefOf({ kind: 'resource', name: resource, query: new URLSearchParams() })
   const names = Object.entries(model.fields).filter(([, field]) => settableOnCreate(field)).map(([name]) => name)
 
   const create = async (values: Row): Promise<void> => {
@@ -35,11 +36,11 @@ export function NewRecord ({ session, meta, resource }: { readonly session: Sess
 
   return (
     <article class="record">
-      <p class="crumbs"><a href={`#/r/${encodeURIComponent(resource)}`}>{labelOf(resource)}</a></p>
+      <p class="crumbs"><a href={list}>{labelOf(resource)}</a></p>
       <h1>New record in {labelOf(resource)}</h1>
       <RecordForm mode="create" rows={rowsOf(meta, resource, names)} fields={model.fields} serverErrors={refusal.fieldErrors}
-        message={refusal.message} busy={busy} submitLabel="Create" onSubmit={(values) => { void create(values) }}
-        onCancel={() => { history.back() }} />
+        message={refusal.message} busy={busy} submitLabel="Create" label={`New record in ${labelOf(resource)}`}
+        onSubmit={(values) => { void create(values) }} onCancel={() => { location.hash = list }} />
     </article>
   )
 }

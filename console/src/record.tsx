@@ -170,7 +170,7 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
       )}
       {mode.kind === 'edit' && (
         <RecordForm mode="update" rows={rowsOf(meta, resource, editable)} fields={model.fields} record={record}
-          serverErrors={mode.refusal.fieldErrors} message={mode.refusal.message} busy={busy} submitLabel="Save"
+          serverErrors={mode.refusal.fieldErrors} message={mode.refusal.message} busy={busy} submitLabel="Save" label={`Edit ${title}`}
           onSubmit={(changes) => { void save(changes, loaded) }} onCancel={() => { setMode({ kind: 'view' }) }} />
       )}
       {mode.kind === 'conflict' && (

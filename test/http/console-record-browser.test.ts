@@ -138,6 +138,7 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   })
   assert.deepEqual(await page.$$eval('#field-status option', (options) => options.map((o) => o.textContent)), ['open', 'waiting', 'closed'])
   assert.equal(await page.$eval('#field-subject', (input) => input.getAttribute('maxlength')), '80')
+  assert.equal(await page.$eval('main form', (form) => form.getAttribute('aria-label')), 'Edit Printer jams')
   await server.screenshot(page, 'record-edit')
   assert.deepEqual(await axeViolations(page), [], 'no WCAG A/AA violation on the edit form')
 
