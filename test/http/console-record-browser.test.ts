@@ -284,6 +284,13 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   assert.deepEqual(errors.map((error) => /status of (\d+)/.exec(error)?.[1] ?? error), ['400', '412', '412', '404', '412'])
   errors.length = 0
 
+  // The admin reads the secret note, in the layout's last row: the agent's screen lacked it
+  // because the agent may not read it, not because the screen leaves it out.
+  const adminPage = await signIn(server, 'admin@example.com')
+  await open(adminPage, '#/r/tickets/k/2', 'Old closed ticket')
+  assert.equal((await valuesOf(adminPage))['Secret note'], SECRET)
+  assert.deepEqual(await buttons(adminPage), ['Edit', 'Delete'])
+
   // 390 px wide: the record and its form fit without a page-wide scrollbar.
   const narrow = await signIn(server, 'agent@example.com', { width: 390, height: 844 })
   await open(narrow, '#/r/tickets/k/1', 'Printer jams again')
