@@ -12,7 +12,7 @@ function metaContent (name: string, fallback: string): string {
 export const apiRoot = metaContent('tablegate-api-root', '/api')
 export const basePath = metaContent('tablegate-base-path', '/api/v1')
 
-/** A problem+json (SPEC.md): its `type` slug, and per-field `errors` where the API gives them. */
+/** A problem+json: its `type` slug, and per-field `errors` where the API gives them. */
 export interface Problem {
   readonly type?: string
   readonly title?: string
