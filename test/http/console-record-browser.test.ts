@@ -1,8 +1,9 @@
 // The console's record screen and forms in a real browser: an agent (whose update and delete stop
 // at closed tickets, a record rule) opens a ticket, edits it, meets a server validation error on
 // its field, meets two 412s made by concurrent PATCHes and resolves them both ways, creates a
-// ticket with an exact decimal, soft-deletes it and brings it back by Undo and by Restore. The
-// hidden field never shows. Stored values are read back from the API and the database.
+// ticket with an exact decimal, soft-deletes it and brings it back by Undo and by Restore, and saves
+// a record of a composite key. The hidden field never shows. Stored values are read back from the
+// API and the database.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { HTTPRequest, Page } from 'puppeteer-core'
@@ -283,6 +284,18 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   // The refusals the browser logs are exactly the ones this test made.
   assert.deepEqual(errors.map((error) => /status of (\d+)/.exec(error)?.[1] ?? error), ['400', '412', '412', '404', '412'])
   errors.length = 0
+
+  // A composite key whose part holds the separator: opened and saved by its URL form.
+  await runSql(databaseUrl, `INSERT INTO shelves VALUES ('eu,west', 7, 'Top')`)
+  writes.length = 0
+  await open(page, `#/r/shelves/k/${encodeURIComponent(`${encodeURIComponent('eu,west')},7`)}`, 'Top (eu,west 7)')
+  await press(page, 'Edit')
+  await fill(page, '#field-label', 'Top shelf')
+  await press(page, 'Save')
+  await toast(page, 'Saved.')
+  assert.deepEqual(writes.map((write) => [write.method, write.path, write.body]), [['PATCH', '/api/v1/shelves/eu%2Cwest,7', { label: 'Top shelf' }]])
+  assert.equal(await page.$eval('main h1', (h1) => h1.textContent), 'Top shelf (eu,west 7)')
+  assert.deepEqual(await withClient(databaseUrl, async (client) => (await client.query('SELECT region, number, label FROM shelves')).rows), [{ region: 'eu,west', number: 7, label: 'Top shelf' }])
 
   // The admin reads the secret note, in the layout's last row: the agent's screen lacked it
   // because the agent may not read it, not because the screen leaves it out.
