@@ -14,6 +14,8 @@ import { RecordList } from './list.js'
 import { Page } from './page.js'
 import { ViewChart } from './chart.js'
 import { Board } from './board.js'
+import { RecordScreen } from './record.js'
+import { NewRecord } from './record-new.js'
 
 type State = { readonly kind: 'starting' } | { readonly kind: 'signed-out' } | { readonly kind: 'signed-in', readonly meta: Meta } | { readonly kind: 'failed', readonly message: string }
 
@@ -64,6 +66,7 @@ function Screen ({ session, meta, route }: { readonly session: Session, readonly
     return (
       <>
         <h1>{caption}</h1>
+        {meta.permissions?.[route.name]?.create === true && <p><a class="new" href={hrefOf({ kind: 'new', name: route.name })}>New record</a></p>}
         <ViewChart session={session} meta={meta} resource={route.name} />
         {reorder !== undefined
           ? <Board session={session} meta={meta} resource={route.name} field={reorder} caption={caption} />
@@ -71,6 +74,8 @@ function Screen ({ session, meta, route }: { readonly session: Session, readonly
       </>
     )
   }
+  if (route.kind === 'record' && route.name in meta.resources) return <RecordScreen session={session} meta={meta} resource={route.name} recordKey={route.key} />
+  if (route.kind === 'new' && meta.permissions?.[route.name]?.create === true) return <NewRecord session={session} meta={meta} resource={route.name} />
   const page = route.kind === 'page' ? meta.pages?.find((candidate) => candidate.name === route.name) : undefined
   if (page !== undefined) return <Page session={session} meta={meta} page={page} />
   if (route.kind !== 'home') return <p role="alert">There is nothing here for you.</p>

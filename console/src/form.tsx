@@ -1,0 +1,101 @@
+// A create or edit form typed from the caller's restricted model. It keeps what the user typed
+// whatever the server answers; an edit sends only the fields that changed. Errors (its own check
+// first, then the server's 400 `errors`) show on their fields; those naming no field of the form
+// show above it, in an alert.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import type { FieldMeta } from './meta.js'
+import { FieldInput } from './field.js'
+import { createInputOf, inputOf, valueOf, type Input } from './field-values.js'
+
+export type FieldErrors = Readonly<Record<string, string>>
+
+export interface RecordFormProps {
+  readonly mode: 'create' | 'update'
+  /** The fields the form offers, in rows (the view's layout). */
+  readonly rows: ReadonlyArray<readonly string[]>
+  readonly fields: Readonly<Record<string, FieldMeta>>
+  /** The record being edited; none for a create. */
+  readonly record?: Readonly<Record<string, unknown>> | undefined
+  readonly serverErrors: FieldErrors
+  /** A failure that is not about one field. */
+  readonly message?: string | undefined
+  readonly busy: boolean
+  readonly submitLabel: string
+  /** The form's name for assistive technology ("Edit Printer jams"). */
+  readonly label: string
+  readonly onSubmit: (changes: Readonly<Record<string, unknown>>) => void
+  readonly onCancel?: (() => void) | undefined
+}
+
+export function RecordForm ({ mode, rows, fields, record, serverErrors, message, busy, submitLabel, label, onSubmit, onCancel }: RecordFormProps) {
+  const names = useMemo(() => rows.flat(), [rows])
+  const initial = useMemo(() => Object.fromEntries(names.map((name) => {
+    const field = fields[name]!
+    return [name, mode === 'create' ? createInputOf(field) : inputOf(field, record?.[name])]
+  })), [names, fields, record, mode])
+  const [inputs, setInputs] = useState<Readonly<Record<string, Input>>>(initial)
+  const [errors, setErrors] = useState<FieldErrors>({})
+  // Number inputs whose text the browser cannot read: their value is '', which must not pass for "cleared".
+  const [unreadable, setUnreadable] = useState<ReadonlySet<string>>(new Set())
+  const form = useRef<HTMLFormElement>(null)
+
+  // A server's answer replaces the form's own errors; focus goes to the first field it names.
+  useEffect(() => {
+    setErrors(serverErrors)
+    const first = names.find((name) => name in serverErrors)
+    if (first !== undefined) form.current?.querySelector<HTMLElement>(`#field-${first}`)?.focus()
+  }, [serverErrors, names])
+
+  const submit = (event: Event): void => {
+    event.preventDefault()
+    const changes: Record<string, unknown> = {}
+    const found: Record<string, string> = {}
+    for (const name of names) {
+      const input = inputs[name]!
+      if (unreadable.has(name)) {
+        found[name] = 'Must be a number.'
+        continue
+      }
+      // An edit sends what changed; a create what was filled in (the rest takes its default).
+      if (mode === 'update' ? input === initial[name] : input === '' && fields[name]!.required !== true) continue
+      const parsed = valueOf(fields[name]!, input)
+      if ('error' in parsed) found[name] = parsed.error
+      else changes[name] = parsed.value
+    }
+    setErrors(found)
+    const first = names.find((name) => name in found)
+    if (first !== undefined) {
+      form.current?.querySelector<HTMLElement>(`#field-${first}`)?.focus()
+      return
+    }
+    onSubmit(changes)
+  }
+  const elsewhere = Object.entries(serverErrors).filter(([name]) => !names.includes(name))
+
+  return (
+    <form ref={form} class="record-form" aria-label={label} noValidate onSubmit={submit}>
+      {(message !== undefined || elsewhere.length > 0) && (
+        <div class="error" role="alert">
+          {message !== undefined && <p>{message}</p>}
+          {elsewhere.length > 0 && <ul>{elsewhere.map(([name, text]) => <li key={name}>{text}</li>)}</ul>}
+        </div>
+      )}
+      {rows.map((row) => (
+        <div class="layout-row" key={row.join()}>
+          {row.map((name) => (
+            <FieldInput key={name} name={name} field={fields[name]!} input={inputs[name]!} error={errors[name]}
+              onInput={(input, bad = false) => {
+                setInputs({ ...inputs, [name]: input })
+                if (bad !== unreadable.has(name)) setUnreadable(new Set([...unreadable].filter((other) => other !== name).concat(bad ? [name] : [])))
+                if (name in errors) setErrors(Object.fromEntries(Object.entries(errors).filter(([other]) => other !== name)))
+              }} />
+          ))}
+        </div>
+      ))}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>{submitLabel}</button>
+        {onCancel !== undefined && <button type="button" onClick={onCancel}>Cancel</button>}
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,191 @@
+// One record (`#/r/<res>/k/<key>`): its fields in the view's layout, its relations, and what the
+// caller may do with it, as the record's own `permissions` say (the resource's, where the answer
+// carries none). Every write sends the ETag it was read at: a 412 shows the record as it is now
+// beside the user's changes; a soft delete offers Undo, and a deleted record Restore.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { ApiError, type Session } from './api.js'
+import { labelOf, type Meta, type ResourceMeta } from './meta.js'
+import { titleOf } from './title.js'
+import { displayOf, isNumeric } from './field-values.js'
+import { RecordForm } from './form.js'
+import { Conflict } from './conflict.js'
+import { Toast, takeFlash, type ToastMessage } from './toast.js'
+import { RelatedLink, RelatedList, toOneOf } from './record-relations.js'
+import { maskOf, recordPath, refusalOf, rowsOf, type Refusal, type Row } from './record-model.js'
+
+interface Loaded {
+  readonly record: Row
+  readonly deleted: boolean
+}
+
+type Mode =
+  | { readonly kind: 'view' }
+  | { readonly kind: 'edit', readonly refusal: Refusal }
+  | { readonly kind: 'conflict', readonly mine: Row, readonly theirs: Loaded }
+
+interface RecordPermissions { readonly update?: boolean, readonly delete?: boolean, readonly fields?: Readonly<Record<string, 'edit' | 'read'>> }
+
+const NO_REFUSAL: Refusal = { fieldErrors: {} }
+
+/** The record, or a deleted one where the caller may see deleted records (a 404 first, then show_deleted). */
+async function fetchRecord (session: Session, meta: Meta, resource: string, key: string): Promise<Loaded> {
+  const path = `${recordPath(resource, key)}?fields=${encodeURIComponent(maskOf(meta, resource))}`
+  try {
+    return { record: await session.get<Row>(path), deleted: false }
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 404 || meta.permissions?.[resource]?.showDeleted !== true || meta.resources[resource]?.softDelete !== true) throw err
+    return { record: await session.get<Row>(`${path}&show_deleted=true`), deleted: true }
+  }
+}
+
+function FieldValue ({ meta, resource, model, name, record }: { readonly meta: Meta, readonly resource: string, readonly model: ResourceMeta, readonly name: string, readonly record: Row }) {
+  const field = model.fields[name]
+  const relation = toOneOf(meta, resource, name)
+  const related = relation === undefined ? undefined : record[relation.name]
+  if (relation !== undefined && related !== null && typeof related === 'object') return <RelatedLink meta={meta} target={relation.target} record={related as Row} />
+  const text = displayOf(field, record[name])
+  if (field?.type === 'json' && record[name] !== null) return <pre>{text}</pre>
+  return <span class={isNumeric(field) ? 'num' : undefined}>{text}</span>
+}
+
+export function RecordScreen ({ session, meta, resource, recordKey }: { readonly session: Session, readonly meta: Meta, readonly resource: string, readonly recordKey: string }) {
+  const model = meta.resources[resource]!
+  const resourcePermissions = meta.permissions?.[resource]
+  const [loaded, setLoaded] = useState<Loaded | undefined>()
+  const [failure, setFailure] = useState<string | undefined>()
+  const [mode, setMode] = useState<Mode>({ kind: 'view' })
+  const [busy, setBusy] = useState(false)
+  const [toast, setToast] = useState<ToastMessage | undefined>()
+  const heading = useRef<HTMLHeadingElement>(null)
+
+  useEffect(() => {
+    let current = true
+    setLoaded(undefined)
+    setMode({ kind: 'view' })
+    setToast(undefined)
+    fetchRecord(session, meta, resource, recordKey)
+      .then((next) => { if (current) { setLoaded(next); setFailure(undefined); setToast(takeFlash()) } })
+      .catch((err: unknown) => { if (current) setFailure(err instanceof ApiError && err.status === 404 ? 'There is no such record, or it is not yours to see.' : err instanceof Error ? err.message : String(err)) })
+    return () => { current = false }
+  }, [session, meta, resource, recordKey])
+
+  const path = recordPath(resource, recordKey)
+  // A write's answer carries no `permissions` (and no to-many embeds), and a write can change
+  // them (a ticket closed is no longer the agent's to edit): the record is read again after it.
+  const reread = useCallback(async (done: string): Promise<void> => {
+    const next = await fetchRecord(session, meta, resource, recordKey).catch(() => undefined)
+    if (next === undefined) {
+      setFailure(`${done} The record is no longer one you can see.`)
+      return
+    }
+    setLoaded(next)
+    setMode({ kind: 'view' })
+    setToast({ text: done })
+    heading.current?.focus()
+  }, [session, meta, resource, recordKey])
+
+  const save = useCallback(async (changes: Row, over: Loaded): Promise<void> => {
+    if (Object.keys(changes).length === 0) {
+      setMode({ kind: 'view' })
+      return
+    }
+    setBusy(true)
+    try {
+      await session.request(path, { method: 'PATCH', body: changes, headers: { 'if-match': String(over.record.etag), prefer: 'return=minimal' } })
+      await reread('Saved.')
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 412) {
+        const theirs = await fetchRecord(session, meta, resource, recordKey).catch(() => undefined)
+        if (theirs === undefined || theirs.deleted) {
+          if (theirs !== undefined) setLoaded(theirs)
+          setMode({ kind: 'view' })
+          setToast({ text: 'Your changes were not saved: this record was deleted or moved out of your reach meanwhile.', error: true })
+        } else {
+          setMode({ kind: 'conflict', mine: changes, theirs })
+        }
+      } else {
+        setMode({ kind: 'edit', refusal: refusalOf(err) })
+      }
+    } finally {
+      setBusy(false)
+    }
+  }, [session, meta, resource, recordKey, path, reread])
+
+  const restore = useCallback(async (): Promise<void> => {
+    setBusy(true)
+    try {
+      await session.request(`${path}:undelete`, { method: 'POST' })
+      await reread('Restored.')
+    } catch (err) {
+      setToast({ text: `Not restored: ${err instanceof Error ? err.message : String(err)}`, error: true })
+    } finally {
+      setBusy(false)
+    }
+  }, [session, path, reread])
+
+  const remove = useCallback(async (current: Loaded): Promise<void> => {
+    setBusy(true)
+    try {
+      await session.request(path, { method: 'DELETE', headers: { 'if-match': String(current.record.etag) } })
+      setLoaded({ record: current.record, deleted: true })
+      setToast({ text: 'Deleted.', action: { label: 'Undo', run: () => { void restore() } }, focusAction: true })
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 412) {
+        const now = await fetchRecord(session, meta, resource, recordKey).catch(() => undefined)
+        if (now !== undefined) setLoaded(now)
+        setToast({ text: 'Not deleted: the record changed after you opened it. It is shown as it is now.', error: true })
+      } else {
+        setToast({ text: `Not deleted: ${err instanceof Error ? err.message : String(err)}`, error: true })
+      }
+    } finally {
+      setBusy(false)
+    }
+  }, [session, meta, resource, recordKey, path, restore])
+
+  if (failure !== undefined) return <><h1>{labelOf(resource)}</h1><p class="error" role="alert">{failure}</p></>
+  if (loaded === undefined) return <p>Loading…</p>
+
+  // During a conflict the record shown is the one the user's changes are weighed against.
+  const { record, deleted } = mode.kind === 'conflict' ? mode.theirs : loaded
+  const own = record.permissions as RecordPermissions | undefined
+  const canUpdate = !deleted && (own?.update ?? resourcePermissions?.update ?? false)
+  const canDelete = !deleted && model.softDelete === true && (own?.delete ?? resourcePermissions?.delete ?? false)
+  const canRestore = deleted && resourcePermissions?.delete === true
+  const names = Object.keys(model.fields)
+  const editable = names.filter((name) => own?.fields?.[name] !== undefined ? own.fields[name] === 'edit' : model.fields[name]!.readOnly !== true)
+  const manys = Object.entries(model.relations ?? {}).flatMap(([name, relation]) => relation.kind === 'many' ? [{ name, relation }] : [])
+  const title = titleOf(meta, resource, record)
+
+  return (
+    <article class="record">
+      <p class="crumbs"><a href={`#/r/${encodeURIComponent(resource)}`}>{labelOf(resource)}</a></p>
+      <h1 ref={heading} tabIndex={-1}>{title}{deleted && <span class="badge"> (deleted)</span>}</h1>
+      <Toast message={toast} />
+      {mode.kind === 'view' && (
+        <div class="actions">
+          {canUpdate && <button type="button" class="primary" onClick={() => { setToast(undefined); setMode({ kind: 'edit', refusal: NO_REFUSAL }) }}>Edit</button>}
+          {canDelete && <button type="button" disabled={busy} onClick={() => { void remove(loaded) }}>Delete</button>}
+          {canRestore && toast?.action === undefined && <button type="button" disabled={busy} onClick={() => { void restore() }}>Restore</button>}
+        </div>
+      )}
+      {mode.kind === 'edit' && (
+        <RecordForm mode="update" rows={rowsOf(meta, resource, editable)} fields={model.fields} record={record}
+          serverErrors={mode.refusal.fieldErrors} message={mode.refusal.message} busy={busy} submitLabel="Save" label={`Edit ${title}`}
+          onSubmit={(changes) => { void save(changes, loaded) }} onCancel={() => { setMode({ kind: 'view' }) }} />
+      )}
+      {mode.kind === 'conflict' && (
+        <Conflict fields={model.fields} mine={mode.mine} theirs={mode.theirs.record} busy={busy}
+          onReload={() => { setLoaded(mode.theirs); setMode({ kind: 'view' }); setToast({ text: 'Reloaded: your changes were dropped.' }) }}
+          onReapply={() => { setLoaded(mode.theirs); void save(mode.mine, mode.theirs) }} />
+      )}
+      {mode.kind !== 'edit' && rowsOf(meta, resource, names).map((row) => (
+        <dl class="layout-row" key={row.join()}>
+          {row.map((name) => <div class="field" key={name}><dt>{labelOf(toOneOf(meta, resource, name)?.name ?? name)}</dt><dd><FieldValue meta={meta} resource={resource} model={model} name={name} record={record} /></dd></div>)}
+        </dl>
+      ))}
+      {manys.map(({ name, relation }) => (
+        <RelatedList key={name} meta={meta} name={name} relation={relation} parent={record[model.key[0]!]} page={record[name] as Parameters<typeof RelatedList>[0]['page']} />
+      ))}
+    </article>
+  )
+}
