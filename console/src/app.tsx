@@ -2,7 +2,7 @@
 // or page. /api/meta is read on sign-in and again whenever an answer's X-Meta-Version changes.
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
 import { Session } from './api.js'
-import { columnsOf, labelOf, menuOf, type Meta } from './meta.js'
+import { menuOf, type Meta } from './meta.js'
 import { hrefOf, useRoute, type Route } from './route.js'
 
 /** The menu entry a screen belongs to: a resource's list, its records and forms fall under the resource. */
@@ -10,7 +10,7 @@ function menuHrefOf (route: Route): string {
   return route.kind === 'record' || route.kind === 'new' || route.kind === 'resource' ? hrefOf({ kind: 'resource', name: route.name, query: new URLSearchParams() }) : hrefOf(route)
 }
 import { SignIn } from './sign-in.js'
-import { RecordList } from './list.js'
+import { ListScreen } from './list-screen.js'
 import { Page } from './page.js'
 
 type State = { readonly kind: 'starting' } | { readonly kind: 'signed-out' } | { readonly kind: 'signed-in', readonly meta: Meta } | { readonly kind: 'failed', readonly message: string }
@@ -56,10 +56,7 @@ export function App () {
 }
 
 function Screen ({ session, meta, route }: { readonly session: Session, readonly meta: Meta, readonly route: Route }) {
-  if (route.kind === 'resource' && route.name in meta.resources) {
-    const caption = labelOf(route.name)
-    return <><h1>{caption}</h1><RecordList session={session} resource={route.name} columns={columnsOf(meta, route.name)} sort={meta.views?.[route.name]?.sort} caption={caption} /></>
-  }
+  if (route.kind === 'resource' && route.name in meta.resources) return <ListScreen session={session} meta={meta} resource={route.name} query={route.query} />
   const page = route.kind === 'page' ? meta.pages?.find((candidate) => candidate.name === route.name) : undefined
   if (page !== undefined) return <Page session={session} meta={meta} page={page} />
   if (route.kind !== 'home') return <p role="alert">There is nothing here for you.</p>
