@@ -4,7 +4,7 @@
 // chip; a chip is removed by its own button.
 import { useEffect, useState } from 'preact/hooks'
 import { basePath, type Session } from './api.js'
-import { labelOf, type FieldMeta } from './meta.js'
+import { labelOf } from './meta.js'
 import type { FacetValue } from './list-state.js'
 
 interface FacetsAnswer { readonly facets: ReadonlyArray<{ readonly value: FacetValue, readonly count: number }> }
@@ -17,7 +17,6 @@ export interface FacetProps {
   readonly session: Session
   readonly resource: string
   readonly field: string
-  readonly meta: FieldMeta
   /** The list's filter without this field's chip. */
   readonly filter: string
   readonly showDeleted: boolean

@@ -60,7 +60,7 @@ export function ListScreen ({ session, meta, resource, query }: ListScreenProps)
           {filters.length > 0 && (
             <div class="facets" role="group" aria-label="Filters">
               {filters.map((field) => (
-                <Facet key={field} session={session} resource={resource} field={field} meta={model.fields[field]!}
+                <Facet key={`${resource}.${field}`} session={session} resource={resource} field={field}
                   filter={filterOf(state, model.fields, field)} showDeleted={showDeleted}
                   chosen={state.chips.find((chip) => chip.field === field)?.value} onChoose={(value) => { choose(field, value) }} />
               ))}

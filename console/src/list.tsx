@@ -113,7 +113,7 @@ export function RecordList ({ session, resource, columns, caption, sort, meta, f
     return <a href={recordHref(shown.target, related as Item, meta!.resources[shown.target]!.key)}>{titleOf(meta!, shown.target, related as Item)}</a>
   }
   const header = (name: string) => {
-    const label = labelOf(name)
+    const label = labelOf(relations.get(name)?.name ?? name)
     const sortable = onSort !== undefined && model?.fields[name]?.sortable === true
     return (
       <th scope="col" key={name} class={numeric(name) ? 'num' : undefined} aria-sort={sortable ? sortOf(sort, name) : undefined}>

@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'puppeteer-core'
-import { runSql, withClient } from '../helpers/db.js'
-import { createUser } from '../helpers/app.js'
+import { freshDatabase, runSql, withClient } from '../helpers/db.js'
+import { bearer, buildApp, caller, createUser } from '../helpers/app.js'
 import { LIST_CONFIG, LIST_ROWS, LIST_SCHEMA } from '../fixtures/console-list.js'
 import { consoleServer, signIn } from '../helpers/console-browser.js'
 import { axeViolations } from '../helpers/axe.js'
@@ -96,7 +96,7 @@ test('a narrowed clerk searches, filters by facets, pages, shows deleted orders,
   const admin = await signIn(server, 'admin@example.com')
   await admin.click('nav[aria-label=Main] a[href="#/r/orders"]')
   const adminFirst = await settled(admin, 54, 20)
-  assert.deepEqual(adminFirst.headers, ['Title', 'Status', 'Customer id', 'Priority', 'Total', 'Margin', 'Placed at'])
+  assert.deepEqual(adminFirst.headers, ['Title', 'Status', 'Customer', 'Priority', 'Total', 'Margin', 'Placed at'])
   assert.deepEqual(adminFirst.facets, ['Status', 'Priority', 'Rush', 'Margin'])
 
   const page = await signIn(server, 'clerk@example.com')
@@ -104,7 +104,7 @@ test('a narrowed clerk searches, filters by facets, pages, shows deleted orders,
   const live = await count('deleted_at IS NULL')
   assert.equal(live, 39)
   const first = await settled(page, live, 20)
-  assert.deepEqual(first.headers, ['Title', 'Status', 'Customer id', 'Priority', 'Total', 'Placed at'])
+  assert.deepEqual(first.headers, ['Title', 'Status', 'Customer', 'Priority', 'Total', 'Placed at'])
   assert.deepEqual(first.facets, ['Status', 'Priority', 'Rush'])
   // Newest first; each row links to its record, named by the view's title, and its customer is
   // that customer's title linking to it, empty where the clerk may not read the customer (VIP).
@@ -241,4 +241,20 @@ test('a narrowed clerk searches, filters by facets, pages, shows deleted orders,
   await server.screenshot(narrow, 'list-390')
 
   assert.deepEqual(errors, [])
+})
+
+test('/api/meta names the soft-delete field to those who read it, and to no one else', async () => {
+  const databaseUrl = await freshDatabase()
+  await runSql(databaseUrl, LIST_SCHEMA)
+  const orders = LIST_CONFIG.resources.orders
+  const app = await buildApp({ databaseUrl, ...LIST_CONFIG, resources: { ...LIST_CONFIG.resources, orders: { ...orders, access: { ...orders.access, fields: { ...orders.access.fields, deleted_at: { read: ['admin'] } } } } } })
+  await createUser(app, 'admin@example.com')
+  await createUser(app, 'clerk@example.com', 'clerk')
+  const meta = async (email: string) => (await caller(app, await bearer(app, email))('GET', '/api/meta')).body.resources
+  const [admin, clerk] = [await meta('admin@example.com'), await meta('clerk@example.com')]
+  assert.equal(admin.orders.softDeleteField, 'deleted_at')
+  assert.equal(clerk.orders.softDelete, true)
+  assert.equal('deleted_at' in clerk.orders.fields, false)
+  assert.equal('softDeleteField' in clerk.orders, false)
+  assert.equal('softDeleteField' in admin.customers, false)
 })
