@@ -40,16 +40,21 @@ export interface RecordListProps {
   readonly onSort?: ((orderBy: string) => void) | undefined
 }
 
-/** A to-one relation shown in place of its field: its name, target and the paths its title needs. */
-interface Shown { readonly name: string, readonly target: string, readonly paths: readonly string[] }
+/**
+ * A to-one relation shown in place of its field: its name, target, the paths its title needs, and
+ * the path that sorts it by what it shows (its title's first sortable field).
+ */
+interface Shown { readonly name: string, readonly target: string, readonly paths: readonly string[], readonly sort: string | undefined }
 
 function relationsShown (meta: Meta | undefined, resource: string, columns: readonly string[]): ReadonlyMap<string, Shown> {
   const shown = new Map<string, Shown>()
   for (const [name, relation] of Object.entries(meta?.resources[resource]?.relations ?? {})) {
     const target = meta?.resources[relation.resource]
     if (relation.kind !== 'one' || target === undefined || !columns.includes(relation.field)) continue
-    const fields = [...new Set([...target.key, ...titleFieldsOf(meta!, relation.resource)])]
-    shown.set(relation.field, { name, target: relation.resource, paths: fields.map((field) => `${name}.${field}`) })
+    const titled = titleFieldsOf(meta!, relation.resource)
+    const fields = [...new Set([...target.key, ...titled])]
+    const sort = titled.find((field) => target.fields[field]?.sortable === true)
+    shown.set(relation.field, { name, target: relation.resource, paths: fields.map((field) => `${name}.${field}`), sort: sort === undefined ? undefined : `${name}.${sort}` })
   }
   return shown
 }
@@ -113,11 +118,13 @@ export function RecordList ({ session, resource, columns, caption, sort, meta, f
     return <a href={recordHref(shown.target, related as Item, meta!.resources[shown.target]!.key)}>{titleOf(meta!, shown.target, related as Item)}</a>
   }
   const header = (name: string) => {
-    const label = labelOf(relations.get(name)?.name ?? name)
-    const sortable = onSort !== undefined && model?.fields[name]?.sortable === true
+    const shown = relations.get(name)
+    const label = labelOf(shown?.name ?? name)
+    const key = shown !== undefined ? shown.sort : model?.fields[name]?.sortable === true ? name : undefined
+    const sortable = onSort !== undefined && key !== undefined
     return (
-      <th scope="col" key={name} class={numeric(name) ? 'num' : undefined} aria-sort={sortable ? sortOf(sort, name) : undefined}>
-        {sortable ? <button type="button" class="sort" onClick={() => { onSort(nextOrder(sort, name)) }}>{label}</button> : label}
+      <th scope="col" key={name} class={numeric(name) ? 'num' : undefined} aria-sort={sortable ? sortOf(sort, key) : undefined}>
+        {sortable ? <button type="button" class="sort" onClick={() => { onSort(nextOrder(sort, key)) }}>{label}</button> : label}
       </th>
     )
   }

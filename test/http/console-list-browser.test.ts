@@ -187,6 +187,24 @@ test('a narrowed clerk searches, filters by facets, pages, shows deleted orders,
   await page.waitForSelector('nav[aria-label=Main] a')
   assert.deepEqual((await settled(page, open.rows.length, open.rows.length)).chips, open.chips)
 
+  // Column headers sort, into the hash too: a relation's column by the related title.
+  const ordered = async (by: string): Promise<string[]> => (await sql<{ title: string }>(`
+    SELECT o.title FROM orders o JOIN customers c ON c.id = o.customer_id WHERE ${CLERK} AND ${TEA_OPEN.replace(/(deleted_at|title|status)/g, 'o.$1')} ORDER BY ${by}, o.id`)).map((o) => o.title)
+  const sortedBy = async (hash: string, header: string, sort: string): Promise<string[]> => {
+    await page.waitForFunction(`location.hash === '${hash}'`)
+    const screen = await settled(page, open.rows.length, open.rows.length)
+    assert.equal(await page.evaluate(`[...document.querySelectorAll('main table th[aria-sort]')].map((th) => th.textContent + ' ' + th.getAttribute('aria-sort')).join()`), `${header} ${sort}`)
+    return screen.rows.map((row) => row.link.split(':')[0]!)
+  }
+  await pressButton(page, 'Total')
+  assert.deepEqual(await sortedBy('#/r/orders?q=tea&f.status=%22open%22&order_by=total', 'Total', 'ascending'), await ordered('o.total'))
+  await pressButton(page, 'Total')
+  assert.deepEqual(await sortedBy('#/r/orders?q=tea&f.status=%22open%22&order_by=total+desc', 'Total', 'descending'), await ordered('o.total DESC'))
+  await pressButton(page, 'Customer')
+  assert.deepEqual(await sortedBy('#/r/orders?q=tea&f.status=%22open%22&order_by=customer.name', 'Customer', 'ascending'), await ordered('c.name'))
+  for (let i = 0; i < 3; i++) await page.goBack()
+  assert.deepEqual((await settled(page, open.rows.length, open.rows.length)).rows, open.rows)
+
   // Deleted orders too: the deleted ones marked.
   await page.click('label.toggle input')
   const WITH_DELETED = `title LIKE '%tea%' AND status = 'open'`
