@@ -72,9 +72,12 @@ function sortOf (current: string | undefined, field: string): 'ascending' | 'des
 }
 
 export function RecordList ({ session, resource, columns, caption, sort, meta, filter, showDeleted, onSort }: RecordListProps) {
-  // The tokens that led to each page before the open one; the open page's own is the last.
-  const [tokens, setTokens] = useState<ReadonlyArray<string | undefined>>([undefined])
-  const [answer, setAnswer] = useState<ListAnswer | undefined>()
+  // The tokens that led to each page before the open one; the open page's own is the last. They
+  // belong to one list (a token is bound to its parameters): another list starts at its page 1.
+  const [paging, setPaging] = useState<{ readonly list: string, readonly tokens: ReadonlyArray<string | undefined> }>({ list: '', tokens: [undefined] })
+  // The open page's records, and which list and page they answer: until the next answer comes,
+  // the last one stays on screen, but its token must not continue another list.
+  const [answered, setAnswered] = useState<{ readonly page: string, readonly answer: ListAnswer } | undefined>()
   const [error, setError] = useState<string | undefined>()
   const next = useRef<HTMLButtonElement>(null)
   const previous = useRef<HTMLButtonElement>(null)
@@ -84,9 +87,13 @@ export function RecordList ({ session, resource, columns, caption, sort, meta, f
   const marker = showDeleted === true ? model?.softDeleteField : undefined
   const extra = meta === undefined ? [] : [...model?.key ?? [], ...titleFieldsOf(meta, resource), ...marker === undefined ? [] : [marker]]
   const fields = [...new Set([...columns, ...extra, ...[...relations.values()].flatMap((shown) => shown.paths)])].join(',')
+  const list = JSON.stringify([resource, fields, sort, filter, showDeleted])
+  const tokens = paging.list === list ? paging.tokens : [undefined]
+  const setTokens = (next: ReadonlyArray<string | undefined>): void => { setPaging({ list, tokens: next }) }
   const token = tokens[tokens.length - 1]
+  const page = JSON.stringify([list, token])
+  const answer = answered?.answer
 
-  useEffect(() => { setTokens([undefined]) }, [resource, fields, sort, filter, showDeleted])
   useEffect(() => {
     let current = true
     const query = new URLSearchParams({ page_size: String(PAGE_SIZE), fields })
@@ -95,10 +102,10 @@ export function RecordList ({ session, resource, columns, caption, sort, meta, f
     if (showDeleted === true) query.set('show_deleted', 'true')
     if (token !== undefined) query.set('page_token', token)
     session.get<ListAnswer>(`${basePath}/${encodeURIComponent(resource)}?${query}`)
-      .then((next) => { if (current) { setAnswer(next); setError(undefined) } })
+      .then((next) => { if (current) { setAnswered({ page, answer: next }); setError(undefined) } })
       .catch((err: unknown) => { if (current) setError(err instanceof Error ? err.message : String(err)) })
     return () => { current = false }
-  }, [session, resource, fields, sort, filter, showDeleted, token])
+  }, [session, resource, fields, sort, filter, showDeleted, token, page])
 
   const pageNumber = tokens.length
   // "Previous page" disabled under the keyboard's focus would drop focus to the page's start: it
@@ -108,7 +115,7 @@ export function RecordList ({ session, resource, columns, caption, sort, meta, f
     if (previous.current?.disabled === true) next.current?.focus()
     refocus.current = false
   }, [pageNumber, answer])
-  const nextToken = answer?.next_page_token
+  const nextToken = answered?.page === page ? answered.answer.next_page_token : undefined
   const numeric = (name: string): boolean => NUMERIC.has(model?.fields[name]?.type ?? '') && !relations.has(name)
   const value = (item: Item, name: string) => {
     const shown = relations.get(name)

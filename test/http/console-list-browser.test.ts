@@ -144,12 +144,17 @@ test('a narrowed clerk searches, filters by facets, pages, shows deleted orders,
   assert.deepEqual((await settled(page, teas, 20)).rows, searched.rows)
   assert.equal(await page.evaluate(`document.activeElement.textContent`), 'Next page')
 
-  // Facets count under the search; choosing one is a chip, and the other facets count under both.
+  // Facets count under the search; choosing one (here on page 2) is a chip, the list starts again
+  // at page 1 (its tokens belong to the list before), and the other facets count under both.
+  await page.keyboard.press('Enter')
+  await page.waitForFunction(`document.querySelector('.pager span').textContent === 'Page 2'`)
+  await settled(page, teas, teas - 20)
   const TEA = `deleted_at IS NULL AND title LIKE '%tea%'`
   assert.deepEqual(await openFacet(page, 'Status'), await facetCounts('status', TEA))
   await chooseFacet(page, 'Status', 'open')
   const TEA_OPEN = `${TEA} AND status = 'open'`
   const open = await settled(page, await count(TEA_OPEN), await count(TEA_OPEN))
+  assert.equal(open.pageLabel, 'Page 1')
   assert.equal(open.hash, '#/r/orders?q=tea&f.status=%22open%22')
   assert.deepEqual(open.chips, ['Remove Search: tea ×', 'Remove Status: open ×'])
   assert.ok(open.rows.every((row) => row.cells[1] === 'open'))
