@@ -247,9 +247,10 @@ test('a narrowed clerk searches, filters by facets, pages, shows deleted orders,
   assert.equal(await page.evaluate(`/margin/i.test(document.body.innerText)`), false)
 
   // 390 px wide: usable, the table scrolls in its own box.
+  // There, too, a link from the admin with a chip on the margin: that chip is not the clerk's.
   const narrow = await signIn(server, 'clerk@example.com', { width: 390, height: 844 })
-  await narrow.evaluate(`location.hash = '#/r/orders?q=tea&f.status=%22open%22'`)
-  await settled(narrow, open.rows.length, open.rows.length)
+  await narrow.evaluate(`location.hash = '#/r/orders?q=tea&f.status=%22open%22&f.margin=%2211.75%22'`)
+  assert.deepEqual((await settled(narrow, open.rows.length, open.rows.length)).chips, open.chips)
   await openFacet(narrow, 'Status')
   // A search is one quoted string: quotes and stars in it are text, not syntax.
   await narrow.type('#list-search', ' "0*')
