@@ -2,20 +2,20 @@
 // or page. /api/meta is read on sign-in and again whenever an answer's X-Meta-Version changes.
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
 import { Session } from './api.js'
-import { columnsOf, labelOf, menuOf, type Meta } from './meta.js'
+import { labelOf, menuOf, type Meta } from './meta.js'
 import { hrefOf, useRoute, type Route } from './route.js'
-
-/** The menu entry a screen belongs to: a resource's list, its records and forms fall under the resource. */
-function menuHrefOf (route: Route): string {
-  return route.kind === 'record' || route.kind === 'new' || route.kind === 'resource' ? hrefOf({ kind: 'resource', name: route.name, query: new URLSearchParams() }) : hrefOf(route)
-}
 import { SignIn } from './sign-in.js'
-import { RecordList } from './list.js'
+import { ListScreen } from './list-screen.js'
 import { Page } from './page.js'
 import { ViewChart } from './chart.js'
 import { Board } from './board.js'
 import { RecordScreen } from './record.js'
 import { NewRecord } from './record-new.js'
+
+/** The menu entry a screen belongs to: a resource's list, its records and forms fall under the resource. */
+function menuHrefOf (route: Route): string {
+  return route.kind === 'record' || route.kind === 'new' || route.kind === 'resource' ? hrefOf({ kind: 'resource', name: route.name, query: new URLSearchParams() }) : hrefOf(route)
+}
 
 type State = { readonly kind: 'starting' } | { readonly kind: 'signed-out' } | { readonly kind: 'signed-in', readonly meta: Meta } | { readonly kind: 'failed', readonly message: string }
 
@@ -61,16 +61,15 @@ export function App () {
 
 function Screen ({ session, meta, route }: { readonly session: Session, readonly meta: Meta, readonly route: Route }) {
   if (route.kind === 'resource' && route.name in meta.resources) {
-    const caption = labelOf(route.name)
     const reorder = meta.views?.[route.name]?.reorder
+    if (reorder === undefined) return <ListScreen session={session} meta={meta} resource={route.name} query={route.query} />
+    const caption = labelOf(route.name)
     return (
       <>
         <h1>{caption}</h1>
         {meta.permissions?.[route.name]?.create === true && <p><a class="new" href={hrefOf({ kind: 'new', name: route.name })}>New record</a></p>}
         <ViewChart session={session} meta={meta} resource={route.name} />
-        {reorder !== undefined
-          ? <Board session={session} meta={meta} resource={route.name} field={reorder} caption={caption} />
-          : <RecordList session={session} resource={route.name} columns={columnsOf(meta, route.name)} sort={meta.views?.[route.name]?.sort} caption={caption} />}
+        <Board session={session} meta={meta} resource={route.name} field={reorder} caption={caption} />
       </>
     )
   }

@@ -28,8 +28,9 @@ export function browserZone (): string {
  * The route's URL. A series spans all the caller's rows (`range=all`) with the granularity the
  * route picks for that span, so a chart is never an empty month for a resource written last year.
  */
-export function chartPath (resource: string, chart: ChartMeta, source: Source, timeZone: string): string {
+export function chartPath (resource: string, chart: ChartMeta, source: Source, timeZone: string, filter = ''): string {
   const query = new URLSearchParams({ field: chart.x })
+  if (filter !== '') query.set('filter', filter)
   if (source === 'series') { query.set('range', 'all'); query.set('time_zone', timeZone) }
   return `${basePath}/${encodeURIComponent(resource)}:${source}?${query}`
 }

@@ -12,29 +12,30 @@ const MARGIN = { top: 18, right: 8, bottom: 34, left: 40 }
 const LABEL_WIDTH = 76
 
 /** The chart of `resource`'s view, if it has one the caller may draw (x must be filterable for the routes). */
-export function ViewChart ({ session, meta, resource }: { readonly session: Session, readonly meta: Meta, readonly resource: string }) {
+/** The view's chart; on a list screen, `filter` is the list's, so the chart counts what the list shows. */
+export function ViewChart ({ session, meta, resource, filter = '' }: { readonly session: Session, readonly meta: Meta, readonly resource: string, readonly filter?: string }) {
   const chart = meta.views?.[resource]?.chart
   const field = chart === undefined ? undefined : meta.resources[resource]?.fields[chart.x]
   if (chart === undefined || field === undefined || field.filterable === false) return null
-  return <Chart session={session} resource={resource} chart={chart} source={sourceOf(field.type)} />
+  return <Chart session={session} resource={resource} chart={chart} source={sourceOf(field.type)} filter={filter} />
 }
 
 function titleOf (resource: string, chart: ChartMeta, source: Source): string {
   return source === 'series' ? `${labelOf(resource)} over time (${labelOf(chart.x).toLowerCase()})` : `${labelOf(resource)} by ${labelOf(chart.x).toLowerCase()}`
 }
 
-function Chart ({ session, resource, chart, source }: { readonly session: Session, readonly resource: string, readonly chart: ChartMeta, readonly source: Source }) {
+function Chart ({ session, resource, chart, source, filter }: { readonly session: Session, readonly resource: string, readonly chart: ChartMeta, readonly source: Source, readonly filter: string }) {
   const [points, setPoints] = useState<readonly Point[] | undefined>()
   const [error, setError] = useState<string | undefined>()
   const id = useId()
   useEffect(() => {
     let current = true
     const zone = browserZone()
-    session.get<unknown>(chartPath(resource, chart, source, zone))
+    session.get<unknown>(chartPath(resource, chart, source, zone, filter))
       .then((answer) => { if (current) { setPoints(pointsOf(source, answer, zone)); setError(undefined) } })
       .catch((err: unknown) => { if (current) setError(err instanceof Error ? err.message : String(err)) })
     return () => { current = false }
-  }, [session, resource, chart.x, source])
+  }, [session, resource, chart.x, source, filter])
 
   const title = titleOf(resource, chart, source)
   const line = chart.type === 'line'

@@ -27,6 +27,8 @@ export type RelationMeta =
 export interface ResourceMeta {
   readonly key: readonly string[]
   readonly softDelete?: boolean
+  /** The field marking a deleted record, where the caller reads it. */
+  readonly softDeleteField?: string
   readonly version?: boolean
   readonly fields: Readonly<Record<string, FieldMeta>>
   readonly relations?: Readonly<Record<string, RelationMeta>>

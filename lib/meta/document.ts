@@ -40,6 +40,8 @@ export type MetaRelation =
 export interface MetaResource {
   readonly key: readonly string[]
   readonly softDelete: boolean
+  /** The readable field whose value marks a deleted record, so a client can mark show_deleted's rows. */
+  readonly softDeleteField?: string
   readonly version: boolean
   readonly fields: Readonly<Record<string, MetaField>>
   /** Absent when the caller can follow none (as for a resource without relations). */
@@ -87,9 +89,11 @@ function metaRelation (relation: RelationModel): MetaRelation {
 function metaResource (plan: AccessPlan, config: ResourceConfig | undefined, accessOf: (resource: string) => AccessPlan): MetaResource {
   const { model } = plan
   const relations = followable(plan, accessOf)
+  const marker = plan.readable.find((f) => f.managed === 'softDelete')
   return {
     key: model.key.map((f) => f.name),
     softDelete: model.softDelete !== undefined,
+    ...(marker === undefined ? {} : { softDeleteField: marker.name }),
     version: model.version !== undefined,
     fields: Object.fromEntries(plan.readable.map((f) => [f.name, metaField(f, plan, config?.fields[f.name])])),
     ...(relations.length === 0 ? {} : { relations: Object.fromEntries(relations.map((r) => [r.name, metaRelation(r)])) }),

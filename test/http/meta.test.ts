@@ -54,6 +54,8 @@ test('a clerk gets its restricted model: hidden fields absent, readOnly unless w
   const orders = body.resources.orders
   assert.deepEqual(orders.key, ['id'])
   assert.equal(orders.softDelete, true)
+  assert.equal(orders.softDeleteField, 'deleted_at')
+  assert.equal('softDeleteField' in body.resources.tags, false)
   assert.equal(orders.version, true)
   assert.deepEqual(Object.keys(orders.fields), ['id', 'title', 'status', 'total', 'placed_at', 'owner_id', 'version', 'deleted_at'])
   // NOT NULL columns are not nullable, whatever the config's default (id, status); total is.

@@ -1,0 +1,61 @@
+// A view's `filters` as facet chips: each filter field is a disclosure whose values, with their
+// counts, come from `:facets` under the list's other conditions (the search and the other chips),
+// asked for when it opens and again whenever those change. Choosing a value makes it the field's
+// chip; a chip is removed by its own button.
+import { useEffect, useState } from 'preact/hooks'
+import { basePath, type Session } from './api.js'
+import { labelOf } from './meta.js'
+import type { FacetValue } from './list-state.js'
+
+interface FacetsAnswer { readonly facets: ReadonlyArray<{ readonly value: FacetValue, readonly count: number }> }
+
+export function facetLabel (value: FacetValue): string {
+  return value === null ? '(none)' : String(value)
+}
+
+export interface FacetProps {
+  readonly session: Session
+  readonly resource: string
+  readonly field: string
+  /** The list's filter without this field's chip. */
+  readonly filter: string
+  readonly showDeleted: boolean
+  readonly chosen: FacetValue | undefined
+  readonly onChoose: (value: FacetValue) => void
+}
+
+export function Facet ({ session, resource, field, filter, showDeleted, chosen, onChoose }: FacetProps) {
+  const [open, setOpen] = useState(false)
+  const [facets, setFacets] = useState<FacetsAnswer['facets'] | undefined>()
+  const [error, setError] = useState<string | undefined>()
+  useEffect(() => {
+    if (!open) return
+    let current = true
+    const query = new URLSearchParams({ field })
+    if (filter !== '') query.set('filter', filter)
+    if (showDeleted) query.set('show_deleted', 'true')
+    session.get<FacetsAnswer>(`${basePath}/${encodeURIComponent(resource)}:facets?${query}`)
+      .then((answer) => { if (current) { setFacets(answer.facets); setError(undefined) } })
+      .catch((err: unknown) => { if (current) setError(err instanceof Error ? err.message : String(err)) })
+    return () => { current = false }
+  }, [open, session, resource, field, filter, showDeleted])
+  const label = labelOf(field)
+  return (
+    <details class="facet" open={open} onToggle={(event) => { setOpen((event.currentTarget as HTMLDetailsElement).open) }}>
+      <summary>{label}</summary>
+      {error !== undefined && <p class="error" role="alert">{error}</p>}
+      {facets !== undefined && (
+        <ul aria-label={`${label} values`}>
+          {facets.map((facet) => (
+            <li key={JSON.stringify(facet.value)}>
+              <button type="button" class="chip-choice" aria-pressed={chosen !== undefined && chosen === facet.value} onClick={() => { onChoose(facet.value) }}>
+                {facetLabel(facet.value)} <span class="count">{facet.count.toLocaleString()}</span>
+              </button>
+            </li>
+          ))}
+          {facets.length === 0 && <li>No values.</li>}
+        </ul>
+      )}
+    </details>
+  )
+}
