@@ -2,6 +2,7 @@
 // whatever the server answers; an edit sends only the fields that changed. Errors (its own check
 // first, then the server's 400 `errors`) show on their fields; those naming no field of the form
 // show above it, in an alert.
+import type { ComponentChildren } from 'preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { FieldMeta } from './meta.js'
 import { FieldInput } from './field.js'
@@ -25,9 +26,11 @@ export interface RecordFormProps {
   readonly label: string
   readonly onSubmit: (changes: Readonly<Record<string, unknown>>) => void
   readonly onCancel?: (() => void) | undefined
+  /** A field's picker (a reference's), given its input and how to change it; undefined for none. */
+  readonly picker?: ((name: string, input: Input, onInput: (input: Input) => void) => ComponentChildren) | undefined
 }
 
-export function RecordForm ({ mode, rows, fields, record, serverErrors, message, busy, submitLabel, label, onSubmit, onCancel }: RecordFormProps) {
+export function RecordForm ({ mode, rows, fields, record, serverErrors, message, busy, submitLabel, label, onSubmit, onCancel, picker }: RecordFormProps) {
   const names = useMemo(() => rows.flat(), [rows])
   const initial = useMemo(() => Object.fromEntries(names.map((name) => {
     const field = fields[name]!
@@ -82,14 +85,18 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
       )}
       {rows.map((row) => (
         <div class="layout-row" key={row.join()}>
-          {row.map((name) => (
-            <FieldInput key={name} name={name} field={fields[name]!} input={inputs[name]!} error={errors[name]}
-              onInput={(input, bad = false) => {
-                setInputs({ ...inputs, [name]: input })
-                if (bad !== unreadable.has(name)) setUnreadable(new Set([...unreadable].filter((other) => other !== name).concat(bad ? [name] : [])))
-                if (name in errors) setErrors(Object.fromEntries(Object.entries(errors).filter(([other]) => other !== name)))
-              }} />
-          ))}
+          {row.map((name) => {
+            const change = (input: Input, bad = false): void => {
+              setInputs({ ...inputs, [name]: input })
+              if (bad !== unreadable.has(name)) setUnreadable(new Set([...unreadable].filter((other) => other !== name).concat(bad ? [name] : [])))
+              if (name in errors) setErrors(Object.fromEntries(Object.entries(errors).filter(([other]) => other !== name)))
+            }
+            const extra = picker?.(name, inputs[name]!, change)
+            return (
+              <FieldInput key={name} name={name} field={fields[name]!} input={inputs[name]!} error={errors[name]} onInput={change}
+                describedBy={extra === undefined ? undefined : `pick-${name}-title`}>{extra}</FieldInput>
+            )
+          })}
         </div>
       ))}
       <div class="actions">
