@@ -41,6 +41,32 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
   // Number inputs whose text the browser cannot read: their value is '', which must not pass for "cleared".
   const [unreadable, setUnreadable] = useState<ReadonlySet<string>>(new Set())
   const form = useRef<HTMLFormElement>(null)
+  // Where a link would have taken the user while the form held changes: they choose Stay or Leave.
+  const [leaving, setLeaving] = useState<string | undefined>()
+  const stay = useRef<HTMLButtonElement>(null)
+  const dirty = names.some((name) => inputs[name] !== initial[name])
+
+  // Every screen change from the user is a click on a `#/` link (the menu, the crumbs, a record's
+  // links), or a reload or close: both are held while the form has unsaved changes. The skip link
+  // (`#content`) stays on the screen, so it passes.
+  useEffect(() => {
+    if (!dirty) return
+    const click = (event: MouseEvent): void => {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+      const link = event.target instanceof Element ? event.target.closest('a[href^="#/"]') : null
+      if (link === null) return
+      event.preventDefault()
+      setLeaving(link.getAttribute('href') ?? undefined)
+    }
+    const unload = (event: BeforeUnloadEvent): void => { event.preventDefault() }
+    document.addEventListener('click', click, true)
+    addEventListener('beforeunload', unload)
+    return () => {
+      document.removeEventListener('click', click, true)
+      removeEventListener('beforeunload', unload)
+    }
+  }, [dirty])
+  useEffect(() => { if (leaving !== undefined) stay.current?.focus() }, [leaving])
 
   // A server's answer replaces the form's own errors; focus goes to the first field it names.
   useEffect(() => {
@@ -77,6 +103,16 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
 
   return (
     <form ref={form} class="record-form" aria-label={label} noValidate onSubmit={submit}>
+      {leaving !== undefined && (
+        <div class="unsaved" role="alert">
+          <p>You have unsaved changes.</p>
+          <button type="button" ref={stay} class="primary" onClick={() => {
+            setLeaving(undefined)
+            form.current?.querySelector<HTMLElement>('[id^=field-]')?.focus()
+          }}>Stay</button>
+          <button type="button" onClick={() => { location.hash = leaving }}>Leave</button>
+        </div>
+      )}
       {(message !== undefined || elsewhere.length > 0) && (
         <div class="error" role="alert">
           {message !== undefined && <p>{message}</p>}

@@ -235,6 +235,23 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   assert.deepEqual(writes.splice(0).map((write) => write.body), [{ customer_id: '1' }])
   assert.equal(await page.$eval('main dd a[href="#/r/customers/k/1"]', (a) => a.textContent), 'Acme')
 
+  // Leaving a form with unsaved changes by a link asks first: Stay keeps the form and what was
+  // typed, Leave goes where the link led. Nothing is saved either way.
+  await press(page, 'Edit')
+  await fill(page, '#field-priority', '1')
+  await page.click('main .crumbs a')
+  await page.waitForSelector('main .unsaved')
+  assert.deepEqual(await page.evaluate('[location.hash, document.querySelector("main .unsaved p").textContent, document.activeElement.textContent]'),
+    ['#/r/tickets/k/1', 'You have unsaved changes.', 'Stay'])
+  assert.deepEqual(await axeViolations(page), [], 'no WCAG A/AA violation on the unsaved-changes prompt')
+  await press(page, 'Stay')
+  assert.deepEqual(await page.evaluate('[document.querySelector("main .unsaved"), document.querySelector("#field-priority").value, location.hash]'), [null, '1', '#/r/tickets/k/1'])
+  await page.click('nav[aria-label=Main] a[href="#/r/customers"]')
+  await page.waitForSelector('main .unsaved')
+  await press(page, 'Leave')
+  await page.waitForFunction('document.querySelector("main h1")?.textContent === "Customers"')
+  assert.deepEqual([(await stored('1')).priority, writes.length], [3, 0])
+
   // A closed ticket: the record rule leaves the agent nothing to do with it.
   await open(page, '#/r/tickets/k/2', 'Old closed ticket')
   assert.deepEqual(await buttons(page), [])
