@@ -2,7 +2,7 @@
 // chosen record's title beside it and a "Choose" panel that lists the related records by title,
 // found by the target's search where it has searchable fields, a page at a time. Only relations
 // in /api/meta (those the caller can follow) get one, so the list holds only rows they can read.
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { basePath, type Session } from './api.js'
 import { labelOf, type Meta } from './meta.js'
 import { titleFieldsOf, titleOf } from './title.js'
@@ -46,6 +46,9 @@ export function Reference ({ session, meta, field, relation, target, input, rela
   const [asked, setAsked] = useState<{ readonly text: string, readonly token: string | undefined } | undefined>()
   const [found, setFound] = useState<Found | undefined>()
   const [error, setError] = useState<string | undefined>()
+  const options = useRef<HTMLUListElement>(null)
+  // After More, the focus goes to the first record it brought (the button may be gone).
+  const focusAt = useRef<number | undefined>(undefined)
   const id = `pick-${field}`
   const name = labelOf(relation).toLowerCase()
 
@@ -66,6 +69,11 @@ export function Reference ({ session, meta, field, relation, target, input, rela
       .catch((err: unknown) => { if (current) setError(err instanceof Error ? err.message : String(err)) })
     return () => { current = false }
   }, [session, target, asked, key, order, titled.join()])
+  useEffect(() => {
+    if (focusAt.current === undefined || found === undefined) return
+    options.current?.querySelectorAll('button')[focusAt.current]?.focus()
+    focusAt.current = undefined
+  }, [found])
 
   const toggle = (): void => {
     if (!open && asked === undefined) setAsked({ text: '', token: undefined })
@@ -103,14 +111,14 @@ export function Reference ({ session, meta, field, relation, target, input, rela
         {found !== undefined && (found.items.length === 0
           ? <p role="status">No {labelOf(target).toLowerCase()} found.</p>
           : (
-            <ul class="reference-options" aria-label={`${labelOf(target)} found`}>
+            <ul class="reference-options" ref={options} aria-label={`${labelOf(target)} found`}>
               {found.items.map((row) => {
                 const value = textOf(model?.fields[key], row[key])
                 return <li key={value}><button type="button" aria-pressed={value === input} onClick={() => { choose(row) }}>{titleOf(meta, target, row)}</button></li>
               })}
             </ul>
           ))}
-        {found?.next !== undefined && <button type="button" onClick={() => { setAsked({ text: asked?.text ?? '', token: found.next }) }}>{`More ${labelOf(target).toLowerCase()}`}</button>}
+        {found?.next !== undefined && <button type="button" onClick={() => { focusAt.current = found.items.length; setAsked({ text: asked?.text ?? '', token: found.next }) }}>{`More ${labelOf(target).toLowerCase()}`}</button>}
       </div>
     </div>
   )

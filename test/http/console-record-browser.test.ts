@@ -212,6 +212,7 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await page.waitForFunction(`${options} === ${JSON.stringify(JSON.stringify(['Acme', ...names(1, 9)]))}`)
   await press(page, 'More customers')
   await page.waitForFunction(`${options} === ${JSON.stringify(JSON.stringify(['Acme', ...names(1, 11), 'Globex']))}`)
+  assert.equal(await page.evaluate('document.activeElement.textContent'), 'Customer 10', 'focus on the first record More brought')
   await page.type('#pick-customer_id', 'glob')
   await page.keyboard.press('Enter')
   await page.waitForFunction(`${options} === ${JSON.stringify(JSON.stringify(['Globex']))}`)
