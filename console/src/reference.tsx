@@ -8,6 +8,7 @@ import { labelOf, type Meta } from './meta.js'
 import { titleFieldsOf, titleOf } from './title.js'
 import { textOf, type Input } from './field-values.js'
 import { toOneOf } from './record-relations.js'
+import { quoted } from './list-state.js'
 
 const PICK_SIZE = 10
 
@@ -26,11 +27,6 @@ export interface ReferenceProps {
   /** The related record as the form's record embeds it, if any. */
   readonly related?: Row | undefined
   readonly onInput: (input: Input) => void
-}
-
-/** AIP-160 quoting, as the list's search box sends it. */
-function quoted (text: string): string {
-  return `"${text.replace(/["\\]/g, '\\$&')}"`
 }
 
 export function Reference ({ session, meta, field, relation, target, input, related, onInput }: ReferenceProps) {
