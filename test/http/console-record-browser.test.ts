@@ -367,6 +367,10 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await press(narrow, 'Edit')
   await narrow.waitForSelector('main form.record-form')
   await noOverflow(narrow)
+  await press(narrow, 'Choose customer')
+  await narrow.waitForSelector('main .reference-options button')
+  await noOverflow(narrow)
+  await server.screenshot(narrow, 'record-picker-390')
   assert.equal(await narrow.evaluate(`document.body.innerHTML.includes(${JSON.stringify(SECRET)})`), false)
 
   // Closing the ticket ends what the record rule lets the agent do with it: the answer's own
