@@ -8,6 +8,7 @@ import { columnsOf, labelOf, type Meta } from './meta.js'
 import { keyOf } from './route.js'
 import { titleFieldsOf, titleOf } from './title.js'
 import { moved, reorderOps, type Row } from './reorder.js'
+import { displayOf } from './field-values.js'
 
 /** A list answers at most 500 records a page; a board longer than that shows its first 500. */
 const BOARD_SIZE = 500
@@ -140,7 +141,7 @@ export function Board ({ session, meta, resource, field, caption }: BoardProps) 
                 <span class="card-position">{i + 1}</span>
                 <div class="card-body">
                   <strong class="card-title">{title}</strong>
-                  {details.length > 0 && <dl>{details.map((name) => <div key={name}><dt>{labelOf(name)}</dt><dd>{row[name] === null || row[name] === undefined ? '—' : String(row[name])}</dd></div>)}</dl>}
+                  {details.length > 0 && <dl>{details.map((name) => <div key={name}><dt>{labelOf(name)}</dt><dd>{displayOf(meta.resources[resource]?.fields[name], row[name])}</dd></div>)}</dl>}
                 </div>
                 <div class="card-moves">
                   <button type="button" data-move="up" aria-label={`Move ${title} up`} disabled={i === 0} onClick={() => { step(i, 'up') }}>↑</button>

@@ -79,13 +79,22 @@ export function valueOf (field: FieldMeta, input: Input): Parsed {
   }
 }
 
-/** A value as the record screen shows it. */
-export function displayOf (field: FieldMeta | undefined, value: unknown): string {
-  if (value === null || value === undefined) return '—'
+/**
+ * A value as text, the same on every screen (the record, lists, cards, titles): a timestamp in
+ * UTC as `2026-03-04 05:06:07.123456 UTC`, a boolean as Yes or No, nothing as ''.
+ */
+export function textOf (field: FieldMeta | undefined, value: unknown): string {
+  if (value === null || value === undefined) return ''
   if (field?.type === 'boolean') return value === true ? 'Yes' : 'No'
   if (field?.type === 'timestamp') return String(value).replace('T', ' ').replace(/Z$/, ' UTC')
+  return typeof value === 'object' ? JSON.stringify(value) : String(value)
+}
+
+/** A value as the record screen and cards show it: nothing as a dash, JSON laid out. */
+export function displayOf (field: FieldMeta | undefined, value: unknown): string {
+  if (value === null || value === undefined) return '—'
   if (typeof value === 'object') return JSON.stringify(value, null, 2)
-  return String(value)
+  return textOf(field, value)
 }
 
 export function isNumeric (field: FieldMeta | undefined): boolean {

@@ -1,5 +1,6 @@
 // One field of a form: its label, the input its type calls for, and its error (the form's own check
 // or the server's), tied to the input by aria-describedby so a screen reader reads it there.
+import type { ComponentChildren } from 'preact'
 import { labelOf, type FieldMeta } from './meta.js'
 import { isCheckbox, type Input } from './field-values.js'
 
@@ -10,15 +11,17 @@ export interface FieldInputProps {
   readonly error?: string | undefined
   /** `unreadable`: the browser holds text it cannot read as a number (its value is then empty). */
   readonly onInput: (input: Input, unreadable?: boolean) => void
+  /** More of the field after its input (a reference's picker), and the id of what describes it. */
+  readonly children?: ComponentChildren
+  readonly describedBy?: string | undefined
 }
 
-
-export function FieldInput ({ name, field, input, error, onInput }: FieldInputProps) {
+export function FieldInput ({ name, field, input, error, onInput, children, describedBy }: FieldInputProps) {
   const id = `field-${name}`
   const errorId = `${id}-error`
   const hintId = `${id}-hint`
   const hint = field.type === 'timestamp' ? 'In UTC.' : field.type === 'json' ? 'JSON.' : undefined
-  const described = [error === undefined ? undefined : errorId, hint === undefined ? undefined : hintId].filter((part) => part !== undefined).join(' ')
+  const described = [error === undefined ? undefined : errorId, hint === undefined ? undefined : hintId, describedBy].filter((part) => part !== undefined).join(' ')
   const common = {
     id,
     name,
@@ -54,6 +57,7 @@ export function FieldInput ({ name, field, input, error, onInput }: FieldInputPr
       {control}
       {hint !== undefined && <span class="hint" id={hintId}>{hint}</span>}
       {error !== undefined && <span class="field-error" id={errorId}>{error}</span>}
+      {children}
     </div>
   )
 }

@@ -2,6 +2,7 @@
 // whatever the server answers; an edit sends only the fields that changed. Errors (its own check
 // first, then the server's 400 `errors`) show on their fields; those naming no field of the form
 // show above it, in an alert.
+import type { ComponentChildren } from 'preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { FieldMeta } from './meta.js'
 import { FieldInput } from './field.js'
@@ -25,9 +26,11 @@ export interface RecordFormProps {
   readonly label: string
   readonly onSubmit: (changes: Readonly<Record<string, unknown>>) => void
   readonly onCancel?: (() => void) | undefined
+  /** A field's picker (a reference's), given its input and how to change it; undefined for none. */
+  readonly picker?: ((name: string, input: Input, onInput: (input: Input) => void) => ComponentChildren) | undefined
 }
 
-export function RecordForm ({ mode, rows, fields, record, serverErrors, message, busy, submitLabel, label, onSubmit, onCancel }: RecordFormProps) {
+export function RecordForm ({ mode, rows, fields, record, serverErrors, message, busy, submitLabel, label, onSubmit, onCancel, picker }: RecordFormProps) {
   const names = useMemo(() => rows.flat(), [rows])
   const initial = useMemo(() => Object.fromEntries(names.map((name) => {
     const field = fields[name]!
@@ -38,6 +41,32 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
   // Number inputs whose text the browser cannot read: their value is '', which must not pass for "cleared".
   const [unreadable, setUnreadable] = useState<ReadonlySet<string>>(new Set())
   const form = useRef<HTMLFormElement>(null)
+  // Where a link would have taken the user while the form held changes: they choose Stay or Leave.
+  const [leaving, setLeaving] = useState<string | undefined>()
+  const stay = useRef<HTMLButtonElement>(null)
+  const dirty = names.some((name) => inputs[name] !== initial[name])
+
+  // Every screen change from the user is a click on a `#/` link (the menu, the crumbs, a record's
+  // links), or a reload or close: both are held while the form has unsaved changes. The skip link
+  // (`#content`) stays on the screen, so it passes.
+  useEffect(() => {
+    if (!dirty) return
+    const click = (event: MouseEvent): void => {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+      const link = event.target instanceof Element ? event.target.closest('a[href^="#/"]') : null
+      if (link === null) return
+      event.preventDefault()
+      setLeaving(link.getAttribute('href') ?? undefined)
+    }
+    const unload = (event: BeforeUnloadEvent): void => { event.preventDefault() }
+    document.addEventListener('click', click, true)
+    addEventListener('beforeunload', unload)
+    return () => {
+      document.removeEventListener('click', click, true)
+      removeEventListener('beforeunload', unload)
+    }
+  }, [dirty])
+  useEffect(() => { if (leaving !== undefined) stay.current?.focus() }, [leaving])
 
   // A server's answer replaces the form's own errors; focus goes to the first field it names.
   useEffect(() => {
@@ -74,6 +103,16 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
 
   return (
     <form ref={form} class="record-form" aria-label={label} noValidate onSubmit={submit}>
+      {leaving !== undefined && (
+        <div class="unsaved" role="alert">
+          <p>You have unsaved changes.</p>
+          <button type="button" ref={stay} class="primary" onClick={() => {
+            setLeaving(undefined)
+            form.current?.querySelector<HTMLElement>('[id^=field-]')?.focus()
+          }}>Stay</button>
+          <button type="button" onClick={() => { location.hash = leaving }}>Leave</button>
+        </div>
+      )}
       {(message !== undefined || elsewhere.length > 0) && (
         <div class="error" role="alert">
           {message !== undefined && <p>{message}</p>}
@@ -82,14 +121,18 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
       )}
       {rows.map((row) => (
         <div class="layout-row" key={row.join()}>
-          {row.map((name) => (
-            <FieldInput key={name} name={name} field={fields[name]!} input={inputs[name]!} error={errors[name]}
-              onInput={(input, bad = false) => {
-                setInputs({ ...inputs, [name]: input })
-                if (bad !== unreadable.has(name)) setUnreadable(new Set([...unreadable].filter((other) => other !== name).concat(bad ? [name] : [])))
-                if (name in errors) setErrors(Object.fromEntries(Object.entries(errors).filter(([other]) => other !== name)))
-              }} />
-          ))}
+          {row.map((name) => {
+            const change = (input: Input, bad = false): void => {
+              setInputs({ ...inputs, [name]: input })
+              if (bad !== unreadable.has(name)) setUnreadable(new Set([...unreadable].filter((other) => other !== name).concat(bad ? [name] : [])))
+              if (name in errors) setErrors(Object.fromEntries(Object.entries(errors).filter(([other]) => other !== name)))
+            }
+            const extra = picker?.(name, inputs[name]!, change)
+            return (
+              <FieldInput key={name} name={name} field={fields[name]!} input={inputs[name]!} error={errors[name]} onInput={change}
+                describedBy={extra === undefined ? undefined : `pick-${name}-title`}>{extra}</FieldInput>
+            )
+          })}
         </div>
       ))}
       <div class="actions">

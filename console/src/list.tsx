@@ -8,6 +8,7 @@ import { basePath } from './api.js'
 import { labelOf, type Meta } from './meta.js'
 import { recordHref } from './route.js'
 import { titleFieldsOf, titleOf } from './title.js'
+import { textOf } from './field-values.js'
 
 const PAGE_SIZE = 20
 const NUMERIC = new Set(['integer', 'bigint', 'decimal', 'number'])
@@ -18,11 +19,6 @@ interface ListAnswer {
   readonly items: readonly Item[]
   readonly next_page_token?: string
   readonly total_size_estimate?: number
-}
-
-function cell (value: unknown): string {
-  if (value === null || value === undefined) return ''
-  return typeof value === 'object' ? JSON.stringify(value) : String(value)
 }
 
 export interface RecordListProps {
@@ -119,7 +115,7 @@ export function RecordList ({ session, resource, columns, caption, sort, meta, f
   const numeric = (name: string): boolean => NUMERIC.has(model?.fields[name]?.type ?? '') && !relations.has(name)
   const value = (item: Item, name: string) => {
     const shown = relations.get(name)
-    if (shown === undefined) return cell(item[name])
+    if (shown === undefined) return textOf(model?.fields[name], item[name])
     const related = item[shown.name]
     if (related === null || typeof related !== 'object') return ''
     return <a href={recordHref(shown.target, related as Item, meta!.resources[shown.target]!.key)}>{titleOf(meta!, shown.target, related as Item)}</a>

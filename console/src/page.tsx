@@ -28,7 +28,13 @@ function Element ({ session, meta, element }: { readonly session: Session, reado
   if (element.type === 'text') return <p class="page-text">{element.text}</p>
   const resource = element.resource
   if (resource === undefined || !(resource in meta.resources)) return null
-  if (element.type === 'table') return <div class="page-wide"><RecordList session={session} resource={resource} columns={columnsOf(meta, resource, element.columns)} caption={labelOf(resource)} /></div>
+  if (element.type === 'table') {
+    return (
+      <div class="page-wide">
+        <RecordList session={session} meta={meta} resource={resource} columns={columnsOf(meta, resource, element.columns)} caption={labelOf(resource)} sort={meta.views?.[resource]?.sort} />
+      </div>
+    )
+  }
   if (element.type === 'chart') return <ViewChart session={session} meta={meta} resource={resource} />
   return null
 }

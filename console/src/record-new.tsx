@@ -7,6 +7,7 @@ import { labelOf, type FieldMeta, type Meta } from './meta.js'
 import { hrefOf, recordHref } from './route.js'
 import { RecordForm } from './form.js'
 import { flash } from './toast.js'
+import { pickerOf } from './reference.js'
 import { collectionPath, refusalOf, rowsOf, type Refusal, type Row } from './record-model.js'
 
 function settableOnCreate (field: FieldMeta): boolean {
@@ -39,7 +40,7 @@ export function NewRecord ({ session, meta, resource }: { readonly session: Sess
       <p class="crumbs"><a href={list}>{labelOf(resource)}</a></p>
       <h1>New record in {labelOf(resource)}</h1>
       <RecordForm mode="create" rows={rowsOf(meta, resource, names)} fields={model.fields} serverErrors={refusal.fieldErrors}
-        message={refusal.message} busy={busy} submitLabel="Create" label={`New record in ${labelOf(resource)}`}
+        message={refusal.message} busy={busy} submitLabel="Create" label={`New record in ${labelOf(resource)}`} picker={pickerOf(session, meta, resource)}
         onSubmit={(values) => { void create(values) }} onCancel={() => { location.hash = list }} />
     </article>
   )

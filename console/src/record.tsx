@@ -11,6 +11,7 @@ import { RecordForm } from './form.js'
 import { Conflict } from './conflict.js'
 import { Toast, takeFlash, type ToastMessage } from './toast.js'
 import { RelatedLink, RelatedList, toOneOf } from './record-relations.js'
+import { pickerOf } from './reference.js'
 import { maskOf, recordPath, refusalOf, rowsOf, type Refusal, type Row } from './record-model.js'
 
 interface Loaded {
@@ -27,13 +28,24 @@ interface RecordPermissions { readonly update?: boolean, readonly delete?: boole
 
 const NO_REFUSAL: Refusal = { fieldErrors: {} }
 
-/** The record, or a deleted one where the caller may see deleted records (a 404 first, then show_deleted). */
+/**
+ * The record, deleted or not where the caller may see deleted records. Where the caller reads the
+ * soft-delete field, one read with show_deleted tells both apart; where they do not, only a 404
+ * can say the record is deleted, so the read is tried without show_deleted first.
+ */
 async function fetchRecord (session: Session, meta: Meta, resource: string, key: string): Promise<Loaded> {
   const path = `${recordPath(resource, key)}?fields=${encodeURIComponent(maskOf(meta, resource))}`
+  const model = meta.resources[resource]
+  const mayShowDeleted = meta.permissions?.[resource]?.showDeleted === true && model?.softDelete === true
+  const marker = model?.softDeleteField
+  if (mayShowDeleted && marker !== undefined) {
+    const record = await session.get<Row>(`${path}&show_deleted=true`)
+    return { record, deleted: record[marker] !== null && record[marker] !== undefined }
+  }
   try {
     return { record: await session.get<Row>(path), deleted: false }
   } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 404 || meta.permissions?.[resource]?.showDeleted !== true || meta.resources[resource]?.softDelete !== true) throw err
+    if (!(err instanceof ApiError) || err.status !== 404 || !mayShowDeleted) throw err
     return { record: await session.get<Row>(`${path}&show_deleted=true`), deleted: true }
   }
 }
@@ -170,7 +182,7 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
       )}
       {mode.kind === 'edit' && (
         <RecordForm mode="update" rows={rowsOf(meta, resource, editable)} fields={model.fields} record={record}
-          serverErrors={mode.refusal.fieldErrors} message={mode.refusal.message} busy={busy} submitLabel="Save" label={`Edit ${title}`}
+          serverErrors={mode.refusal.fieldErrors} message={mode.refusal.message} busy={busy} submitLabel="Save" label={`Edit ${title}`} picker={pickerOf(session, meta, resource, record)}
           onSubmit={(changes) => { void save(changes, loaded) }} onCancel={() => { setMode({ kind: 'view' }) }} />
       )}
       {mode.kind === 'conflict' && (

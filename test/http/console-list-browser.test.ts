@@ -108,13 +108,16 @@ test('a narrowed clerk searches, filters by facets, pages, shows deleted orders,
   assert.deepEqual(first.facets, ['Status', 'Priority', 'Rush'])
   // Newest first; each row links to its record, named by the view's title, and its customer is
   // that customer's title linking to it, empty where the clerk may not read the customer (VIP).
-  const newest = await sql<{ id: string, title: string, status: string, priority: number, total: string, name: string | null, customer_id: string }>(`
-    SELECT o.id, o.title, o.status, o.priority, o.total, o.customer_id, CASE WHEN NOT c.vip THEN c.name END AS name
+  const newest = await sql<{ id: string, title: string, status: string, priority: number, total: string, name: string | null, customer_id: string, placed: string }>(`
+    SELECT o.id, o.title, o.status, o.priority, o.total, o.customer_id, CASE WHEN NOT c.vip THEN c.name END AS name,
+      to_char(o.placed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US" UTC"') AS placed
     FROM orders o JOIN customers c ON c.id = o.customer_id WHERE ${CLERK} AND o.deleted_at IS NULL ORDER BY o.placed_at DESC LIMIT 20`)
   assert.deepEqual(first.rows.map((row) => [row.link, row.href]), newest.map((o) => [`${o.title}: ${o.title} (${o.status})`, `#/r/orders/k/${o.id}`]))
   assert.deepEqual(first.rows.map((row) => [row.cells[2], row.customerHref]), newest.map((o) => [o.name ?? '', o.name === null ? null : `#/r/customers/k/${o.customer_id}`]))
   assert.ok(newest.some((o) => o.name === null) && newest.some((o) => o.name !== null))
   assert.deepEqual(first.rows.map((row) => [row.cells[3], row.cells[4]]), newest.map((o) => [String(o.priority), o.total]))
+  // Timestamps read as the record screen writes them, in UTC.
+  assert.deepEqual(first.rows.map((row) => row.cells[5]), newest.map((o) => o.placed))
   // Numbers are right-aligned, in their headers too.
   assert.deepEqual(await page.evaluate(`[...document.querySelector('main table tbody tr').children].map((td) => getComputedStyle(td).textAlign)`),
     ['left', 'left', 'left', 'right', 'right', 'left'])

@@ -138,6 +138,13 @@ test('the dashboard charts each caller\'s own numbers; a member reorders its tas
   assert.deepEqual(await buttonsOf(admin), [['New task', '#/r/tasks/new'], ['All tasks', '#/r/tasks'], ['Edit tasks', '#/r/tasks'], ['Delete tasks', '#/r/tasks']])
   assert.deepEqual(await axeViolations(admin), [], 'no WCAG A/AA violation on the dashboard')
   await server.screenshot(admin, 'dashboard')
+  // The page's table is a list like the list screen's: in the view's order, each first cell a
+  // link to its record, which the link opens.
+  const ordered = await withClient(databaseUrl, async (client) => (await client.query<{ id: number, title: string }>('SELECT id, title FROM tasks ORDER BY position')).rows)
+  assert.deepEqual(await admin.$$eval('main .list table tbody tr td:first-child a', (links) => links.map((a) => [a.textContent, a.getAttribute('href')])),
+    ordered.map((task) => [task.title, `#/r/tasks/k/${task.id}`]))
+  await admin.click('main .list table tbody tr td:first-child a')
+  await admin.waitForFunction(`document.querySelector('main h1')?.textContent === ${JSON.stringify(ordered[0]!.title)}`)
 
   // The member's: only its own rows, and no create or delete button (it may do neither).
   const page = await signIn(server, 'member@example.com')
