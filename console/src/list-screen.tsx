@@ -69,8 +69,9 @@ export function ListScreen ({ session, meta, resource, query }: ListScreenProps)
               ))}
             </div>
           )}
-          {(state.chips.length > 0 || state.search !== '') && (
+          {(state.chips.length > 0 || state.search !== '' || state.filter !== '') && (
             <ul class="chips" aria-label="Filters in use">
+              {state.filter !== '' && <li><button type="button" class="chip" onClick={() => { go({ ...state, filter: '' }) }}><span class="visually-hidden">Remove </span>Filter: {state.filter} <span aria-hidden="true">×</span></button></li>}
               {state.search !== '' && <li><button type="button" class="chip" onClick={() => { go({ ...state, search: '' }) }}><span class="visually-hidden">Remove </span>Search: {state.search} <span aria-hidden="true">×</span></button></li>}
               {state.chips.map((chip) => (
                 <li key={chip.field}>

@@ -4,6 +4,8 @@
 //                            booleans come back as they were)
 //   show_deleted=true        deleted records too
 //   order_by=<field [desc]>  a sort chosen on a column header (the view's sort otherwise)
+//   filter=<AIP-160 text>    a filter a link brings (a record's "More" to its related list),
+//                            shown as a chip of its own and ANDed with the rest
 // Page tokens stay in memory: they are bound to the list's parameters and expire.
 import type { FieldMeta } from './meta.js'
 
@@ -11,6 +13,7 @@ export type FacetValue = string | number | boolean | null
 
 export interface ListState {
   readonly search: string
+  readonly filter: string
   readonly chips: ReadonlyArray<{ readonly field: string, readonly value: FacetValue }>
   readonly showDeleted: boolean
   readonly orderBy: string | undefined
@@ -35,12 +38,13 @@ export function readState (query: URLSearchParams, filters: readonly string[]): 
     if (filters.includes(field) && value !== undefined && !chips.some((chip) => chip.field === field)) chips.push({ field, value })
   }
   const orderBy = query.get('order_by') ?? undefined
-  return { search: query.get('q') ?? '', chips, showDeleted: query.get('show_deleted') === 'true', orderBy: orderBy === '' ? undefined : orderBy }
+  return { search: query.get('q') ?? '', filter: query.get('filter') ?? '', chips, showDeleted: query.get('show_deleted') === 'true', orderBy: orderBy === '' ? undefined : orderBy }
 }
 
 export function writeState (state: ListState): URLSearchParams {
   const query = new URLSearchParams()
   if (state.search !== '') query.set('q', state.search)
+  if (state.filter !== '') query.set('filter', state.filter)
   for (const chip of state.chips) query.set(CHIP + chip.field, JSON.stringify(chip.value))
   if (state.showDeleted) query.set('show_deleted', 'true')
   if (state.orderBy !== undefined) query.set('order_by', state.orderBy)
@@ -69,6 +73,7 @@ export function condition (field: string, value: FacetValue, meta: FieldMeta | u
 /** The list's filter: the search and every chip but `except`'s (a facet counts without its own), ANDed. */
 export function filterOf (state: ListState, fields: Readonly<Record<string, FieldMeta>>, except?: string): string {
   const parts = state.search.trim() === '' ? [] : [`search(${quoted(state.search.trim())})`]
+  if (state.filter.trim() !== '') parts.push(`(${state.filter.trim()})`)
   for (const chip of state.chips) if (chip.field !== except) parts.push(condition(chip.field, chip.value, fields[chip.field]))
   return parts.join(' AND ')
 }

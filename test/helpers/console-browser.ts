@@ -60,3 +60,12 @@ export async function signIn (server: ConsoleServer, email: string, viewport = {
   await page.waitForSelector('nav[aria-label=Main] a')
   return page
 }
+
+/**
+ * Asserts what has the focus, `expression` read in the page (`document.activeElement.id`), after
+ * waiting up to 5 s for it: screens move the focus in an effect, after the render a test waited for.
+ */
+export async function assertFocus (page: Page, expression: string, expected: string, message?: string): Promise<void> {
+  await page.waitForFunction(`(${expression}) === ${JSON.stringify(expected)}`, { timeout: 5_000 }).catch(() => {})
+  assert.equal(await page.evaluate(expression), expected, message)
+}

@@ -12,7 +12,7 @@ import type { Page } from 'puppeteer-core'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { bearer, buildApp, caller, createUser } from '../helpers/app.js'
 import { LIST_CONFIG, LIST_ROWS, LIST_SCHEMA } from '../fixtures/console-list.js'
-import { consoleServer, signIn } from '../helpers/console-browser.js'
+import { consoleServer, signIn, assertFocus } from '../helpers/console-browser.js'
 import { axeViolations } from '../helpers/axe.js'
 
 interface Row { readonly cells: string[], readonly link: string, readonly href: string, readonly deleted: boolean, readonly customerHref: string | null }
@@ -145,7 +145,7 @@ test('a narrowed clerk searches, filters by facets, pages, shows deleted orders,
   await page.keyboard.press('Enter')
   await page.waitForFunction(`document.querySelector('.pager span').textContent === 'Page 1'`)
   assert.deepEqual((await settled(page, teas, 20)).rows, searched.rows)
-  assert.equal(await page.evaluate(`document.activeElement.textContent`), 'Next page')
+  await assertFocus(page, `document.activeElement.textContent`, 'Next page')
 
   // Facets count under the search; choosing one (here on page 2) is a chip, the list starts again
   // at page 1 (its tokens belong to the list before), and the other facets count under both.

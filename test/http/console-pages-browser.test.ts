@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import { runSql, withClient } from '../helpers/db.js'
 import { bearer, caller, createUser, PASSWORD, usersOf } from '../helpers/app.js'
 import { PAGES_CONFIG, PAGES_SCHEMA } from '../fixtures/console-pages.js'
-import { consoleServer, signIn } from '../helpers/console-browser.js'
+import { consoleServer, signIn, assertFocus } from '../helpers/console-browser.js'
 import { axeViolations } from '../helpers/axe.js'
 
 const ZONE = 'Europe/Berlin'
@@ -199,7 +199,7 @@ test('the dashboard charts each caller\'s own numbers; a member reorders its tas
   await page.focus('main button[aria-label="Move Ship it up"]')
   await page.keyboard.press('Enter')
   await page.waitForFunction('document.querySelector("main [role=status]")?.textContent === "Moved Ship it to position 4 of 5."')
-  assert.equal(await page.evaluate('document.activeElement?.getAttribute("aria-label")'), 'Move Ship it up')
+  await assertFocus(page, 'document.activeElement?.getAttribute("aria-label")', 'Move Ship it up')
   assert.deepEqual(await page.evaluate(CARD_TITLES), ['Test it', 'Write the brief', 'Draw the charts', 'Ship it', 'Build the board'])
   assert.equal(batches.length, 2)
   assert.deepEqual((await positions(databaseUrl)).filter(([title]) => !title.startsWith('Other')), [
@@ -214,7 +214,7 @@ test('the dashboard charts each caller\'s own numbers; a member reorders its tas
   await page.waitForFunction(`${CARD_TITLES}.includes('Draw the charts again')`)
   assert.equal(await page.$eval('main [role=alert]', (p) => p.textContent), 'Someone changed these cards since they were loaded, so the move was not saved. The board has been reloaded; try again.')
   assert.deepEqual(await page.evaluate(CARD_TITLES), ['Test it', 'Write the brief', 'Draw the charts again', 'Ship it', 'Build the board'])
-  assert.equal(await page.evaluate('document.activeElement?.getAttribute("aria-label")'), 'Move Ship it up')
+  await assertFocus(page, 'document.activeElement?.getAttribute("aria-label")', 'Move Ship it up')
   assert.deepEqual((await positions(databaseUrl)).filter(([title]) => !title.startsWith('Other')), [
     ['Test it', 10, 2], ['Write the brief', 20, 2], ['Draw the charts again', 30, 3], ['Ship it', 40, 2], ['Build the board', 50, 3],
   ])

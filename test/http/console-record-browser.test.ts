@@ -10,7 +10,7 @@ import type { HTTPRequest, Page } from 'puppeteer-core'
 import { runSql, withClient } from '../helpers/db.js'
 import { bearer, caller, createUser } from '../helpers/app.js'
 import { RECORD_CONFIG, RECORD_SCHEMA } from '../fixtures/console-record.js'
-import { consoleServer, signIn } from '../helpers/console-browser.js'
+import { consoleServer, signIn, assertFocus } from '../helpers/console-browser.js'
 import { axeViolations } from '../helpers/axe.js'
 
 const SECRET = 'the-secret-note-value'
@@ -77,7 +77,8 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
     INSERT INTO tickets (subject, status, notes, priority, amount, urgent, due_on, opened_at, details, code, secret_note, customer_id)
     VALUES ('Printer jams', 'open', 'Second floor', 2, 1234.50, NULL, '2026-03-10', '2026-03-04 05:06:07.123456+00', '{"tray": 2}', 'T-1', '${SECRET}', 1),
            ('Old closed ticket', 'closed', NULL, 1, NULL, false, NULL, NULL, NULL, 'T-2', '${SECRET}', NULL);
-    INSERT INTO comments (ticket_id, body) SELECT 1, 'comment ' || n FROM generate_series(1, 4) AS n;`)
+    INSERT INTO comments (ticket_id, body) SELECT 1, 'comment ' || n FROM generate_series(1, 4) AS n;
+    INSERT INTO comments (ticket_id, body) VALUES (2, 'on the closed ticket');`)
   const admin = caller(app, await bearer(app, 'admin@example.com'))
   const stored = async (id: string): Promise<Record<string, unknown>> => {
     const answer = await admin('GET', `/api/v1/tickets/${id}?show_deleted=true`)
@@ -120,6 +121,13 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   assert.equal(await page.evaluate(`document.body.innerHTML.includes(${JSON.stringify(SECRET)}) || document.body.innerText.includes('Secret')`), false)
   await server.screenshot(page, 'record')
   assert.deepEqual(await axeViolations(page), [], 'no WCAG A/AA violation on the record')
+  // "More comments" opens the comments list filtered to this ticket, the filter a removable chip.
+  await page.click('main .related > a')
+  await page.waitForFunction('document.querySelector("main h1")?.textContent === "Comments" && document.querySelectorAll("main .list tbody tr").length === 4')
+  assert.deepEqual(await page.$$eval('main .list tbody tr td:first-child', (tds) => tds.map((td) => td.textContent)), ['1: comment 1', '2: comment 2', '3: comment 3', '4: comment 4'])
+  assert.deepEqual(await page.$$eval('main .chips .chip', (chips) => chips.map((chip) => chip.textContent)), ['Remove Filter: ticket_id = 1 ×'])
+  await page.goBack()
+  await page.waitForFunction('document.querySelector("main h1")?.textContent === "Printer jams"')
 
   // The edit form, typed from the agent's model; code is set on create only, so not here.
   await press(page, 'Edit')
@@ -164,7 +172,7 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await page.waitForSelector('#field-subject[aria-invalid=true]')
   assert.deepEqual(await page.$eval('#field-subject', (input) => [(input as unknown as { value: string }).value, input.getAttribute('aria-describedby')]), ['URGENT printer', 'field-subject-error'])
   assert.equal(await page.$eval('#field-subject-error', (error) => error.textContent), 'Use the urgent flag rather than writing "urgent" in the subject.')
-  assert.equal(await page.evaluate('document.activeElement.id'), 'field-subject')
+  await assertFocus(page, 'document.activeElement.id', 'field-subject')
   assert.equal((await stored('1')).subject, 'Printer jams')
   await press(page, 'Cancel')
   writes.length = 0
@@ -177,7 +185,7 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await press(page, 'Save')
   await page.waitForSelector('main .conflict')
   assert.deepEqual(await page.$$eval('main .conflict tbody tr', (rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent))), [['Priority', '2', '5']])
-  assert.equal(await page.evaluate('document.activeElement.id'), 'conflict-heading')
+  await assertFocus(page, 'document.activeElement.id', 'conflict-heading')
   assert.deepEqual([await page.$eval('main h1', (h1) => h1.textContent), (await valuesOf(page)).Priority], ['Printer jams again', '2'], 'the record as it is now')
   await server.screenshot(page, 'record-conflict')
   assert.deepEqual(await axeViolations(page), [], 'no WCAG A/AA violation on the conflict')
@@ -212,13 +220,14 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await page.waitForFunction(`${options} === ${JSON.stringify(JSON.stringify(['Acme', ...names(1, 9)]))}`)
   await press(page, 'More customers')
   await page.waitForFunction(`${options} === ${JSON.stringify(JSON.stringify(['Acme', ...names(1, 11), 'Globex']))}`)
-  assert.equal(await page.evaluate('document.activeElement.textContent'), 'Customer 10', 'focus on the first record More brought')
+  await assertFocus(page, 'document.activeElement.textContent', 'Customer 10', 'focus on the first record More brought')
   await page.type('#pick-customer_id', 'glob')
   await page.keyboard.press('Enter')
   await page.waitForFunction(`${options} === ${JSON.stringify(JSON.stringify(['Globex']))}`)
   assert.deepEqual(await axeViolations(page), [], 'no WCAG A/AA violation on the reference picker')
   await server.screenshot(page, 'record-picker')
   await press(page, 'Globex')
+  await assertFocus(page, 'document.activeElement.id', 'field-customer_id')
   assert.deepEqual(await page.evaluate('[document.querySelector("#field-customer_id").value, document.activeElement.id, document.querySelector("#pick-customer_id-title").textContent]'),
     ['2', 'field-customer_id', 'Globex'])
   writes.length = 0
@@ -242,6 +251,7 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await fill(page, '#field-priority', '1')
   await page.click('main .crumbs a')
   await page.waitForSelector('main .unsaved')
+  await assertFocus(page, 'document.activeElement.textContent', 'Stay')
   assert.deepEqual(await page.evaluate('[location.hash, document.querySelector("main .unsaved p").textContent, document.activeElement.textContent]'),
     ['#/r/tickets/k/1', 'You have unsaved changes.', 'Stay'])
   assert.deepEqual(await axeViolations(page), [], 'no WCAG A/AA violation on the unsaved-changes prompt')
@@ -281,7 +291,7 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await page.waitForSelector('#field-details[aria-invalid=true]')
   assert.equal(await page.$eval('#field-details-error', (error) => error.textContent), 'Must be valid JSON.')
   assert.equal(await page.$eval('#field-priority-error', (error) => error.textContent), 'Must be at most 5.')
-  assert.equal(await page.evaluate('document.activeElement.id'), 'field-priority', 'focus on the first field in error')
+  await assertFocus(page, 'document.activeElement.id', 'field-priority', 'focus on the first field in error')
   // Text a number input cannot read leaves its value empty: refused, not taken for "no priority".
   await page.click('#field-priority', { count: 3 })
   await page.type('#field-priority', '1e')
@@ -308,7 +318,7 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   const before = (await stored(id)).etag
   await press(page, 'Delete')
   await toast(page, 'Deleted.')
-  assert.equal(await page.evaluate('document.activeElement.textContent'), 'Undo')
+  await assertFocus(page, 'document.activeElement.textContent', 'Undo')
   assert.equal(await page.$eval('main h1', (h1) => h1.textContent), 'Scanner offline (deleted)')
   assert.deepEqual(writes.splice(0), [{ method: 'DELETE', path: `/api/v1/tickets/${id}`, ifMatch: before, body: undefined }])
   assert.notEqual((await stored(id)).deleted_at, null)
