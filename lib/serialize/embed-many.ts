@@ -9,7 +9,7 @@ import type { FieldModel, ResourceModel } from '../model/types.js'
 import type { PageTokens } from '../query/page-token.js'
 import { relationTokenBinding } from '../plan/read.js'
 import { embedOutputs } from '../sql/read.js'
-import { carriedAsText, embedValueFields } from '../sql/embed-many.js'
+import { carriedAsText, chunked, embedValueFields, orderSources } from '../sql/embed-many.js'
 import { isoTimestamp } from '../db/types.js'
 import type { Etags, Row } from './etag.js'
 import { recordBuilder } from './json.js'
@@ -56,7 +56,10 @@ export function manyReader (embed: ToManyEmbed, etags: Etags | undefined, tokens
   const valueFields = embedValueFields(embed.embeds)
   const outputs = embed.embeds.flatMap(embedOutputs)
   const parseOutput = outputs.map((name) => parserOf(valueFields.get(name)))
-  const orderAt = names.length + outputs.length
+  // Each order value's place in a child's array: a fetched field's, or its own after the embeds' columns.
+  let next = names.length + outputs.length
+  const orderAt = orderSources(embed).map((at) => at ?? next++)
+  const flat = !chunked(next)
   const etag = embedEtag(etags, embed.model, embed.readable)
   const children = embed.embeds.length === 0 ? undefined : readersOf(embed.embeds, etags, tokens)
   const build = recordBuilder(embed.select, embed.embeds.map((child) => child.relation.name))
@@ -68,7 +71,7 @@ export function manyReader (embed: ToManyEmbed, etags: Etags | undefined, tokens
     const items: Row[] = []
     let last: unknown[] = []
     for (let c = 0; c < found.length && c < pageSize; c++) {
-      const values = found[c]!.length === 1 ? found[c]![0]! : found[c]!.flat()
+      const values = flat ? found[c]! : found[c]!.flat()
       const record: Row = {}
       for (let i = 0; i < names.length; i++) record[names[i]!] = parse[i]!(values[i])
       let embedded: unknown[] | undefined
@@ -82,7 +85,8 @@ export function manyReader (embed: ToManyEmbed, etags: Etags | undefined, tokens
     }
     if (found.length <= pageSize) return { items, next_page_token: '' } satisfies ToManyPage
     const parentPage = { resource: embed.parent.name, relation: embed.relation.name, key: String(parent[keyName]) }
-    const cursor = { direction: 'forward' as const, values: embed.order.map((_, i) => last[orderAt + i] as string | null) }
+    // A value that JSON carries as a number (an int2/int4 field's) is read back as its text.
+    const cursor = { direction: 'forward' as const, values: orderAt.map((at) => last[at] === null ? null : String(last[at])) }
     return { items, next_page_token: tokens.encode(relationTokenBinding(embed.model.name, parentPage, embed.order), cursor, parentPage) } satisfies ToManyPage
   }
 }

@@ -3,10 +3,11 @@
 // may read (the target's own scope, live rows only) in the relation's order, at most pageSize + 1
 // of them (the one more says whether a token follows), and aggregates them into one JSON array,
 // each child an array of its values by position: its fetched fields, its own embeds' columns, then
-// its order values as text (what its page token carries). A function takes at most 100
-// arguments, so a child's values go in arrays of up to 100 (CHUNK), which the reader puts end to
-// end. PostgreSQL runs the subquery only for the rows the page returns: it evaluates such
-// select-list entries after the sort and the LIMIT.
+// the order values as text (what its page token carries) that no fetched value already gives as
+// that text (orderSources). A function takes at most 100 arguments, so a child of more values
+// goes as arrays of up to 100 (CHUNK), which the reader puts end to end. PostgreSQL runs the
+// subquery only for the rows the page returns: it evaluates such select-list entries after the
+// sort and the LIMIT.
 //
 // JSON would give int8 and numeric as numbers and timestamps in another form than a read does, so
 // values of those types go in as PostgreSQL's text and are parsed as a read parses them
@@ -25,6 +26,35 @@ const AS_TEXT: ReadonlySet<FieldType> = new Set<FieldType>(['bigint', 'decimal',
 
 export function carriedAsText (field: FieldModel): boolean {
   return AS_TEXT.has(field.type)
+}
+
+/**
+ * A fetched field whose value in a child's array is the text `column::text` gives, so an order
+ * term on it needs no value of its own: the types carried as text, read without a cast, and
+ * int2/int4 integers and text/varchar strings, which JSON carries as PostgreSQL writes them (a
+ * char(n) loses its padding in a cast, a cast bigint or number may round differently).
+ */
+function givesOrderText (field: FieldModel): boolean {
+  if (carriedAsText(field)) return jsonCast(field) === sql.empty
+  const column = field.columnType ?? ''
+  return field.type === 'integer' ? column === 'int2' || column === 'int4' : field.type === 'string' && (column === 'text' || column === 'varchar')
+}
+
+/**
+ * Where each order value of a child is in its array: the index of a fetched field that gives its
+ * text (its JSON number then read as text), or undefined where it comes after the embeds' columns
+ * as `::text`, in the order's order. Shared by the statement and its reader (lib/serialize/embed-many.ts).
+ */
+export function orderSources (embed: ToManyEmbed): Array<number | undefined> {
+  return embed.order.map((term) => {
+    const at = embed.fetch.fields.indexOf(term.field)
+    return at >= 0 && givesOrderText(term.field) ? at : undefined
+  })
+}
+
+/** Whether a child of `values` values goes as arrays of up to CHUNK (else as one flat array). */
+export function chunked (values: number): boolean {
+  return values > CHUNK
 }
 
 /** What a parent's statement writes for embeds of a row it reads as `parent.table`: their columns and their joins. */
@@ -70,17 +100,22 @@ export function toManyColumn (parent: ResourceModel, embed: ToManyEmbed, nested:
     values.push(sql`${rows}.${sql.ident(output)}${field !== undefined && carriedAsText(field) ? sql`::text` : sql.empty}`)
   }
   const ordered: Sql[] = []
+  const sources = orderSources(embed)
   embed.order.forEach((term, i) => {
     const name = sql.ident(`${embed.column}_o${i}`)
     columns.push(sql`${qualifiedColumnOf(target, term.field)} AS ${name}`)
-    values.push(sql`${rows}.${name}::text`)
+    if (sources[i] === undefined) values.push(sql`${rows}.${name}::text`)
     ordered.push(sql`${rows}.${name} ${sql.keyword(term.direction)}`)
   })
   const link = sql`${qualifiedColumnOf(target, embed.relation.by)} = ${qualifiedColumnOf(parent, parent.key[0]!)}`
   const conditions = [link, ...scopeConditions(target, embed.scope, target.table)]
   const order = sql.join(embed.order.map((term) => sql`${qualifiedColumnOf(target, term.field)} ${sql.keyword(term.direction)}`))
   const children = sql`SELECT ${sql.join(columns)}${nested.columns(target, embed.embeds)} FROM ${embed.model.table} AS ${target.table}${nested.joins(target, embed.embeds)} WHERE ${sql.join(conditions, sql` AND `)} ORDER BY ${order} LIMIT ${sql.int(embed.pageSize + 1)}`
-  const chunks: Sql[] = []
-  for (let i = 0; i < values.length; i += CHUNK) chunks.push(sql`json_build_array(${sql.join(values.slice(i, i + CHUNK))})`)
-  return sql`, (SELECT json_agg(json_build_array(${sql.join(chunks)}) ORDER BY ${sql.join(ordered)}) FROM (${children}) AS ${rows}) AS ${sql.ident(embed.column)}`
+  let child = sql`json_build_array(${sql.join(values)})`
+  if (chunked(values.length)) {
+    const chunks: Sql[] = []
+    for (let i = 0; i < values.length; i += CHUNK) chunks.push(sql`json_build_array(${sql.join(values.slice(i, i + CHUNK))})`)
+    child = sql`json_build_array(${sql.join(chunks)})`
+  }
+  return sql`, (SELECT json_agg(${child} ORDER BY ${sql.join(ordered)}) FROM (${children}) AS ${rows}) AS ${sql.ident(embed.column)}`
 }
