@@ -41,15 +41,51 @@ function givesOrderText (field: FieldModel): boolean {
 }
 
 /**
- * Where each order value of a child is in its array: the index of a fetched field that gives its
- * text (its JSON number then read as text), or undefined where it comes after the embeds' columns
- * as `::text`, in the order's order. Shared by the statement and its reader (lib/serialize/embed-many.ts).
+ * Types whose value is the same text for any two values `=` finds equal, read alike: the integers
+ * and uuids. Text is not (a nondeterministic collation finds 'A' = 'a'), nor numeric ('1.0' = '1').
  */
-export function orderSources (embed: ToManyEmbed): Array<number | undefined> {
-  return embed.order.map((term) => {
+const EXACT_EQUALITY: ReadonlySet<FieldType> = new Set<FieldType>(['integer', 'bigint', 'uuid'])
+
+/**
+ * Whether each child's `by` value is its parent's key as the parent's row holds it, so the child's
+ * array leaves it out and the reader takes the parent's: `by` is fetched, and it and the key are
+ * of one type, on one column type, with no cast (the link `by = key` then makes them one value).
+ */
+export function byFromParent (embed: ToManyEmbed): boolean {
+  const by = embed.relation.by
+  const key = embed.parent.key[0]!
+  return embed.fetch.fields.includes(by) && EXACT_EQUALITY.has(by.type) && by.type === key.type &&
+    by.columnType === key.columnType && jsonCast(by) === sql.empty && jsonCast(key) === sql.empty
+}
+
+/** Where a child's values are in its JSON array, shared by the statement and its reader (lib/serialize/embed-many.ts). */
+export interface ChildLayout {
+  /** Each fetched field's place; undefined for `by` where the parent's key gives it (byFromParent). */
+  readonly fields: ReadonlyArray<number | undefined>
+  /** The place of the first of the embeds' columns, which follow one another. */
+  readonly outputsAt: number
+  /** Each order value's place: a fetched field's that gives its text, or its own, after the embeds' columns. */
+  readonly order: readonly number[]
+  /** Which order values have a place of their own, as `::text`. */
+  readonly ownOrder: readonly boolean[]
+  /** How many values a child has. */
+  readonly length: number
+}
+
+export function childLayout (embed: ToManyEmbed, outputs: number): ChildLayout {
+  const skip = byFromParent(embed) ? embed.fetch.fields.indexOf(embed.relation.by) : -1
+  let next = 0
+  const fields = embed.fetch.fields.map((_, i) => i === skip ? undefined : next++)
+  const outputsAt = next
+  next += outputs
+  const ownOrder: boolean[] = []
+  const order = embed.order.map((term) => {
     const at = embed.fetch.fields.indexOf(term.field)
-    return at >= 0 && givesOrderText(term.field) ? at : undefined
+    const given = at >= 0 && givesOrderText(term.field) ? fields[at] : undefined
+    ownOrder.push(given === undefined)
+    return given ?? next++
   })
+  return { fields, outputsAt, order, ownOrder, length: next }
 }
 
 /** Whether a child of `values` values goes as arrays of up to CHUNK (else as one flat array). */
@@ -89,22 +125,24 @@ export function toManyColumn (parent: ResourceModel, embed: ToManyEmbed, nested:
   const rows = named(embed, '__s')
   const values: Sql[] = []
   const columns: Sql[] = []
+  const outputs = embed.embeds.flatMap(nested.outputs)
+  const layout = childLayout(embed, outputs.length)
   embed.fetch.fields.forEach((field, i) => {
+    if (layout.fields[i] === undefined) return
     const name = sql.ident(`${embed.column}_${i}`)
     columns.push(sql`${qualifiedColumnOf(target, field)}${jsonCast(field)}${carriedAsText(field) ? sql`::text` : sql.empty} AS ${name}`)
     values.push(sql`${rows}.${name}`)
   })
   const valueFields = embedValueFields(embed.embeds)
-  for (const output of embed.embeds.flatMap(nested.outputs)) {
+  for (const output of outputs) {
     const field = valueFields.get(output)
     values.push(sql`${rows}.${sql.ident(output)}${field !== undefined && carriedAsText(field) ? sql`::text` : sql.empty}`)
   }
   const ordered: Sql[] = []
-  const sources = orderSources(embed)
   embed.order.forEach((term, i) => {
     const name = sql.ident(`${embed.column}_o${i}`)
     columns.push(sql`${qualifiedColumnOf(target, term.field)} AS ${name}`)
-    if (sources[i] === undefined) values.push(sql`${rows}.${name}::text`)
+    if (layout.ownOrder[i] === true) values.push(sql`${rows}.${name}::text`)
     ordered.push(sql`${rows}.${name} ${sql.keyword(term.direction)}`)
   })
   const link = sql`${qualifiedColumnOf(target, embed.relation.by)} = ${qualifiedColumnOf(parent, parent.key[0]!)}`
