@@ -4,10 +4,10 @@
 // of them (the one more says whether a token follows), and aggregates them into one JSON array,
 // each child an array of its values by position: its fetched fields, its own embeds' columns, then
 // the order values as text (what its page token carries) that no fetched value already gives as
-// that text (orderSources). A function takes at most 100 arguments, so a child of more values
-// goes as arrays of up to 100 (CHUNK), which the reader puts end to end. PostgreSQL runs the
-// subquery only for the rows the page returns: it evaluates such select-list entries after the
-// sort and the LIMIT.
+// that text; its `by` is left out where it is the parent's key (childLayout says where each value
+// is). A function takes at most 100 arguments, so a child of more values goes as arrays of up to
+// 100 (CHUNK), which the reader puts end to end. PostgreSQL runs the subquery only for the rows
+// the page returns: it evaluates such select-list entries after the sort and the LIMIT.
 //
 // JSON would give int8 and numeric as numbers and timestamps in another form than a read does, so
 // values of those types go in as PostgreSQL's text and are parsed as a read parses them
@@ -51,7 +51,7 @@ const EXACT_EQUALITY: ReadonlySet<FieldType> = new Set<FieldType>(['integer', 'b
  * array leaves it out and the reader takes the parent's: `by` is fetched, and it and the key are
  * of one type, on one column type, with no cast (the link `by = key` then makes them one value).
  */
-export function byFromParent (embed: ToManyEmbed): boolean {
+function byFromParent (embed: ToManyEmbed): boolean {
   const by = embed.relation.by
   const key = embed.parent.key[0]!
   return embed.fetch.fields.includes(by) && EXACT_EQUALITY.has(by.type) && by.type === key.type &&
