@@ -9,7 +9,7 @@ import type { FieldModel, ResourceModel } from '../model/types.js'
 import type { PageTokens } from '../query/page-token.js'
 import { relationTokenBinding } from '../plan/read.js'
 import { embedOutputs } from '../sql/read.js'
-import { carriedAsText, embedValueFields } from '../sql/embed-many.js'
+import { carriedAsText, childLayout, chunked, embedValueFields } from '../sql/embed-many.js'
 import { isoTimestamp } from '../db/types.js'
 import type { Etags, Row } from './etag.js'
 import { recordBuilder } from './json.js'
@@ -56,7 +56,9 @@ export function manyReader (embed: ToManyEmbed, etags: Etags | undefined, tokens
   const valueFields = embedValueFields(embed.embeds)
   const outputs = embed.embeds.flatMap(embedOutputs)
   const parseOutput = outputs.map((name) => parserOf(valueFields.get(name)))
-  const orderAt = names.length + outputs.length
+  const layout = childLayout(embed, outputs.length)
+  const at = layout.fields
+  const flat = !chunked(layout.length)
   const etag = embedEtag(etags, embed.model, embed.readable)
   const children = embed.embeds.length === 0 ? undefined : readersOf(embed.embeds, etags, tokens)
   const build = recordBuilder(embed.select, embed.embeds.map((child) => child.relation.name))
@@ -68,13 +70,14 @@ export function manyReader (embed: ToManyEmbed, etags: Etags | undefined, tokens
     const items: Row[] = []
     let last: unknown[] = []
     for (let c = 0; c < found.length && c < pageSize; c++) {
-      const values = found[c]!.length === 1 ? found[c]![0]! : found[c]!.flat()
+      const values = flat ? found[c]! : found[c]!.flat()
       const record: Row = {}
-      for (let i = 0; i < names.length; i++) record[names[i]!] = parse[i]!(values[i])
+      // A value left out of the array is `by`, the parent's key (byFromParent).
+      for (let i = 0; i < names.length; i++) record[names[i]!] = at[i] === undefined ? parent[keyName] : parse[i]!(values[at[i]!])
       let embedded: unknown[] | undefined
       if (children !== undefined) {
         const nested: Row = {}
-        for (let i = 0; i < outputs.length; i++) nested[outputs[i]!] = parseOutput[i]!(values[names.length + i])
+        for (let i = 0; i < outputs.length; i++) nested[outputs[i]!] = parseOutput[i]!(values[layout.outputsAt + i])
         embedded = children(nested, record)
       }
       items.push(build(record, etag(record), undefined, embedded))
@@ -82,7 +85,8 @@ export function manyReader (embed: ToManyEmbed, etags: Etags | undefined, tokens
     }
     if (found.length <= pageSize) return { items, next_page_token: '' } satisfies ToManyPage
     const parentPage = { resource: embed.parent.name, relation: embed.relation.name, key: String(parent[keyName]) }
-    const cursor = { direction: 'forward' as const, values: embed.order.map((_, i) => last[orderAt + i] as string | null) }
+    // A value that JSON carries as a number (an int2/int4 field's) is read back as its text.
+    const cursor = { direction: 'forward' as const, values: layout.order.map((i) => last[i] === null ? null : String(last[i])) }
     return { items, next_page_token: tokens.encode(relationTokenBinding(embed.model.name, parentPage, embed.order), cursor, parentPage) } satisfies ToManyPage
   }
 }

@@ -116,6 +116,18 @@ test('fields=lines embeds every field the caller may read there, exactly as a ge
   assert.deepEqual(etags, [{ etag: (await got(clerk, '/api/v1/order_lines/200')).etag }, { etag: (await got(clerk, '/api/v1/order_lines/201')).etag }])
 })
 
+test('a child\'s JSON holds each value once: its order values come from its fields, its order_id from the parent\'s key', async () => {
+  ok(await admin('GET', '/api/v1/orders/2?fields=lines'))
+  let body: any
+  const [text] = await statementsOf(async () => { body = ok(await admin('GET', '/api/v1/orders/2?fields=lines')) })
+  // position (int4) and id (int8, as text) are fetched fields: the token reads them there.
+  assert.doesNotMatch(text!, /"__e0_o\d+"::text/, text)
+  // order_id is the link to orders.id (both int8): read from the parent, never selected.
+  assert.doesNotMatch(text!, /"__t0"\."order_id"(::text)? AS/, text)
+  assert.match(text!, /json_agg\(json_build_array\("__s0"\."__e0_\d+"(, "__s0"\."__e0_\d+"){4}\) ORDER BY/, text)
+  assert.deepEqual(body.lines.items.map((line: any) => line.order_id), ['2', '2'])
+})
+
 test('next_page_token walks the rest of the children on the child\'s own list, as plain SQL finds them', async () => {
   const { lines } = ok(await admin('GET', '/api/v1/orders/1?fields=lines.id'))
   const visible = await visibleLines(1)
