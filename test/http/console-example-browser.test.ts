@@ -1,13 +1,13 @@
 // The example shop (`npm start`'s config) in the console: its dashboard charts the orders by
 // status with the numbers :facets gives, its orders list shows each order's customer by name as a
-// link, and the screenshots README shows are taken here (.out-artifacts/console/example-*.png).
+// link, and the screenshots README shows are taken here (.out-artifacts/console/example-*).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import shop from '../../examples/shop/tablegate.config.js'
 import { caller, bearer, createUser } from '../helpers/app.js'
 import { root } from '../helpers/cli.js'
-import { consoleServer, signIn } from '../helpers/console-browser.js'
+import { artifacts, consoleServer, signIn } from '../helpers/console-browser.js'
 import { axeViolations } from '../helpers/axe.js'
 
 test('the example shop\'s console: a dashboard charting orders by status, and orders with their customers linked', async (t) => {
@@ -36,5 +36,7 @@ test('the example shop\'s console: a dashboard charting orders by status, and or
   assert.equal(await page.$eval('main .list tbody tr:first-child td:nth-child(2) a', (a) => a.getAttribute('href')), `#/r/customers/k/${first.customer_id as string}`)
   assert.deepEqual(await axeViolations(page), [])
   await server.screenshot(page, 'example-orders')
+  // README's picture (docs/images/console.webp): the first screen only, small enough to ship.
+  await page.screenshot({ path: join(artifacts, 'example-orders.webp'), type: 'webp', quality: 90 })
   assert.deepEqual(server.errors, [])
 })
