@@ -4,12 +4,11 @@
 // the caller reads count; a path they may not take is refused exactly as an unknown field; and
 // each caller's OpenAPI document lists the paths they may use, and offers an aggregate that only
 // such a path makes possible.
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import pg from 'pg'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { bearer, buildApp, caller, createUser, usersOf, type CallResult } from '../helpers/app.js'
-import { RELATIONS_CONFIG, RELATIONS_RESOURCES, RELATIONS_SCHEMA, RELATIONS_USERS, ordersSeed } from '../fixtures/relations.js'
+import { buildApp, createUser, type CallResult } from '../helpers/app.js'
+import { RELATIONS_CONFIG, RELATIONS_RESOURCES, RELATIONS_SCHEMA, RELATIONS_USERS, ordersSeed, relationsCallers } from '../fixtures/relations.js'
 
 // The relations fixture, with a timestamp on customers for :series, and tags: a resource with no
 // timestamp of its own but a customer, which the courier reads without being able to follow.
@@ -33,14 +32,7 @@ const app = await buildApp({
   },
 })
 for (const role of RELATIONS_USERS) await createUser(app, `${role}@example.com`, role === 'admin' ? undefined : role)
-const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
-// The database is dropped (WITH FORCE) after the file, possibly before this pool ends.
-db.on('error', () => {})
-after(async () => { await db.end() })
-
-const idOf = async (email: string): Promise<string> => (await usersOf(app).list()).find((u) => u.email === email)!.id
-const clerkId = await idOf('clerk@example.com')
-const adminId = await idOf('admin@example.com')
+const { db, clerkId, adminId, asAdmin, asClerk, asAuditor, asCourier } = await relationsCallers(app, databaseUrl)
 
 // As in relations-order.test.ts: customer 4 is tenant t2's and 5 is deleted, both from DE and of
 // January, so an order of theirs that counted as DE or in January would show. Order 10 is the
@@ -54,10 +46,6 @@ await db.query(`
 `)
 await db.query(ordersSeed(clerkId, adminId))
 
-const asAdmin = caller(app, await bearer(app, 'admin@example.com'))
-const asClerk = caller(app, await bearer(app, 'clerk@example.com'))
-const asAuditor = caller(app, await bearer(app, 'auditor@example.com'))
-const asCourier = caller(app, await bearer(app, 'courier@example.com'))
 type Caller = typeof asAdmin
 const q = encodeURIComponent
 

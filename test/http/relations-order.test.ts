@@ -3,29 +3,16 @@
 // keyset pages through ties and NULLs forward and backward on every route that takes order_by,
 // page tokens bound to the path, and paths the caller may not take refused exactly as an unknown
 // field. Each order is checked against plain SQL over the caller's visible rows.
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import pg from 'pg'
-import type { FastifyInstance } from 'fastify'
-import { bearer, buildApp, caller, createUser, usersOf, type CallResult } from '../helpers/app.js'
+import { bearer, buildApp, caller, createUser, type CallResult } from '../helpers/app.js'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { relationsApp, ordersSeed } from '../fixtures/relations.js'
+import { relationsApp, ordersSeed, relationsCallers } from '../fixtures/relations.js'
 import { statementsOf } from '../helpers/statements.js'
 import { EMBED_RESOURCES, EMBED_ROLES, EMBED_ROWS, EMBED_SCHEMA } from '../fixtures/relations-embed.js'
 
 const { databaseUrl, app } = await relationsApp()
-const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
-// The database is dropped (WITH FORCE) after the file, possibly before this pool ends.
-db.on('error', () => {})
-after(async () => { await db.end() })
-
-async function userId (app: FastifyInstance, email: string): Promise<string> {
-  const found = (await usersOf(app).list()).find((u) => u.email === email)
-  if (found === undefined) throw new Error(`no user ${email}`)
-  return found.id
-}
-const clerkId = await userId(app, 'clerk@example.com')
-const adminId = await userId(app, 'admin@example.com')
+const { db, clerkId, adminId, asAdmin, asClerk, asAuditor, asCourier } = await relationsCallers(app, databaseUrl)
 
 // Customers 1 and 3 tie on name; 4 is tenant t2's and 5 is deleted: neither is anyone's to read.
 // Order 10 is the admin's (not the clerk's: their row rule), 11 is deleted, 12 is tenant t2's.
@@ -36,10 +23,6 @@ await db.query(`
 `)
 await db.query(ordersSeed(clerkId, adminId))
 
-const asAdmin = caller(app, await bearer(app, 'admin@example.com'))
-const asClerk = caller(app, await bearer(app, 'clerk@example.com'))
-const asAuditor = caller(app, await bearer(app, 'auditor@example.com'))
-const asCourier = caller(app, await bearer(app, 'courier@example.com'))
 type Caller = typeof asAdmin
 const q = encodeURIComponent
 
