@@ -3,7 +3,7 @@
 // to :series, a numeric x to :histogram, anything else to :facets. The counts are the server's
 // own for the caller's rows; the console adds nothing up itself.
 import { basePath } from './api.js'
-import type { ChartMeta, FieldType } from './meta.js'
+import { isNumeric, type ChartMeta, type FieldType } from './meta.js'
 
 export type Source = 'facets' | 'series' | 'histogram'
 
@@ -13,10 +13,9 @@ export interface Point {
 }
 
 const TIME = new Set<FieldType>(['timestamp', 'date'])
-const NUMERIC = new Set<FieldType>(['integer', 'bigint', 'number', 'decimal'])
 
 export function sourceOf (type: FieldType): Source {
-  return TIME.has(type) ? 'series' : NUMERIC.has(type) ? 'histogram' : 'facets'
+  return TIME.has(type) ? 'series' : isNumeric(type) ? 'histogram' : 'facets'
 }
 
 /** The browser's zone, so a day is the reader's day; the route refuses offsets, and so UTC without a name. */

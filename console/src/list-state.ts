@@ -7,7 +7,7 @@
 //   filter=<AIP-160 text>    a filter a link brings (a record's "More" to its related list),
 //                            shown as a chip of its own and ANDed with the rest
 // Page tokens stay in memory: they are bound to the list's parameters and expire.
-import type { FieldMeta } from './meta.js'
+import { isNumeric, type FieldMeta } from './meta.js'
 
 export type FacetValue = string | number | boolean | null
 
@@ -59,14 +59,13 @@ export function quoted (text: string): string {
   return `"${text.replace(QUOTED, (c) => ESCAPES[c]!)}"`
 }
 
-const NUMERIC = new Set(['integer', 'bigint', 'decimal', 'number'])
 const NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/
 
 /** `field = value` typed as the field is: numbers and booleans bare, text quoted, null as isNull. */
 export function condition (field: string, value: FacetValue, meta: FieldMeta | undefined): string {
   if (value === null) return `isNull(${field})`
   if (typeof value === 'boolean' || typeof value === 'number') return `${field} = ${String(value)}`
-  if (meta !== undefined && NUMERIC.has(meta.type) && NUMBER.test(value)) return `${field} = ${value}`
+  if (meta !== undefined && isNumeric(meta.type) && NUMBER.test(value)) return `${field} = ${value}`
   return `${field} = ${quoted(value)}`
 }
 

@@ -5,13 +5,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Session } from './api.js'
 import { basePath } from './api.js'
-import { labelOf, type Meta } from './meta.js'
+import { isNumeric, labelOf, type Meta } from './meta.js'
 import { recordHref } from './route.js'
 import { titleFieldsOf, titleOf } from './title.js'
 import { textOf } from './field-values.js'
 
 const PAGE_SIZE = 20
-const NUMERIC = new Set(['integer', 'bigint', 'decimal', 'number'])
 
 type Item = Readonly<Record<string, unknown>>
 
@@ -112,7 +111,7 @@ export function RecordList ({ session, resource, columns, caption, sort, meta, f
     refocus.current = false
   }, [pageNumber, answer])
   const nextToken = answered?.page === page ? answered.answer.next_page_token : undefined
-  const numeric = (name: string): boolean => NUMERIC.has(model?.fields[name]?.type ?? '') && !relations.has(name)
+  const numeric = (name: string): boolean => isNumeric(model?.fields[name]?.type ?? '') && !relations.has(name)
   const value = (item: Item, name: string) => {
     const shown = relations.get(name)
     if (shown === undefined) return textOf(model?.fields[name], item[name])

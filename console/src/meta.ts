@@ -2,6 +2,13 @@
 // restricted to the caller, so the console shows what is there and nothing else.
 export type FieldType = 'string' | 'text' | 'integer' | 'bigint' | 'decimal' | 'number' | 'boolean' | 'date' | 'timestamp' | 'json' | 'uuid' | (string & {})
 
+const NUMERIC: ReadonlySet<FieldType> = new Set<FieldType>(['integer', 'bigint', 'number', 'decimal'])
+
+/** Whether a field holds numbers (right-aligned, histogrammed, bare in a filter). */
+export function isNumeric (type: FieldType): boolean {
+  return NUMERIC.has(type)
+}
+
 export interface FieldMeta {
   readonly type: FieldType
   readonly readOnly?: boolean

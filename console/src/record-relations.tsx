@@ -6,6 +6,7 @@ import type { Meta, RelationMeta } from './meta.js'
 import { labelOf } from './meta.js'
 import { hrefOf, recordHref } from './route.js'
 import { titleOf } from './title.js'
+import { condition, type FacetValue } from './list-state.js'
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -28,16 +29,11 @@ interface Page {
   readonly next_page_token?: string
 }
 
-/** A filter value for a key as AIP-160 writes it: numbers bare, anything else quoted. */
-function literal (value: unknown): string {
-  return typeof value === 'number' || (typeof value === 'string' && /^-?\d+$/.test(value)) ? String(value) : JSON.stringify(String(value))
-}
-
 export function RelatedList ({ meta, name, relation, parent, page }: { readonly meta: Meta, readonly name: string, readonly relation: Extract<RelationMeta, { kind: 'many' }>, readonly parent: unknown, readonly page: Page | undefined }) {
   const heading = labelOf(name)
   const id = `related-${name}`
   const more = page?.next_page_token !== undefined && page.next_page_token !== ''
-  const query = new URLSearchParams({ filter: `${relation.by} = ${literal(parent)}` })
+  const query = new URLSearchParams({ filter: condition(relation.by, parent as FacetValue, meta.resources[relation.resource]?.fields[relation.by]) })
   return (
     <section class="related" aria-labelledby={id}>
       <h2 id={id}>{heading}</h2>
