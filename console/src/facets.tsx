@@ -4,19 +4,22 @@
 // chip; a chip is removed by its own button.
 import { useEffect, useState } from 'preact/hooks'
 import { basePath, type Session } from './api.js'
-import { labelOf } from './meta.js'
+import { labelOf, type FieldMeta } from './meta.js'
+import { textOf } from './field-values.js'
 import type { FacetValue } from './list-state.js'
 
 interface FacetsAnswer { readonly facets: ReadonlyArray<{ readonly value: FacetValue, readonly count: number }> }
 
-export function facetLabel (value: FacetValue): string {
-  return value === null ? '(none)' : String(value)
+/** A facet's value as the list's cells show it (a boolean as Yes or No), none as (none). */
+export function facetLabel (field: FieldMeta | undefined, value: FacetValue): string {
+  return value === null ? '(none)' : textOf(field, value)
 }
 
 export interface FacetProps {
   readonly session: Session
   readonly resource: string
   readonly field: string
+  readonly meta: FieldMeta | undefined
   /** The list's filter without this field's chip. */
   readonly filter: string
   readonly showDeleted: boolean
@@ -24,7 +27,7 @@ export interface FacetProps {
   readonly onChoose: (value: FacetValue) => void
 }
 
-export function Facet ({ session, resource, field, filter, showDeleted, chosen, onChoose }: FacetProps) {
+export function Facet ({ session, resource, field, meta, filter, showDeleted, chosen, onChoose }: FacetProps) {
   const [open, setOpen] = useState(false)
   const [facets, setFacets] = useState<FacetsAnswer['facets'] | undefined>()
   const [error, setError] = useState<string | undefined>()
@@ -49,7 +52,7 @@ export function Facet ({ session, resource, field, filter, showDeleted, chosen, 
           {facets.map((facet) => (
             <li key={JSON.stringify(facet.value)}>
               <button type="button" class="chip-choice" aria-pressed={chosen !== undefined && chosen === facet.value} onClick={() => { onChoose(facet.value) }}>
-                {facetLabel(facet.value)} <span class="count">{facet.count.toLocaleString()}</span>
+                {facetLabel(meta, facet.value)} <span class="count">{facet.count.toLocaleString()}</span>
               </button>
             </li>
           ))}

@@ -63,7 +63,7 @@ export function ListScreen ({ session, meta, resource, query }: ListScreenProps)
           {filters.length > 0 && (
             <div class="facets" role="group" aria-label="Filters">
               {filters.map((field) => (
-                <Facet key={`${resource}.${field}`} session={session} resource={resource} field={field}
+                <Facet key={`${resource}.${field}`} session={session} resource={resource} field={field} meta={model.fields[field]}
                   filter={filterOf(state, model.fields, field)} showDeleted={showDeleted}
                   chosen={state.chips.find((chip) => chip.field === field)?.value} onChoose={(value) => { choose(field, value) }} />
               ))}
@@ -76,7 +76,7 @@ export function ListScreen ({ session, meta, resource, query }: ListScreenProps)
               {state.chips.map((chip) => (
                 <li key={chip.field}>
                   <button type="button" class="chip" onClick={() => { go({ ...state, chips: state.chips.filter((other) => other !== chip) }) }}>
-                    <span class="visually-hidden">Remove </span>{labelOf(chip.field)}: {facetLabel(chip.value)} <span aria-hidden="true">×</span>
+                    <span class="visually-hidden">Remove </span>{labelOf(chip.field)}: {facetLabel(model.fields[chip.field], chip.value)} <span aria-hidden="true">×</span>
                   </button>
                 </li>
               ))}
