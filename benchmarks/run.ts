@@ -384,8 +384,9 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
  * Relations (docs/relations.md), issue 34's figures: on `rel_orders` (bench_orders read with its
  * relations: 10,000 customers, 5 lines an order), each scenario beside the same page of 50 without
  * embeds or traversal, measured in turn on the same fresh server: requests per second, server CPU
- * and PostgreSQL CPU per request, and their sum over the plain page's. With `--baseline`, the two
- * checkouts' servers take turns, each pair on each. A scenario a server refuses (a to-many embed
+ * and PostgreSQL CPU per request, their sum over the plain page's, and what the scenario adds to it
+ * (`+µs`). The floor serves each pair too, for what the embed or filter costs a server with no
+ * access rules, ETags or tokens. With `--baseline`, the two checkouts' servers take turns, each pair on each. A scenario a server refuses (a to-many embed
  * before it was built) is printed with its answer, not measured. That each is one statement is
  * proven by counting them in test/http/relations-embed.test.ts and relations-filter.test.ts (the
  * server's own statistics lag by up to 10 s). `--profile` writes the server's CPU profile;
@@ -400,32 +401,40 @@ async function relationScenarios (): Promise<void> {
   const plain: Side = { method: 'GET', path: () => list }
   // A country of 40 customers (400 orders) drawn per request: real traffic's filters differ in their values.
   const country = (): string => relationCountry(Math.floor(Math.random() * RELATION_COUNTRIES))
-  const pairs: Array<[string, Side]> = [
-    ['customer embedded', { method: 'GET', path: () => `${list},customer` }],
-    ['5 lines embedded', { method: 'GET', path: () => `${list},lines` }],
-    ['filter customer.country', { method: 'GET', path: () => `${list}&filter=${encodeURIComponent(`customer.country = "${country()}"`)}` }],
+  // Each pair with the floor's (./servers/floor.ts) same page: what any server pays for the
+  // embed or the filter, against what tablegate pays.
+  const floorPlain: Side = { method: 'GET', path: () => '/rel_orders' }
+  const pairs: Array<[string, Side, Side]> = [
+    ['customer embedded', { method: 'GET', path: () => `${list},customer` }, { method: 'GET', path: () => '/rel_orders?embed=customer' }],
+    ['5 lines embedded', { method: 'GET', path: () => `${list},lines` }, { method: 'GET', path: () => '/rel_orders?embed=lines' }],
+    ['filter customer.country', { method: 'GET', path: () => `${list}&filter=${encodeURIComponent(`customer.country = "${country()}"`)}` },
+      { method: 'GET', path: () => `/rel_orders?country=${country()}` }],
   ]
   const results: string[] = []
   try {
     // `--only "relations: customer"`: the pairs whose name starts so.
     const which = (args.only ?? '').replace(/^relations[\s:,]*/, '')
-    for (const [name, side] of pairs.filter(([name]) => name.startsWith(which))) {
+    for (const [name, side, floorSide] of pairs.filter(([name]) => name.startsWith(which))) {
+      const contenders = [
+        ...servers.map(([label, server]) => ({ label, server, plain, side, auth })),
+        { label: 'floor', server: floor, plain: floorPlain, side: floorSide, auth: {} },
+      ]
       const refused = new Map<string, string>()
-      for (const [label, server] of servers) {
+      for (const { label, server } of contenders.filter((c) => c.label !== 'floor')) {
         const response = await fetch(`http://127.0.0.1:${server.port}${side.path({})}`, { headers: auth })
         if (!response.ok) refused.set(label, `answers ${response.status}: ${((await response.json()) as { detail?: string }).detail ?? ''}`)
       }
-      const runs = new Map<string, { plain: Measured[], with: Measured[] }>(servers.map(([label]) => [label, { plain: [], with: [] }]))
+      const runs = new Map<string, { plain: Measured[], with: Measured[] }>(contenders.map(({ label }) => [label, { plain: [], with: [] }]))
       for (let r = 0; r < REPEAT; r++) {
-        for (const [label, server] of servers) {
-          if (refused.has(label)) continue
-          await measure(server, plain, auth, 1)
-          runs.get(label)!.plain.push(await measure(server, plain, auth, SECONDS))
-          await measure(server, side, auth, 1)
-          runs.get(label)!.with.push(await measure(server, side, auth, SECONDS))
+        for (const contender of contenders) {
+          if (refused.has(contender.label)) continue
+          await measure(contender.server, contender.plain, contender.auth, 1)
+          runs.get(contender.label)!.plain.push(await measure(contender.server, contender.plain, contender.auth, SECONDS))
+          await measure(contender.server, contender.side, contender.auth, 1)
+          runs.get(contender.label)!.with.push(await measure(contender.server, contender.side, contender.auth, SECONDS))
         }
       }
-      for (const [label] of servers) {
+      for (const { label } of contenders) {
         const prefix = label === '' ? '' : `${label}: `
         if (refused.has(label)) {
           results.push(`${`${prefix}list page 50, ${name}`.padEnd(44)}${refused.get(label)!}`)
@@ -435,11 +444,12 @@ async function relationScenarios (): Promise<void> {
         const of = (measured: Measured[], key: keyof Measured): number => median(measured.map((m) => m[key]))
         const cost = (measured: Measured[]): number => of(measured, 'cpuUs') + of(measured, 'databaseUs')
         const line = (title: string, measured: Measured[]): string => `${`${prefix}${title}`.padEnd(44)}${of(measured, 'rps').toFixed(0).padStart(8)}${`${of(measured, 'p99')} ms`.padStart(9)}` +
-          `${of(measured, 'cpuUs').toFixed(0).padStart(8)}${of(measured, 'databaseUs').toFixed(0).padStart(8)}${(cost(measured) / cost(without)).toFixed(2).padStart(9)}${String(of(measured, 'errors')).padStart(5)}`
+          `${of(measured, 'cpuUs').toFixed(0).padStart(8)}${of(measured, 'databaseUs').toFixed(0).padStart(8)}${(cost(measured) / cost(without)).toFixed(2).padStart(9)}` +
+          `${(measured === without ? '' : (cost(measured) - cost(without)).toFixed(0)).padStart(8)}${String(of(measured, 'errors')).padStart(5)}`
         results.push(line('list page 50, plain', without), line(`list page 50, ${name}`, embedded))
       }
     }
-    console.log(`\n${'relations (rel_orders)'.padEnd(44)}${'r/s'.padStart(8)}${'p99'.padStart(9)}${'CPU µs'.padStart(8)}${'pg µs'.padStart(8)}${'× plain'.padStart(9)}${'err'.padStart(5)}`)
+    console.log(`\n${'relations (rel_orders)'.padEnd(44)}${'r/s'.padStart(8)}${'p99'.padStart(9)}${'CPU µs'.padStart(8)}${'pg µs'.padStart(8)}${'× plain'.padStart(9)}${'+µs'.padStart(8)}${'err'.padStart(5)}`)
     for (const line of results) console.log(line)
   } finally {
     if (baseline === undefined) await stopServers(servers.map(([, server]) => server))

@@ -41,6 +41,39 @@ app.patch<{ Params: { id: string }, Body: { status: string } }>('/orders/:id', a
   return rows[0]
 })
 
+// The relations scenarios' floor: the same page of rel_orders, its customer joined, its lines
+// read by a second statement, or its orders filtered by their customer's country; each statement
+// prepared once per connection, as tablegate's are.
+const REL_COLUMNS = 'o.id, o.title, o.status, o.total, o.placed_at, o.customer_id'
+interface Line { order_id: string, id: string, position: number, sku: string, quantity: number }
+app.get<{ Querystring: { embed?: string, country?: string } }>('/rel_orders', async (request) => {
+  const { embed, country } = request.query
+  if (embed === 'customer') {
+    const { rows } = await pool.query({ name: 'rel_customer', text: `SELECT ${REL_COLUMNS}, c.id AS c_id, c.name AS c_name, c.country AS c_country
+      FROM bench_orders o LEFT JOIN bench_customers c ON c.id = o.customer_id ORDER BY o.id LIMIT 50` })
+    return {
+      items: rows.map(({ c_id: id, c_name: name, c_country: country, ...order }) => ({ ...order, customer: id === null ? null : { id, name, country } })),
+    }
+  }
+  if (embed === 'lines') {
+    const { rows } = await pool.query({ name: 'rel_plain', text: `SELECT ${REL_COLUMNS} FROM bench_orders o ORDER BY o.id LIMIT 50` })
+    const lines = await pool.query<Line>({ name: 'rel_lines', text: 'SELECT order_id, id, position, sku, quantity FROM bench_order_lines WHERE order_id = ANY ($1) ORDER BY order_id, position, id',
+      values: [rows.map((row) => row.id)] })
+    const byOrder = new Map<string, Array<Omit<Line, 'order_id'>>>()
+    for (const { order_id: order, ...line } of lines.rows) {
+      const list = byOrder.get(order)
+      if (list === undefined) byOrder.set(order, [line])
+      else list.push(line)
+    }
+    return { items: rows.map((row) => ({ ...row, lines: byOrder.get(row.id) ?? [] })) }
+  }
+  const { rows } = country === undefined
+    ? await pool.query({ name: 'rel_plain', text: `SELECT ${REL_COLUMNS} FROM bench_orders o ORDER BY o.id LIMIT 50` })
+    : await pool.query({ name: 'rel_country', text: `SELECT ${REL_COLUMNS} FROM bench_orders o WHERE EXISTS (SELECT 1 FROM bench_customers c WHERE c.id = o.customer_id AND c.country = $1)
+      ORDER BY o.id LIMIT 50`, values: [country] })
+  return { items: rows }
+})
+
 await app.listen({ port: 0, host: '127.0.0.1' })
 const address = app.server.address()
 process.stdout.write(`ready ${typeof address === 'object' && address !== null ? address.port : 0}\n`)
