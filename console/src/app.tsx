@@ -47,7 +47,11 @@ export function App () {
   return (
     <div class="shell">
       <header>
-        <a class="skip" href="#content">Skip to content</a>
+        {/* The hash is the console's route: the skip link moves the focus and leaves the hash as it is. */}
+        <a class="skip" href="#content" onClick={(event) => {
+          event.preventDefault()
+          document.getElementById('content')?.focus()
+        }}>Skip to content</a>
         <span class="brand">tablegate</span>
         <button type="button" onClick={() => { void signOut() }}>Sign out</button>
       </header>

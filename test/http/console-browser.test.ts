@@ -8,7 +8,7 @@ import type { Page } from 'puppeteer-core'
 import { runSql } from '../helpers/db.js'
 import { createUser, PASSWORD, usersOf } from '../helpers/app.js'
 import { METADATA_CONFIG, METADATA_SCHEMA } from '../fixtures/metadata.js'
-import { consoleServer, signIn } from '../helpers/console-browser.js'
+import { assertFocus, consoleServer, signIn } from '../helpers/console-browser.js'
 import { axeViolations } from '../helpers/axe.js'
 
 interface Screen {
@@ -86,6 +86,11 @@ test('an admin and a clerk each see their own menu and columns, page by keyset t
   await page.keyboard.press('Enter')
   await page.waitForFunction('document.querySelector("main h1")?.textContent === "Overview" && document.querySelectorAll("main table tbody tr").length === 20')
   assert.deepEqual((await page.evaluate(READ_SCREEN) as Screen).headers, ['Title'])
+  // The skip link moves the focus to the screen and leaves the hash, the console's route, as it is.
+  await page.focus('header a.skip')
+  await page.keyboard.press('Enter')
+  await assertFocus(page, 'document.activeElement.id', 'content')
+  assert.deepEqual(await page.evaluate('[location.hash, document.querySelector("main h1")?.textContent]'), ['#/p/overview', 'Overview'])
 
   // The clerk becomes a manager: the next answer's X-Meta-Version differs, the console reads
   // /api/meta again (with a fresh token from the session) and the orders view gains cost.
