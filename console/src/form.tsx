@@ -3,10 +3,11 @@
 // first, then the server's 400 `errors`) show on their fields; those naming no field of the form
 // show above it, in an alert.
 import type { ComponentChildren } from 'preact'
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { FieldMeta } from './meta.js'
 import { FieldInput } from './field.js'
 import { createInputOf, inputOf, valueOf, type Input } from './field-values.js'
+import { holdHistory } from './route.js'
 
 export type FieldErrors = Readonly<Record<string, string>>
 
@@ -41,31 +42,43 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
   // Number inputs whose text the browser cannot read: their value is '', which must not pass for "cleared".
   const [unreadable, setUnreadable] = useState<ReadonlySet<string>>(new Set())
   const form = useRef<HTMLFormElement>(null)
-  // Where a link would have taken the user while the form held changes: they choose Stay or Leave.
-  const [leaving, setLeaving] = useState<string | undefined>()
+  // Where a link, Back or Forward would have taken the user while the form held changes (a history
+  // move as its delta): they choose Stay or Leave.
+  const [leaving, setLeaving] = useState<{ readonly to: string, readonly delta?: number } | undefined>()
   const stay = useRef<HTMLButtonElement>(null)
+  const releaseHistory = useRef<() => void>(undefined)
   const dirty = names.some((name) => inputs[name] !== initial[name])
 
   // Every screen change from the user is a click on a `#/` link (the menu, the crumbs, a record's
-  // links), or a reload or close: both are held while the form has unsaved changes. The skip link
-  // (`#content`) stays on the screen, so it passes.
-  useEffect(() => {
+  // links), Back or Forward, or a reload or close: all are held while the form
+  // has unsaved changes, from the render that made it so (a layout effect: a plain one waits for
+  // the next frame, and a Back pressed before it would pass).
+  useLayoutEffect(() => {
     if (!dirty) return
     const click = (event: MouseEvent): void => {
       if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
       const link = event.target instanceof Element ? event.target.closest('a[href^="#/"]') : null
       if (link === null) return
       event.preventDefault()
-      setLeaving(link.getAttribute('href') ?? undefined)
+      setLeaving({ to: link.getAttribute('href') ?? '#/' })
     }
     const unload = (event: BeforeUnloadEvent): void => { event.preventDefault() }
     document.addEventListener('click', click, true)
     addEventListener('beforeunload', unload)
+    const release = holdHistory(setLeaving)
+    releaseHistory.current = release
     return () => {
       document.removeEventListener('click', click, true)
       removeEventListener('beforeunload', unload)
+      release()
     }
   }, [dirty])
+  const leave = (): void => {
+    if (leaving === undefined) return
+    releaseHistory.current?.()
+    if (leaving.delta === undefined) location.hash = leaving.to
+    else history.go(leaving.delta)
+  }
   useEffect(() => { if (leaving !== undefined) stay.current?.focus() }, [leaving])
 
   // A server's answer replaces the form's own errors; focus goes to the first field it names.
@@ -110,7 +123,7 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
             setLeaving(undefined)
             form.current?.querySelector<HTMLElement>('[id^=field-]')?.focus()
           }}>Stay</button>
-          <button type="button" onClick={() => { location.hash = leaving }}>Leave</button>
+          <button type="button" onClick={leave}>Leave</button>
         </div>
       )}
       {(message !== undefined || elsewhere.length > 0) && (

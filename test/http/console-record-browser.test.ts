@@ -262,6 +262,28 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await press(page, 'Leave')
   await page.waitForFunction('document.querySelector("main h1")?.textContent === "Customers"')
   assert.deepEqual([(await stored('1')).priority, writes.length], [3, 0])
+  // Back and Forward are held as links are: the move is undone, the form keeps what was typed,
+  // and Leave makes it. The tab's history stays as it was.
+  await page.goBack()
+  await page.waitForFunction('document.querySelector("main h1")?.textContent === "Printer jams again"')
+  const entries = await page.evaluate('history.length')
+  await press(page, 'Edit')
+  await fill(page, '#field-priority', '1')
+  await page.goBack()
+  await page.waitForSelector('main .unsaved')
+  await page.waitForFunction('location.hash === "#/r/tickets/k/1"')
+  assert.deepEqual(await page.evaluate('[document.querySelector("#field-priority").value, document.querySelector("main h1").textContent]'), ['1', 'Printer jams again'])
+  await press(page, 'Stay')
+  await page.goForward()
+  await page.waitForSelector('main .unsaved')
+  await page.waitForFunction('location.hash === "#/r/tickets/k/1"')
+  assert.equal(await page.$eval('#field-priority', (input) => (input as unknown as { value: string }).value), '1')
+  await press(page, 'Leave')
+  await page.waitForFunction('document.querySelector("main h1")?.textContent === "Customers"')
+  assert.equal(await page.evaluate('history.length'), entries)
+  await page.goBack()
+  await page.waitForFunction('document.querySelector("main h1")?.textContent === "Printer jams again" && document.querySelector("main dl") !== null')
+  assert.deepEqual([(await stored('1')).priority, writes.length], [3, 0])
 
   // A closed ticket: the record rule leaves the agent nothing to do with it.
   await open(page, '#/r/tickets/k/2', 'Old closed ticket')
