@@ -2,7 +2,8 @@
 // at closed tickets, a record rule) opens a ticket, edits it, meets a server validation error on
 // its field, meets two 412s made by concurrent PATCHes and resolves them both ways, creates a
 // ticket with an exact decimal, soft-deletes it and brings it back by Undo and by Restore, and saves
-// a record of a composite key. The hidden field never shows. Stored values are read back from the
+// a record of a composite key. A temp, who may not read customers, types a customer's id with no
+// picker. The hidden field never shows. Stored values are read back from the
 // API and the database.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -390,6 +391,26 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await open(adminPage, '#/r/tickets/k/2', 'Old closed ticket')
   assert.equal((await valuesOf(adminPage))['Secret note'], SECRET)
   assert.deepEqual(await buttons(adminPage), ['Edit', 'Delete'])
+
+  // A temp may not read customers, so has no customer relation: the reference is its id, shown and
+  // typed as such, with no link and no picker. To the temp no customer exists, so the server
+  // refuses any id it is given, on the field, and nothing is stored.
+  await createUser(app, 'temp@example.com', 'temp')
+  const temp = await signIn(server, 'temp@example.com')
+  const tempWrites = writesOf(temp)
+  await open(temp, '#/r/tickets/k/1', 'Printer jams again')
+  assert.equal((await valuesOf(temp))['Customer id'], '1')
+  assert.equal(await temp.$('main a[href^="#/r/customers"]'), null)
+  await press(temp, 'Edit')
+  await temp.waitForSelector('main form.record-form')
+  assert.deepEqual(await temp.evaluate('[document.querySelector("#field-customer_id").type, [...document.querySelectorAll("main button")].map((b) => b.textContent).includes("Choose customer")]'), ['text', false])
+  await fill(temp, '#field-customer_id', '2')
+  await press(temp, 'Save')
+  await temp.waitForSelector('#field-customer_id[aria-invalid=true]')
+  assert.equal(await temp.$eval('#field-customer_id-error', (error) => error.textContent), 'customer_id names no customers record.')
+  assert.deepEqual(tempWrites.map((write) => write.body), [{ customer_id: '2' }])
+  assert.equal(String((await stored('1')).customer_id), '1')
+  assert.deepEqual(errors.splice(0), ['temp@example.com: Failed to load resource: the server responded with a status of 400 (Bad Request)'])
 
   // 390 px wide: the record and its form fit without a page-wide scrollbar.
   const narrow = await signIn(server, 'agent@example.com', { width: 390, height: 844 })
