@@ -1,6 +1,7 @@
 // A resource's list screen: the search box, the filter chips with their facet counts, the
 // show-deleted toggle, the CSV export and the `nav.recent` group around the records. Its state
 // lives in the hash's query (list-state.ts), so every change is a history entry.
+import { useState } from 'preact/hooks'
 import type { Session } from './api.js'
 import { columnsOf, labelOf, type Meta } from './meta.js'
 import { hrefOf } from './route.js'
@@ -10,6 +11,7 @@ import { Facet, facetLabel } from './facets.js'
 import { ExportCsv } from './export.js'
 import { Recent } from './recent.js'
 import { ViewChart } from './chart.js'
+import { Toast, takeFlash } from './toast.js'
 
 export interface ListScreenProps {
   readonly session: Session
@@ -19,6 +21,8 @@ export interface ListScreenProps {
 }
 
 export function ListScreen ({ session, meta, resource, query }: ListScreenProps) {
+  // A message left for this list (a record deleted for good), shown until the list's state changes.
+  const [flashed] = useState(() => ({ message: takeFlash(), at: `${resource}?${query}` }))
   const view = meta.views?.[resource]
   const model = meta.resources[resource]!
   const permissions = meta.permissions?.[resource]
@@ -40,6 +44,7 @@ export function ListScreen ({ session, meta, resource, query }: ListScreenProps)
   return (
     <>
       <h1>{caption}</h1>
+      <Toast message={flashed.at === `${resource}?${query}` ? flashed.message : undefined} />
       {permissions?.create === true && <p><a class="new" href={hrefOf({ kind: 'new', name: resource })}>New record</a></p>}
       <ViewChart session={session} meta={meta} resource={resource} filter={filter} />
       <div class="list-screen">

@@ -1,7 +1,8 @@
 // One record (`#/r/<res>/k/<key>`): its fields in the view's layout, its relations, and what the
 // caller may do with it, as the record's own `permissions` say (the resource's, where the answer
 // carries none). Every write sends the ETag it was read at: a 412 shows the record as it is now
-// beside the user's changes; a soft delete offers Undo, and a deleted record Restore.
+// beside the user's changes; a soft delete offers Undo, and a deleted record Restore; a delete for
+// good (a resource without soft delete) asks first, then returns to the list.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, type Session } from './api.js'
 import { labelOf, type Meta, type ResourceMeta } from './meta.js'
@@ -9,7 +10,8 @@ import { titleOf } from './title.js'
 import { displayOf, isNumeric } from './field-values.js'
 import { RecordForm } from './form.js'
 import { Conflict } from './conflict.js'
-import { Toast, takeFlash, type ToastMessage } from './toast.js'
+import { Toast, flash, takeFlash, type ToastMessage } from './toast.js'
+import { ConfirmDelete } from './confirm-delete.js'
 import { RelatedLink, RelatedList, toOneOf } from './record-relations.js'
 import { pickerOf } from './reference.js'
 import { maskOf, recordPath, refusalOf, rowsOf, type Refusal, type Row } from './record-model.js'
@@ -23,6 +25,7 @@ type Mode =
   | { readonly kind: 'view' }
   | { readonly kind: 'edit', readonly refusal: Refusal }
   | { readonly kind: 'conflict', readonly mine: Row, readonly theirs: Loaded }
+  | { readonly kind: 'confirm-delete' }
 
 interface RecordPermissions { readonly update?: boolean, readonly delete?: boolean, readonly fields?: Readonly<Record<string, 'edit' | 'read'>> }
 
@@ -135,13 +138,19 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
     }
   }, [session, path, reread])
 
-  const remove = useCallback(async (current: Loaded): Promise<void> => {
+  const remove = useCallback(async (current: Loaded, title: string): Promise<void> => {
     setBusy(true)
     try {
       await session.request(path, { method: 'DELETE', headers: { 'if-match': String(current.record.etag) } })
-      setLoaded({ record: current.record, deleted: true })
-      setToast({ text: 'Deleted.', action: { label: 'Undo', run: () => { void restore() } }, focusAction: true })
+      if (model.softDelete === true) {
+        setLoaded({ record: current.record, deleted: true })
+        setToast({ text: 'Deleted.', action: { label: 'Undo', run: () => { void restore() } }, focusAction: true })
+      } else {
+        flash({ text: `Deleted ${title}.` })
+        location.hash = `#/r/${encodeURIComponent(resource)}`
+      }
     } catch (err) {
+      setMode({ kind: 'view' })
       if (err instanceof ApiError && err.status === 412) {
         const now = await fetchRecord(session, meta, resource, recordKey).catch(() => undefined)
         if (now !== undefined) setLoaded(now)
@@ -152,7 +161,7 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
     } finally {
       setBusy(false)
     }
-  }, [session, meta, resource, recordKey, path, restore])
+  }, [session, meta, model, resource, recordKey, path, restore])
 
   if (failure !== undefined) return <><h1>{labelOf(resource)}</h1><p class="error" role="alert">{failure}</p></>
   if (loaded === undefined) return <p>Loading…</p>
@@ -161,7 +170,7 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
   const { record, deleted } = mode.kind === 'conflict' ? mode.theirs : loaded
   const own = record.permissions as RecordPermissions | undefined
   const canUpdate = !deleted && (own?.update ?? resourcePermissions?.update ?? false)
-  const canDelete = !deleted && model.softDelete === true && (own?.delete ?? resourcePermissions?.delete ?? false)
+  const canDelete = !deleted && (own?.delete ?? resourcePermissions?.delete ?? false)
   const canRestore = deleted && resourcePermissions?.delete === true
   const names = Object.keys(model.fields)
   const editable = names.filter((name) => own?.fields?.[name] !== undefined ? own.fields[name] === 'edit' : model.fields[name]!.readOnly !== true)
@@ -176,9 +185,16 @@ export function RecordScreen ({ session, meta, resource, recordKey }: { readonly
       {mode.kind === 'view' && (
         <div class="actions">
           {canUpdate && <button type="button" class="primary" onClick={() => { setToast(undefined); setMode({ kind: 'edit', refusal: NO_REFUSAL }) }}>Edit</button>}
-          {canDelete && <button type="button" disabled={busy} onClick={() => { void remove(loaded) }}>Delete</button>}
+          {canDelete && <button type="button" disabled={busy} onClick={() => {
+            setToast(undefined)
+            if (model.softDelete === true) void remove(loaded, title)
+            else setMode({ kind: 'confirm-delete' })
+          }}>Delete</button>}
           {canRestore && toast?.action === undefined && <button type="button" disabled={busy} onClick={() => { void restore() }}>Restore</button>}
         </div>
+      )}
+      {mode.kind === 'confirm-delete' && (
+        <ConfirmDelete title={title} busy={busy} onConfirm={() => { void remove(loaded, title) }} onCancel={() => { setMode({ kind: 'view' }) }} />
       )}
       {mode.kind === 'edit' && (
         <RecordForm mode="update" rows={rowsOf(meta, resource, editable)} fields={model.fields} record={record}

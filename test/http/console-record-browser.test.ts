@@ -1,9 +1,9 @@
 // The console's record screen and forms in a real browser: an agent (whose update and delete stop
 // at closed tickets, a record rule) opens a ticket, edits it, meets a server validation error on
 // its field, meets two 412s made by concurrent PATCHes and resolves them both ways, creates a
-// ticket with an exact decimal, soft-deletes it and brings it back by Undo and by Restore, and saves
-// a record of a composite key. A temp, who may not read customers, types a customer's id with no
-// picker. The hidden field never shows. Stored values are read back from the
+// ticket with an exact decimal, soft-deletes it and brings it back by Undo and by Restore, saves a
+// record of a composite key and deletes it for good. A temp, who may not read customers, types a
+// customer's id with no picker. The hidden field never shows. Stored values are read back from the
 // API and the database.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -384,6 +384,27 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   assert.deepEqual(writes.map((write) => [write.method, write.path, write.body]), [['PATCH', '/api/v1/shelves/eu%2Cwest,7', { label: 'Top shelf' }]])
   assert.equal(await page.$eval('main h1', (h1) => h1.textContent), 'Top shelf (eu,west 7)')
   assert.deepEqual(await withClient(databaseUrl, async (client) => (await client.query('SELECT region, number, label FROM shelves')).rows), [{ region: 'eu,west', number: 7, label: 'Top shelf' }])
+  // Shelves have no soft delete, so no Undo: Delete asks first, with the focus on Cancel, which
+  // keeps the shelf; Delete for good deletes it under its ETag and returns to the list.
+  const shelf = (await page.evaluate('location.hash')) as string
+  await press(page, 'Delete')
+  await page.waitForSelector('main .confirm')
+  await assertFocus(page, 'document.activeElement.textContent', 'Cancel')
+  assert.equal(await page.$eval('main .confirm p', (question) => question.textContent), 'Delete Top shelf (eu,west 7) for good? It cannot be restored.')
+  assert.deepEqual(await axeViolations(page), [], 'no WCAG A/AA violation on the delete question')
+  await press(page, 'Cancel')
+  assert.equal(await page.$('main .confirm'), null)
+  await press(page, 'Delete')
+  await page.waitForSelector('main .confirm')
+  writes.length = 0
+  await press(page, 'Delete for good')
+  await page.waitForFunction('document.querySelector("main h1")?.textContent === "Shelves"')
+  await toast(page, 'Deleted Top shelf (eu,west 7).')
+  assert.deepEqual(writes.map((write) => [write.method, write.path, write.ifMatch !== undefined]), [['DELETE', '/api/v1/shelves/eu%2Cwest,7', true]])
+  assert.equal((await withClient(databaseUrl, async (client) => await client.query('SELECT 1 FROM shelves'))).rowCount, 0)
+  await page.evaluate(`location.hash = ${JSON.stringify(shelf)}`)
+  await page.waitForFunction('document.querySelector("main [role=alert]")?.textContent === "There is no such record, or it is not yours to see."')
+  assert.deepEqual(errors.splice(0).map((error) => /status of (\d+)/.exec(error)?.[1] ?? error), ['404'])
 
   // The admin reads the secret note, in the layout's last row: the agent's screen lacked it
   // because the agent may not read it, not because the screen leaves it out.
