@@ -63,7 +63,7 @@ async function openFacet (page: Page, label: string): Promise<Array<[string, num
 }
 
 async function facetsOf (page: Page, label: string): Promise<Array<[string, number]>> {
-  return await page.evaluate(`[...[...document.querySelectorAll('details.facet')].find((d) => d.querySelector('summary').textContent === '${label}').querySelectorAll('button')]
+  return await page.evaluate(`[...[...document.querySelectorAll('details.facet')].find((d) => d.querySelector('summary').textContent === '${label}').querySelectorAll('li button')]
     .map((b) => [b.firstChild.textContent.trim(), Number(b.querySelector('.count').textContent)])`) as Array<[string, number]>
 }
 
@@ -98,6 +98,18 @@ test('a narrowed clerk searches, filters by facets, pages, shows deleted orders,
   const adminFirst = await settled(admin, 54, 20)
   assert.deepEqual(adminFirst.headers, ['Title', 'Status', 'Customer', 'Priority', 'Total', 'Margin', 'Placed at'])
   assert.deepEqual(adminFirst.facets, ['Status', 'Priority', 'Rush', 'Margin'])
+  // A group shows the 20 most frequent values; More values brings the rest (up to 100) and the
+  // focus to the first of them.
+  const margins = (await sql<{ v: string, n: string }>('SELECT margin AS v, count(*) AS n FROM orders WHERE deleted_at IS NULL GROUP BY 1 ORDER BY 2 DESC, 1'))
+    .map(({ v, n }): [string, number] => [String(v), Number(n)])
+  assert.equal(margins.length, 54)
+  assert.deepEqual(await openFacet(admin, 'Margin'), margins.slice(0, 20))
+  const [more] = await admin.$$('xpath/.//details[contains(@class, "facet")][summary[text()="Margin"]]//button[text()="More values"]')
+  assert.ok(more !== undefined, 'a More values button')
+  await more.click()
+  await admin.waitForFunction(`[...document.querySelectorAll('details.facet')].find((d) => d.querySelector('summary').textContent === 'Margin').querySelectorAll('li button').length === 54`)
+  assert.deepEqual(await facetsOf(admin, 'Margin'), margins)
+  await assertFocus(admin, 'document.activeElement.firstChild.textContent.trim()', margins[20]![0])
 
   const page = await signIn(server, 'clerk@example.com')
   await page.click('nav[aria-label=Main] a[href="#/r/orders"]')
