@@ -110,6 +110,7 @@ test('a narrowed clerk searches, filters by facets, pages, shows deleted orders,
   await admin.waitForFunction(`[...document.querySelectorAll('details.facet')].find((d) => d.querySelector('summary').textContent === 'Margin').querySelectorAll('li button').length === 54`)
   assert.deepEqual(await facetsOf(admin, 'Margin'), margins)
   await assertFocus(admin, 'document.activeElement.firstChild.textContent.trim()', margins[20]![0])
+  await server.screenshot(admin, 'list-facet-more')
 
   const page = await signIn(server, 'clerk@example.com')
   await page.click('nav[aria-label=Main] a[href="#/r/orders"]')

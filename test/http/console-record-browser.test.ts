@@ -392,6 +392,7 @@ test('an agent reads, edits, resolves conflicts, creates, deletes and restores t
   await assertFocus(page, 'document.activeElement.textContent', 'Cancel')
   assert.equal(await page.$eval('main .confirm p', (question) => question.textContent), 'Delete Top shelf (eu,west 7) for good? It cannot be restored.')
   assert.deepEqual(await axeViolations(page), [], 'no WCAG A/AA violation on the delete question')
+  await server.screenshot(page, 'record-delete')
   await press(page, 'Cancel')
   assert.equal(await page.$('main .confirm'), null)
   await press(page, 'Delete')
