@@ -50,9 +50,9 @@ export function RecordForm ({ mode, rows, fields, record, serverErrors, message,
   const dirty = names.some((name) => inputs[name] !== initial[name])
 
   // Every screen change from the user is a click on a `#/` link (the menu, the crumbs, a record's
-  // links), Back or Forward, or a reload or close: all are held while the form
-  // has unsaved changes, from the render that made it so (a layout effect: a plain one waits for
-  // the next frame, and a Back pressed before it would pass).
+  // links), Back or Forward, or a reload or close: all are held while the form has unsaved
+  // changes, from the render that made it so (a layout effect: a plain one waits for the next
+  // frame, and a Back pressed before it would pass).
   useLayoutEffect(() => {
     if (!dirty) return
     const click = (event: MouseEvent): void => {
