@@ -386,8 +386,9 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
  * embeds or traversal, measured in turn on the same fresh server: requests per second, server CPU
  * and PostgreSQL CPU per request, their sum over the plain page's, and what the scenario adds to it
  * (`+µs`). The floor serves each pair too, for what the embed or filter costs a server with no
- * access rules, ETags or tokens. With `--baseline`, the two checkouts' servers take turns, each pair on each. A scenario a server refuses (a to-many embed
- * before it was built) is printed with its answer, not measured. That each is one statement is
+ * access rules, ETags or tokens. With `--baseline`, the two checkouts' servers take turns, each
+ * pair on each. A scenario a server refuses (a to-many embed before it was built) is printed with
+ * its answer, not measured. That each is one statement is
  * proven by counting them in test/http/relations-embed.test.ts and relations-filter.test.ts (the
  * server's own statistics lag by up to 10 s). `--profile` writes the server's CPU profile;
  * `--only "relations: customer"` runs the pairs whose name starts so.
@@ -420,7 +421,7 @@ async function relationScenarios (): Promise<void> {
         { label: 'floor', server: floor, plain: floorPlain, side: floorSide, auth: {} },
       ]
       const refused = new Map<string, string>()
-      for (const { label, server } of contenders.filter((c) => c.label !== 'floor')) {
+      for (const [label, server] of servers) {
         const response = await fetch(`http://127.0.0.1:${server.port}${side.path({})}`, { headers: auth })
         if (!response.ok) refused.set(label, `answers ${response.status}: ${((await response.json()) as { detail?: string }).detail ?? ''}`)
       }

@@ -45,6 +45,7 @@ app.patch<{ Params: { id: string }, Body: { status: string } }>('/orders/:id', a
 // read by a second statement, or its orders filtered by their customer's country; each statement
 // prepared once per connection, as tablegate's are.
 const REL_COLUMNS = 'o.id, o.title, o.status, o.total, o.placed_at, o.customer_id'
+const REL_PAGE = { name: 'rel_plain', text: `SELECT ${REL_COLUMNS} FROM bench_orders o ORDER BY o.id LIMIT 50` }
 interface Line { order_id: string, id: string, position: number, sku: string, quantity: number }
 app.get<{ Querystring: { embed?: string, country?: string } }>('/rel_orders', async (request) => {
   const { embed, country } = request.query
@@ -56,7 +57,7 @@ app.get<{ Querystring: { embed?: string, country?: string } }>('/rel_orders', as
     }
   }
   if (embed === 'lines') {
-    const { rows } = await pool.query({ name: 'rel_plain', text: `SELECT ${REL_COLUMNS} FROM bench_orders o ORDER BY o.id LIMIT 50` })
+    const { rows } = await pool.query(REL_PAGE)
     const lines = await pool.query<Line>({ name: 'rel_lines', text: 'SELECT order_id, id, position, sku, quantity FROM bench_order_lines WHERE order_id = ANY ($1) ORDER BY order_id, position, id',
       values: [rows.map((row) => row.id)] })
     const byOrder = new Map<string, Array<Omit<Line, 'order_id'>>>()
@@ -68,7 +69,7 @@ app.get<{ Querystring: { embed?: string, country?: string } }>('/rel_orders', as
     return { items: rows.map((row) => ({ ...row, lines: byOrder.get(row.id) ?? [] })) }
   }
   const { rows } = country === undefined
-    ? await pool.query({ name: 'rel_plain', text: `SELECT ${REL_COLUMNS} FROM bench_orders o ORDER BY o.id LIMIT 50` })
+    ? await pool.query(REL_PAGE)
     : await pool.query({ name: 'rel_country', text: `SELECT ${REL_COLUMNS} FROM bench_orders o WHERE EXISTS (SELECT 1 FROM bench_customers c WHERE c.id = o.customer_id AND c.country = $1)
       ORDER BY o.id LIMIT 50`, values: [country] })
   return { items: rows }
