@@ -4,7 +4,10 @@
 // for longer than the connect timeout, the pool exhausted, the database restarted. Asserted: the
 // process lives; every answer is a 201 or a 503/504 problem, within a bound; no acknowledged
 // write is lost and none is partial (each has its audit row, written in the same transaction);
-// service resumes within 2 s of the database coming back.
+// service resumes promptly once PostgreSQL accepts connections again. How long PostgreSQL takes to
+// get there (crash recovery after a killed backend, a restart) is the machine's time, not
+// tablegate's: a connection of the suite's own tells when the database is back, and tablegate is
+// timed from that moment.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
@@ -12,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import pg from 'pg'
 import { withClient } from '../helpers/db.js'
 import { freePort, startEmbedded, type EmbeddedDatabase } from '../../lib/db/embedded.js'
 
@@ -22,6 +26,15 @@ const STATEMENT_TIMEOUT_MS = 1000
 const CONNECT_TIMEOUT_MS = 500
 /** No answer may take longer: a connection wait, a statement, the lost-backend sweep, and slack. */
 const ANSWER_BOUND_MS = CONNECT_TIMEOUT_MS + 2 * STATEMENT_TIMEOUT_MS + 1500
+/**
+ * tablegate's own part of a recovery: from the moment the database answers a new connection to the
+ * first acknowledged write. Eight writers retry back to back, so the next request after that
+ * moment takes a new connection and writes two rows: a few milliseconds on a quiet machine, about
+ * 60 ms at worst seen on a loaded 2-core one (20 runs beside the HTTP suite). The bound allows the
+ * worst of a request in flight when the database came back (a failed connect, answered as 503)
+ * and then a whole new one, with a wide margin; no pool backoff or health-check interval fits in it.
+ */
+const OWN_RECOVERY_BOUND_MS = 500
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tablegate-faults-'))
 const pgPort = await freePort()
@@ -126,6 +139,40 @@ async function serverBackends (): Promise<number[]> {
     "SELECT pid FROM pg_stat_activity WHERE datname = 'faults' AND application_name LIKE 'tablegate%'")).rows.map((r) => r.pid))
 }
 
+/**
+ * When PostgreSQL is back: the first moment a new connection of the suite's own (not tablegate's)
+ * is accepted and answers `SELECT 1`. Tried every 10 ms; a refusal (in recovery, shutting down,
+ * not started) or a connect timeout (a stopped postmaster) means not yet.
+ */
+async function databaseAccepts (within = 60_000): Promise<number> {
+  const deadline = Date.now() + within
+  while (Date.now() < deadline) {
+    const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 1000 })
+    client.on('error', () => {})
+    try {
+      await client.connect()
+      await client.query('SELECT 1')
+      return Date.now()
+    } catch {
+      await sleep(10)
+    } finally {
+      await client.end().catch(() => {})
+    }
+  }
+  throw new Error(`the database did not accept a connection within ${within} ms`)
+}
+
+/** A connection of the suite's own, held open: it ends when the postmaster ends every backend. */
+async function backendWatch (): Promise<{ ended: Promise<void> }> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  const ended = new Promise<void>((resolve) => {
+    client.on('error', () => { resolve() })
+    client.on('end', () => { resolve() })
+  })
+  return { ended }
+}
+
 /** Waits until a 201 is answered after `since`; returns when it was. */
 async function firstSuccessAfter (since: number, within: number): Promise<number> {
   const deadline = since + within
@@ -137,7 +184,13 @@ async function firstSuccessAfter (since: number, within: number): Promise<number
   return Number.POSITIVE_INFINITY
 }
 
-const recovery: Record<string, number> = {}
+/** Per fault: PostgreSQL's own time back (ms from the fault to a new connection), and tablegate's after that. */
+const recovery: Record<string, { database: number, tablegate: number }> = {}
+
+async function timeRecovery (fault: string, hurt: number, databaseBack: number): Promise<void> {
+  const served = await firstSuccessAfter(databaseBack, OWN_RECOVERY_BOUND_MS * 4)
+  recovery[fault] = { database: databaseBack - hurt, tablegate: served - databaseBack }
+}
 
 test('the server lives through every fault, answers each request with a 201 or a 503/504 problem in time, and recovers', { timeout: 120_000 }, async () => {
   const writers = Array.from({ length: 8 }, async () => { await writer() })
@@ -145,18 +198,21 @@ test('the server lives through every fault, answers each request with a 201 or a
   try {
     await sleep(1000)
 
-    // 1. SIGKILL of one backend: the postmaster ends every backend and recovers.
+    // 1. SIGKILL of one backend: the postmaster ends every backend (the suite's held connection
+    // among them, which says the reset has begun) and runs crash recovery.
     const [victim] = await serverBackends()
     assert.ok(victim !== undefined, 'the server has backends')
+    const reset = await backendWatch()
     let hurt = Date.now()
     process.kill(victim, 'SIGKILL')
-    recovery.killedBackend = await firstSuccessAfter(hurt + 200, 5000) - hurt
+    await reset.ended
+    await timeRecovery('killedBackend', hurt, await databaseAccepts())
     await sleep(1000)
 
-    // 2. Every backend terminated.
+    // 2. Every backend terminated: the database itself never stops accepting.
     hurt = Date.now()
     await onDatabase(adminUrl, async (c) => { await c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'faults' AND application_name LIKE 'tablegate%'") })
-    recovery.terminatedBackends = await firstSuccessAfter(hurt + 50, 5000) - hurt
+    await timeRecovery('terminatedBackends', hurt, Date.now())
     await sleep(1000)
 
     // 3. The postmaster stopped for longer than the connect timeout: new connections hang.
@@ -164,7 +220,7 @@ test('the server lives through every fault, answers each request with a 201 or a
     await sleep(CONNECT_TIMEOUT_MS * 4)
     process.kill(postmaster(), 'SIGCONT')
     hurt = Date.now()
-    recovery.stoppedPostmaster = await firstSuccessAfter(hurt, 5000) - hurt
+    await timeRecovery('stoppedPostmaster', hurt, await databaseAccepts())
     await sleep(1000)
 
     // 4. The pool exhausted: 30 writes that each hold a connection 0.3 s, on a pool of 4.
@@ -196,9 +252,9 @@ test('the server lives through every fault, answers each request with a 201 or a
     assert.equal(ready.type, 'application/problem+json; charset=utf-8')
     assert.match(ready.body, /^\{"type":"urn:service:problem:service-unavailable".*Not ready: the database cannot be reached/)
     assert.ok(ready.ms < 1500, `readiness took ${ready.ms} ms`)
+    hurt = Date.now()
     database = await startEmbedded(dataDir, { port: pgPort })
-    const back = Date.now()
-    recovery.restartedDatabase = await firstSuccessAfter(back, 2000) - back
+    await timeRecovery('restartedDatabase', hurt, await databaseAccepts())
     await sleep(1000)
 
   } finally {
@@ -216,7 +272,9 @@ test('the server lives through every fault, answers each request with a 201 or a
   }
   const slowest = Math.max(...answers.map((a) => a.ms))
   assert.ok(slowest < ANSWER_BOUND_MS, `the slowest answer took ${slowest} ms`)
-  for (const [fault, ms] of Object.entries(recovery)) assert.ok(ms <= 2000, `${fault}: service resumed after ${ms} ms`)
+  for (const [fault, { database: down, tablegate: own }] of Object.entries(recovery)) {
+    assert.ok(own <= OWN_RECOVERY_BOUND_MS, `${fault}: service resumed ${own} ms after the database accepted connections again (PostgreSQL took ${down} ms)`)
+  }
 
   // Every acknowledged write is stored whole: its row and its audit row; nothing else is.
   const acknowledged = new Set(answers.filter((a) => a.status === 201).map((a) => a.n))
