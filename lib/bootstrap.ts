@@ -58,7 +58,7 @@ export function migrationsOf (config: ResolvedConfig): Migrations {
 export function declaredModels (config: ResolvedConfig, warn: Warn): Map<string, ResourceModel> {
   const models = buildModels(config.resources, config.presenters)
   // A throwaway cache: checked filters point at these models, which introspection replaces.
-  checkAccessConfig(config.config, models, config.roles, new RuleFilters())
+  checkAccessConfig(config.config, models, config.roles, new RuleFilters(models))
   for (const message of shadowedCapabilities(models, config.roles, config.defaultAccess)) warn(message)
   return models
 }
@@ -69,17 +69,17 @@ export async function checkModels (config: ResolvedConfig, db: Queryable, warn: 
   return await introspectModels(db, declaredModels(config, warn), warn)
 }
 
-function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHooks): AppServices {
+function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHooks, models: ReadonlyMap<string, ResourceModel>): AppServices {
   return {
     selections: new Selections(),
     // Caches of request texts hold the last `max` keys and at most twice as many (lib/cache.ts).
-    checks: { filters: new BoundedCache(1000, { admitOnReuse: true }), orders: new BoundedCache(1000) },
+    checks: { filters: new BoundedCache(1000, { admitOnReuse: true }), orders: new BoundedCache(1000), graphs: new BoundedCache(10_000) },
     readMasks: new BoundedCache(1000),
     pageTokens: pageTokens(deriveKey(authSecret, 'page-token')),
     etags: etags(deriveKey(authSecret, 'etag')),
     estimates: new BoundedCache(5_000),
     samples: new RowSamples(),
-    ruleFilters: new RuleFilters(),
+    ruleFilters: new RuleFilters(models),
     hooks,
   }
 }
@@ -112,7 +112,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       ? createVerifier({ loadKeys: users.keys.publicJwks, issuer: config.publicUrl, audience: config.publicUrl, algorithms: ['EdDSA'], tenant: config.tenant, revocations, organizations: config.organizations !== undefined })
       : createVerifier({ ...config.verifier, tenant: config.verifier?.tenant ?? config.tenant })
     revocations?.start(config.revocationPollMs)
-    const services = appServices(config, db.authSecret, hooks)
+    const services = appServices(config, db.authSecret, hooks, models)
     return {
       config,
       db,

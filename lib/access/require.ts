@@ -12,7 +12,7 @@ export function requireOperation (access: AccessPlan, model: ResourceModel, oper
 
 /** A tenant-scoped resource needs a caller with a tenant. */
 export function requireTenant (model: ResourceModel, tenant: string | undefined): void {
-  if (model.tenant !== undefined && tenant === undefined) {
+  if (model.tenancy !== undefined && tenant === undefined) {
     throw problem('tenant-required', `${model.name} is kept per tenant, and this caller has no tenant.`)
   }
 }

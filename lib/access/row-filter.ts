@@ -1,9 +1,14 @@
 // Row filters of access rules → CheckedFilter, the same value the query language produces, so one
-// SQL compiler serves both. A rule's filter may name any field of the resource, readable or not.
-// Text filters are checked once per app, model and text (RuleFilters, one per app: a checked
-// filter points at its app's field models).
+// SQL compiler serves both. A rule's filter may name any field of the resource, readable or not,
+// and paths through relations (`project.status != "archived"`) by the one resolver
+// (lib/query/paths.ts) over the schema as stored: every relation, every field of the target, and
+// the target's rows as stored, whatever the caller may read there (the rule is the server's policy,
+// as Hasura's relationship permissions are). Such a path reads no other rule, so rules cannot go
+// round in a circle. Text filters are checked once per app, model and text (RuleFilters, one per
+// app: a checked filter points at its app's models).
 import type { ResourceModel } from '../model/types.js'
-import type { CheckedFilter, QueryModel } from '../query/filter/checked.js'
+import { AS_STORED, type CheckedFilter, type QueryModel } from '../query/filter/checked.js'
+import type { PathHop, RelationGraph } from '../query/paths.js'
 import { checkFilter } from '../query/filter/checker.js'
 import { parseFilter } from '../query/filter/parser.js'
 import { QuerySyntaxError } from '../query/span.js'
@@ -21,13 +26,22 @@ export class AccessRuleError extends Error {
 
 function fullModel (model: ResourceModel): QueryModel {
   const fields = new Map([...model.fields.values()].map((f) => [f.name, f]))
-  return { resource: model.name, filterable: fields, sortable: fields, searchable: [], trigram: false, cacheKey: `${model.name}\0*` }
+  return { resource: model.name, readable: fields, filterable: fields, sortable: fields, searchable: [], trigram: false, cacheKey: `${model.name}\0*` }
 }
 
-function fromText (model: ResourceModel, text: string): CheckedFilter {
+/** The schema as stored, as a path in a rule walks it: every relation of every resource, every field of its target. */
+function storedGraph (models: ReadonlyMap<string, ResourceModel>): RelationGraph {
+  const graph = new Map([...models].map(([name, model]) => [name, new Map([...model.relations].flatMap(([relation, declared]): Array<[string, PathHop]> => {
+    const target = models.get(declared.target)
+    return target === undefined ? [] : [[relation, { relation: declared, target, query: fullModel(target) }]]
+  }))]))
+  return (resource) => graph.get(resource) ?? new Map()
+}
+
+function fromText (model: ResourceModel, text: string, graph: RelationGraph): CheckedFilter {
   let result
   try {
-    result = checkFilter(parseFilter(text), fullModel(model))
+    result = checkFilter(parseFilter(text), fullModel(model), graph, AS_STORED)
   } catch (err) {
     if (err instanceof QuerySyntaxError) throw new AccessRuleError(`access filter of ${model.name} '${text}': ${err.issue.message}`)
     throw err
@@ -57,17 +71,22 @@ function fromMap (model: ResourceModel, map: Readonly<Record<string, unknown>>):
   return children.length === 1 ? children[0]! : { kind: 'and', children }
 }
 
-/** Rule filters → checked filters; text ones are kept by model and text (maps bind values and are cheap). */
+/**
+ * Rule filters → checked filters over one app's models; text ones are kept by model and text (maps
+ * bind values and are cheap).
+ */
 export class RuleFilters {
   readonly #texts: BoundedCache<CheckedFilter>
+  readonly #graph: RelationGraph
 
-  constructor (max = 1000) {
+  constructor (models: ReadonlyMap<string, ResourceModel>, max = 1000) {
     this.#texts = new BoundedCache(max)
+    this.#graph = storedGraph(models)
   }
 
   compile (model: ResourceModel, spec: FilterSpec): CheckedFilter {
     if (typeof spec !== 'string') return fromMap(model, spec)
-    return this.#texts.getOrCreate(`${model.name}\0${spec}`, () => fromText(model, spec))
+    return this.#texts.getOrCreate(`${model.name}\0${spec}`, () => fromText(model, spec, this.#graph))
   }
 }
 

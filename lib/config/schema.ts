@@ -110,7 +110,10 @@ export const ResourceSchema = Type.Object({
   table: Type.Optional(Type.String({ description: 'The table; `schema.table` is allowed.', defaultText: 'the resource name', examples: ['sales.orders'] })),
   key: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], { description: 'The key field, or the fields of a composite key, in URL order.', default: 'id', examples: [['region', 'number']] })),
   softDelete: Type.Optional(Type.String({ description: 'A nullable `timestamptz` column that marks deleted rows: DELETE sets it, `:undelete` clears it, reads leave such rows out unless `show_deleted`.', examples: ['deleted_at'] })),
-  tenant: Type.Optional(Type.String({ description: 'The column holding the tenant: rows of other tenants do not exist for a caller, creates fill it.', examples: ['tenant_id'] })),
+  tenant: Type.Optional(Type.Union([
+    Type.String({ title: 'Tenant column', description: 'The column holding the tenant.' }),
+    Type.Object({ through: Type.String({ description: 'To-one relations to a resource kept per tenant, one or two: `project`, `task.project`.' }) }, { additionalProperties: false, title: 'Tenant through a relation', description: 'The tenant of the row these relations lead to, read as stored (a soft-deleted parent still carries its tenant).' }),
+  ], { description: 'How rows belong to tenants: a column of the table, or `{ through }` its parent\'s (see access.md#tenants). Rows of other tenants do not exist for a caller; creates fill the column, or must name a parent in the caller\'s tenant.', examples: ['tenant_id', { through: 'project' }] })),
   owner: Type.Optional(Type.String({ description: 'The field holding the id of the user who owns a row: what `.own` capabilities compare with the caller\'s id.', examples: ['owner_id'] })),
   version: Type.Optional(Type.String({ description: 'An integer or `timestamptz` column every write bumps: ETags and `If-Match` use it.', examples: ['version'] })),
   fields: Type.Record(Type.String(), FieldSchema, { keyName: 'field', description: 'The fields by name (field names are what callers see; `column` maps one to another column).', examples: [{ id: { type: 'bigint', readOnly: true, dbDefault: true }, title: { type: 'string', required: true } }] }),

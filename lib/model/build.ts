@@ -9,6 +9,7 @@ import { valueSchema } from './field-types.js'
 import { didYouMean } from '../text.js'
 import type { FieldModel, ManagedRole, RelationModel, ResourceModel } from './types.js'
 import { withRelations } from './relations.js'
+import { withTenancy } from './tenancy.js'
 
 const RESERVED_FIELDS = new Set(['etag', 'permissions'])
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
@@ -61,7 +62,8 @@ export function buildModel (name: string, config: ResourceConfig, present?: RowP
   const managedByColumn = new Map<string, ManagedRole>()
   if (config.softDelete !== undefined) managedByColumn.set(config.softDelete, 'softDelete')
   if (config.version !== undefined) managedByColumn.set(config.version, 'version')
-  if (config.tenant !== undefined) managedByColumn.set(config.tenant, 'tenant')
+  const tenantColumn = typeof config.tenant === 'string' ? config.tenant : undefined
+  if (tenantColumn !== undefined) managedByColumn.set(tenantColumn, 'tenant')
 
   const fields = new Map<string, FieldModel>()
   for (const [fieldName, fieldConfig] of Object.entries(config.fields)) {
@@ -96,7 +98,9 @@ export function buildModel (name: string, config: ResourceConfig, present?: RowP
     fieldList: Object.freeze([...fields.values()]),
     key,
     softDelete: config.softDelete,
-    tenant: config.tenant,
+    tenant: tenantColumn,
+    // A tenancy through relations is settled once every relation is known (./tenancy.ts).
+    tenancy: tenantColumn === undefined ? undefined : { kind: 'column' as const, column: tenantColumn },
     owner: config.owner,
     // The version column's kind is settled by introspection from its PostgreSQL type.
     version: config.version === undefined ? undefined : { column: config.version, kind: 'integer' as const },
@@ -127,5 +131,5 @@ function checkReferences (model: ResourceModel, models: ReadonlyMap<string, Reso
 export function buildModels (resources: Readonly<Record<string, ResourceConfig>>, presenters: ReadonlyMap<string, RowPresenter> = new Map()): Map<string, ResourceModel> {
   const models = new Map(Object.entries(resources).map(([name, config]) => [name, buildModel(name, config, presenters.get(name))]))
   for (const model of models.values()) checkReferences(model, models)
-  return withRelations(models, resources)
+  return withTenancy(withRelations(models, resources), resources)
 }

@@ -63,6 +63,24 @@ export interface RelationOrder {
   readonly direction: 'ASC' | 'DESC'
 }
 
+/**
+ * How a resource's rows belong to tenants: by a column of its own, or through to-one relations to a
+ * resource that has one (`tenant: { through: 'task.project' }`), whose rows are read as stored.
+ */
+export type Tenancy =
+  | { readonly kind: 'column', readonly column: string }
+  | { readonly kind: 'through', readonly path: string, readonly hops: readonly TenantHop[], readonly column: string }
+
+/** One to-one step of a tenancy through relations: the column here that names a row there. */
+export interface TenantHop {
+  readonly relation: string
+  readonly column: string
+  readonly target: string
+  readonly table: Sql
+  /** The target's key column. */
+  readonly key: string
+}
+
 export interface VersionColumn {
   readonly column: string
   /** `integer`: bumped by one; `timestamp`: set to a strictly later instant. */
@@ -79,7 +97,10 @@ export interface ResourceModel {
   readonly fieldList: readonly FieldModel[]
   readonly key: readonly FieldModel[]
   readonly softDelete: string | undefined
+  /** The column of the table that holds the tenant (a `column` tenancy): creates fill it. */
   readonly tenant: string | undefined
+  /** How rows belong to tenants, if they do: by that column, or through relations (./tenancy.ts). */
+  readonly tenancy: Tenancy | undefined
   readonly owner: string | undefined
   readonly version: VersionColumn | undefined
   /** The field of the version column (always a field: listed or added read-only). */

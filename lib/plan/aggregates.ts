@@ -1,16 +1,15 @@
 // Aggregate parameters → plans, with no I/O: `:facets`, `:series` and `:histogram` count the rows a
 // list with the same filter and show_deleted would return (tenant, row filter and soft delete
 // included), over one field of the caller's restricted model, or of a related record's through
-// to-one relations (`customer.country`, lib/query/path.ts). A hidden field is not in it, so it
+// to-one relations (`customer.country`, lib/query/paths.ts). A hidden field is not in it, so it
 // is refused exactly like a field that does not exist.
 import type { AccessPlan } from '../access/types.js'
 import type { FieldModel, FieldType } from '../model/types.js'
-import type { CheckedFilter, FilterRelation, QueryModel, RelationsOf } from '../query/filter/checked.js'
+import { UNATTACHED, type CheckedFilter, type QueryModel } from '../query/filter/checked.js'
 import { invalidParameter, parseShowDeleted, textParameter } from '../query/params.js'
-import { pathsFrom, resolvePath } from '../query/path.js'
-import { MAX_HOPS } from '../query/filter/checker.js'
-import { nearest } from '../text.js'
-import { MAX_FILTER_QUERY, planFilter, relationsFor, type AccessOf } from './filter.js'
+import { MAX_HOPS, pathName, pathsFrom, resolvePath, type PathPurpose, type RelationGraph, type ScopedHop } from '../query/paths.js'
+import { MAX_FILTER_QUERY, planFilter } from './filter.js'
+import { attachHops, callerGraph, type AccessOf } from './graph.js'
 import { readScope, type PlanServices } from './read.js'
 import type { ReadScope } from './types.js'
 import type { ResourceModel } from '../model/types.js'
@@ -30,7 +29,7 @@ export interface AggregateRows {
    * The to-one relations followed to `field` (empty for a field of the resource's own). Its value is
    * NULL where the reference is null or names a row the caller may not read, counted as a null is.
    */
-  readonly via: readonly FilterRelation[]
+  readonly via: readonly ScopedHop[]
 }
 
 export interface FacetsPlan extends AggregateRows {
@@ -116,45 +115,54 @@ export function aggregatable (query: QueryModel, types: readonly FieldType[]): R
 
 /** Every `field` the caller may give an aggregate of these types: their fields, then the paths to related records' (`customer.country`). */
 export function aggregatePaths (access: AccessPlan, accessOf: AccessOf, types: readonly FieldType[]): string[] {
-  return pathsFrom(access.query, relationsFor(accessOf), (query) => aggregatable(query, types), MAX_HOPS)
+  return pathsFrom(access.query, callerGraph(accessOf), aggregatePurpose(types))
 }
+
+/** An aggregate's paths: through to-one relations to a field of these types the caller may filter on. */
+function aggregatePurpose (types: readonly FieldType[]): PathPurpose {
+  return { fields: (query) => aggregatable(query, types), toMany: false, endOnRelation: false, keys: false }
+}
+
+/** Any field the caller may filter on: a path to one of another type is refused for its type, not as unknown. */
+const FILTERABLE_PATHS: PathPurpose = { fields: (query) => query.filterable, toMany: false, endOnRelation: false, keys: false }
 
 /** What `field` names: a field, or a path to one through to-one relations the caller may follow. */
 interface AggregateField {
   readonly name: string
   readonly field: FieldModel
-  readonly via: readonly FilterRelation[]
+  readonly via: readonly ScopedHop[]
 }
 
 /**
  * `field`: one the caller may filter on, of the types the aggregate takes, here or at the end of
  * a to-one path; hidden and unknown read the same, and a did-you-mean names only what would work.
  */
-function aggregateField (query: QueryModel, relationsOf: RelationsOf, value: unknown, route: string, types: readonly FieldType[], purpose: string): AggregateField {
+function aggregateField (query: QueryModel, graph: RelationGraph, value: unknown, route: string, types: readonly FieldType[], purpose: string): AggregateField {
   const name = once('field', value)
   if (name === undefined || name === '') return invalidParameter('field', `field is required: the field to ${purpose}.`)
-  const resolved = resolvePath(name, query, relationsOf, (q) => q.filterable)
+  const steps = name.split('.')
+  const resolved = resolvePath(steps, query, graph, FILTERABLE_PATHS)
   if (resolved.ok) {
-    const { field } = resolved.path
+    const field = resolved.path.field!
     if (!types.includes(field.type)) {
       invalidParameter('field', `'${name}' is of type ${field.type}: :${route} takes a field of type ${types.slice(0, -1).join(', ')} or ${types.at(-1)!}.`)
     }
-    return resolved.path
+    return { name: pathName(field, resolved.path.hops), field, via: resolved.path.hops.map((hop) => ({ ...hop, scope: UNATTACHED })) }
   }
   const { failure } = resolved
   switch (failure.reason) {
     case 'unknown': {
       // Suggested among the fields of the right types only, so resolved again for the candidates.
-      const typed = resolvePath(name, query, relationsOf, (q) => aggregatable(q, types))
-      const suggestion = typed.ok || typed.failure.reason !== 'unknown' ? undefined : nearest(name, typed.failure.candidates)
+      const typed = resolvePath(steps, query, graph, aggregatePurpose(types))
+      const suggestion = typed.ok || typed.failure.reason !== 'unknown' ? undefined : typed.failure.suggestion
       return invalidParameter('field', `There is no field '${name}' to ${purpose}${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}.`)
     }
     case 'relation':
-      return invalidParameter('field', `'${failure.relation}' is a relation: :${route} takes one of its fields (${failure.relation}.${failure.example ?? 'field'}).`)
+      return invalidParameter('field', `'${failure.written}' is a relation: :${route} takes one of its fields (${failure.written}.${failure.example ?? 'field'}).`)
     case 'to-many':
-      return invalidParameter('field', `'${failure.relation}' is a to-many relation: :${route} follows to-one relations only.`)
+      return invalidParameter('field', `'${failure.written}' is a to-many relation: :${route} follows to-one relations only.`)
     case 'too-deep':
-      return invalidParameter('field', `'${name}' follows more than 2 relations: :${route} takes a field at most two relations away (customer.region.name).`)
+      return invalidParameter('field', `'${name}' follows more than ${MAX_HOPS} relations: :${route} takes a field at most two relations away (customer.region.name).`)
   }
 }
 
@@ -167,7 +175,7 @@ function aggregateRows (access: AccessPlan, accessOf: AccessOf, input: Aggregate
     filterText,
     name: field.name,
     field: field.field,
-    via: field.via,
+    via: attachHops(field.via, accessOf),
   }
 }
 
@@ -180,14 +188,14 @@ export interface AggregateInput {
 export interface FacetsInput extends AggregateInput { readonly limit?: unknown }
 
 export function planFacets (input: FacetsInput, access: AccessPlan, services: PlanServices, accessOf: AccessOf): FacetsPlan {
-  const field = aggregateField(access.query, relationsFor(accessOf), input.field, 'facets', COUNTABLE, 'count values of')
+  const field = aggregateField(access.query, callerGraph(accessOf), input.field, 'facets', COUNTABLE, 'count values of')
   return { kind: 'facets', ...aggregateRows(access, accessOf, input, services, field), limit: count('limit', input.limit, FACETS_LIMIT) }
 }
 
 export interface HistogramInput extends AggregateInput { readonly buckets?: unknown }
 
 export function planHistogram (input: HistogramInput, access: AccessPlan, services: PlanServices, accessOf: AccessOf): HistogramPlan {
-  const field = aggregateField(access.query, relationsFor(accessOf), input.field, 'histogram', NUMERIC, 'make a histogram of')
+  const field = aggregateField(access.query, callerGraph(accessOf), input.field, 'histogram', NUMERIC, 'make a histogram of')
   return { kind: 'histogram', ...aggregateRows(access, accessOf, input, services, field), buckets: count('buckets', input.buckets, HISTOGRAM_BUCKETS) }
 }
 
@@ -246,7 +254,7 @@ export function checkBucketCount (spanMs: number, granularity: Granularity): voi
 }
 
 export function planSeries (input: SeriesInput, access: AccessPlan, services: PlanServices, accessOf: AccessOf): SeriesPlan {
-  const field = aggregateField(access.query, relationsFor(accessOf), input.field, 'series', TEMPORAL, 'count over time')
+  const field = aggregateField(access.query, callerGraph(accessOf), input.field, 'series', TEMPORAL, 'count over time')
   const timeZone = parseTimeZone(input.time_zone)
   const asked = once('granularity', input.granularity)
   if (asked !== undefined && !(GRANULARITIES as readonly string[]).includes(asked)) {

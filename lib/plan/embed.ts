@@ -1,21 +1,18 @@
 // `fields` paths → the record's own fields and the relations it embeds (docs/relations.md,
-// "Embedding"). Each step of a path is resolved against what the caller may read at that step:
-// the fields they read of that resource and the relations they may follow from it (canFollow).
-// Anything else is, to them, no field at all, so it is refused exactly as a misspelt one, and the
-// did-you-mean only ever offers what they could have asked for.
+// "Embedding"). Each path is resolved by the one resolver (lib/query/paths.ts) against the
+// caller's graph: the fields they read of each resource and the relations they may follow from
+// it. Anything else is, to them, no field at all, so it is refused exactly as a misspelt one, and
+// the did-you-mean only ever offers what they could have asked for.
 import type { AccessPlan } from '../access/types.js'
-import { canFollow } from '../access/relations.js'
 import type { FieldModel, RelationModel, ResourceModel } from '../model/types.js'
 import type { OrderTerm } from '../query/order-by.js'
 import type { Selections } from '../model/selection.js'
 import type { BoundedCache } from '../cache.js'
-import { fieldMaskItems, fieldMaskName, invalidParameter, parseFieldMask, unknownField } from '../query/params.js'
+import { fieldMaskItems, fieldMaskName, invalidParameter, parseFieldMask } from '../query/params.js'
+import { MAX_HOPS, resolvePath, type PathPurpose, type RelationGraph } from '../query/paths.js'
 import { readScope } from './scope.js'
 import type { EmbedPlan } from './types.js'
-import type { AccessOf } from './filter.js'
-
-/** How many relations a path may go through: `customer.region.name`, no further. */
-export const MAX_EMBED_DEPTH = 2
+import { callerGraph, type AccessOf } from './graph.js'
 
 export const NO_EMBEDS: readonly EmbedPlan[] = Object.freeze([])
 
@@ -37,62 +34,42 @@ class Asked {
   all = false
   readonly fields = new Set<string>()
   readonly relations = new Map<string, { readonly relation: RelationModel, readonly asked: Asked }>()
-  #readable: ReadonlySet<string> | undefined
-  #followable: ReadonlyMap<string, RelationModel> | undefined
 
-  constructor (readonly access: AccessPlan, readonly depth: number, private readonly accessOf: AccessOf) {}
-
-  reads (name: string): boolean {
-    this.#readable ??= new Set(this.access.readable.map((f) => f.name))
-    return this.#readable.has(name)
-  }
-
-  /** The relation by this name the caller may follow from here, to-one or to-many. */
-  follows (name: string): RelationModel | undefined {
-    this.#followable ??= new Map([...this.access.model.relations].filter(([, relation]) => canFollow(this.access, relation, this.accessOf(relation.target))))
-    return this.#followable.get(name)
-  }
-
-  /** What a path may name here: readable fields, and the relations one may still embed. */
-  candidates (): string[] {
-    const names = this.access.readable.map((f) => f.name)
-    if (this.depth >= MAX_EMBED_DEPTH) return names
-    for (const relation of this.access.model.relations.values()) {
-      if (this.follows(relation.name) !== undefined) names.push(relation.name)
-    }
-    return names
-  }
+  constructor (readonly access: AccessPlan, private readonly accessOf: AccessOf) {}
 
   child (relation: RelationModel): Asked {
     let embedded = this.relations.get(relation.name)
     if (embedded === undefined) {
-      embedded = { relation, asked: new Asked(this.accessOf(relation.target), this.depth + 1, this.accessOf) }
+      embedded = { relation, asked: new Asked(this.accessOf(relation.target), this.accessOf) }
       this.relations.set(relation.name, embedded)
     }
     return embedded.asked
   }
 }
 
-/** Adds one `fields` item to what the mask asks, step by step from the top record. */
-function ask (top: Asked, name: string): void {
+/** `fields` paths: through any relation the caller may follow, to a field they read or to a whole related record. */
+export const FIELDS_PATHS: PathPurpose = { fields: (query) => query.readable, toMany: true, endOnRelation: true, keys: false }
+
+/** Adds one `fields` item to what the mask asks, resolved from the top record (lib/query/paths.ts). */
+function ask (top: Asked, name: string, graph: RelationGraph): void {
   const steps = name.split('.')
+  // `customer.etag`: the embedded record with its etag alone, as `fields=etag` is at the top.
+  const etagOnly = steps.length > 1 && steps.at(-1) === 'etag'
+  const resolved = resolvePath(etagOnly ? steps.slice(0, -1) : steps, top.access.query, graph, FIELDS_PATHS)
+  if (!resolved.ok) {
+    const { failure } = resolved
+    if (failure.reason === 'too-deep') invalidParameter('fields', `fields: '${name}' goes through more than ${MAX_HOPS} relations: an embed is at most two levels deep (customer.region.name).`)
+    invalidParameter('fields', `fields: '${name}' is not a field${failure.reason === 'unknown' && failure.suggestion !== undefined ? ` (did you mean '${failure.suggestion}'?)` : ''}.`)
+  }
+  const { hops, field } = resolved.path
+  if (etagOnly && field !== undefined) invalidParameter('fields', `fields: '${name}' is not a field.`)
   let at = top
-  for (let i = 0; i < steps.length; i++) {
-    const step = steps[i]!
-    const last = i === steps.length - 1
-    // `customer.etag`: the embedded record with its etag alone, as `fields=etag` is at the top.
-    if (last && i > 0 && step === 'etag') return
-    if (last && at.reads(step)) {
-      at.fields.add(step)
-      return
-    }
-    const prefix = steps.slice(0, i).map((s) => `${s}.`).join('')
-    const relation = at.follows(step)
-    if (relation === undefined) unknownField(name, prefix + step, at.candidates().map((c) => prefix + c))
-    if (at.depth >= MAX_EMBED_DEPTH) invalidParameter('fields', `fields: '${name}' goes through more than ${MAX_EMBED_DEPTH} relations: an embed is at most two levels deep (customer.region.name).`)
-    at = at.child(relation)
-    // A relation named last embeds every field the caller may read there.
-    if (last) at.all = true
+  for (const hop of hops) at = at.child(hop.relation)
+  // A relation named last embeds every field the caller may read there.
+  if (field === undefined) {
+    if (!etagOnly) at.all = true
+  } else {
+    at.fields.add(field.name)
   }
 }
 
@@ -149,11 +126,12 @@ export function planReadMask (access: AccessPlan, value: unknown, selections: Se
 }
 
 function readMask (access: AccessPlan, value: unknown, selections: Selections, accessOf: AccessOf): ReadMask {
-  const top = new Asked(access, 0, accessOf)
+  const top = new Asked(access, accessOf)
+  const graph = callerGraph(accessOf)
   for (const raw of fieldMaskItems(value)) {
     const name = fieldMaskName(raw)
     if (name === '' || name === 'etag') continue
-    ask(top, name)
+    ask(top, name, graph)
   }
   return { fields: fieldsOf(top), embeds: embedsOf(top, '', selections, { next: 0 }) }
 }

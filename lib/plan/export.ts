@@ -6,13 +6,14 @@
 // (docs/relations.md, "Export").
 import type { AccessPlan } from '../access/types.js'
 import { exportRows } from '../access/row-filter.js'
-import { canFollow } from '../access/relations.js'
 import type { Selection } from '../model/selection.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
 import { fieldMaskItems, fieldMaskName, invalidParameter, parseShowDeleted, textParameter } from '../query/params.js'
-import { MAX_FILTER_QUERY, planFilter, planOrder, type AccessOf } from './filter.js'
+import { MAX_FILTER_QUERY, planFilter, planOrder } from './filter.js'
+import { callerGraph, type AccessOf } from './graph.js'
+import { resolvePath, type RelationGraph } from '../query/paths.js'
 import { readScope, type PlanServices } from './read.js'
-import { planReadMask } from './embed.js'
+import { FIELDS_PATHS, planReadMask } from './embed.js'
 import type { EmbedPlan, OrderTerm, ReadScope } from './types.js'
 import type { ResourceModel } from '../model/types.js'
 
@@ -75,26 +76,20 @@ function formatOf (parameter: unknown, accept: string | undefined): ExportFormat
  * The to-many relation a `fields` path goes through, as far as the caller may follow it: a path
  * they may not take is left to the mask, which refuses it as an unknown field.
  */
-function toManyIn (name: string, access: AccessPlan, accessOf: AccessOf): string | undefined {
-  let at = access
-  const steps = name.split('.')
-  for (let i = 0; i < steps.length; i++) {
-    const relation = at.model.relations.get(steps[i]!)
-    if (relation === undefined) return undefined
-    const target = accessOf(relation.target)
-    if (!canFollow(at, relation, target)) return undefined
-    if (relation.kind === 'many') return steps.slice(0, i + 1).join('.')
-    at = target
-  }
-  return undefined
+function toManyIn (name: string, access: AccessPlan, graph: RelationGraph): string | undefined {
+  const resolved = resolvePath(name.split('.'), access.query, graph, FIELDS_PATHS)
+  if (!resolved.ok) return undefined
+  const many = resolved.path.hops.findIndex((hop) => hop.relation.kind === 'many')
+  return many < 0 ? undefined : resolved.path.hops.slice(0, many + 1).map((hop) => hop.relation.name).join('.')
 }
 
 /** Refuses paths through a to-many in CSV: no column holds many records (NDJSON embeds them). */
 function refuseToManyInCsv (value: unknown, access: AccessPlan, accessOf: AccessOf): void {
   if (value === undefined || access.model.relations.size === 0) return
+  const graph = callerGraph(accessOf)
   for (const raw of fieldMaskItems(value)) {
     const name = fieldMaskName(raw)
-    const many = toManyIn(name, access, accessOf)
+    const many = toManyIn(name, access, graph)
     if (many !== undefined) invalidParameter('fields', `fields: '${name}': ${many} is a to-many relation, which cannot be a CSV column: a column holds one value a record.`)
   }
 }

@@ -25,7 +25,7 @@ export interface PlanServices {
 
 /** Whether the caller sees only some rows of the table, whatever their filter: a row filter or a tenant. */
 export function narrowed (model: ResourceModel, scope: ReadScope): boolean {
-  return scope.rows !== undefined || model.tenant !== undefined
+  return scope.rows !== undefined || model.tenancy !== undefined
 }
 
 /**

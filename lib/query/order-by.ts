@@ -1,11 +1,10 @@
 // AIP-132 order_by: `field [asc|desc], ...` over the caller's sortable fields, a resource's own or
 // a related record's through to-one relations (`customer.name desc`, ./path.ts). The key always
 // ends the order as a tiebreaker, so every row has exactly one place and keyset pages are exact.
-import { nearest } from '../text.js'
 import { span, type QueryIssue } from './span.js'
-import type { FilterRelation, QueryModel, RelationsOf } from './filter/checked.js'
+import { UNATTACHED, type QueryModel } from './filter/checked.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
-import { pathName, resolvePath, type PathFailure } from './path.js'
+import { MAX_HOPS, NO_RELATIONS, pathName, resolvePath, type PathFailure, type PathPurpose, type RelationGraph, type ScopedHop } from './paths.js'
 
 export interface OrderTerm {
   readonly field: FieldModel
@@ -13,9 +12,10 @@ export interface OrderTerm {
   /**
    * The to-one relations followed to `field`, a field of the record they lead to (`customer.name`);
    * absent for a field of the resource's own. Such a value is NULL where the reference is null or
-   * names a row the caller may not read there.
+   * names a row the caller may not read there. Parsed, each hop's scope is unattached; the plan
+   * gives it the caller's rows there (lib/plan/graph.ts).
    */
-  readonly via?: readonly FilterRelation[] | undefined
+  readonly via?: readonly ScopedHop[] | undefined
 }
 
 /** The term's field as the caller named it: `title`, `customer.name`. */
@@ -41,32 +41,30 @@ type OrderIssue = QueryIssue & { readonly hint: string }
 
 export type OrderResult = { readonly ok: true, readonly order: readonly OrderTerm[] } | { readonly ok: false, readonly issues: readonly OrderIssue[] }
 
-const NO_RELATIONS: RelationsOf = () => new Map()
-const sortable = (query: QueryModel): ReadonlyMap<string, FieldModel> => query.sortable
+/** order_by's paths: through to-one relations to a field the caller may sort by. */
+export const ORDER_PATHS: PathPurpose = { fields: (query: QueryModel): ReadonlyMap<string, FieldModel> => query.sortable, toMany: false, endOnRelation: false, keys: false }
 
 /** The issue of a path that is no field the caller may order by; an unknown one reads as today's unknown field. */
 function pathIssue (name: string, failure: PathFailure, at: QueryIssue['span']): OrderIssue {
   switch (failure.reason) {
-    case 'unknown': {
-      const suggestion = nearest(name, failure.candidates)
+    case 'unknown':
       return {
         code: 'unknown-field',
         message: `There is no field '${name}' to order by.`,
-        hint: suggestion !== undefined ? `Did you mean '${suggestion}'?` : `Fields you can order by: ${failure.fields.join(', ') || 'none'}.`,
+        hint: failure.suggestion !== undefined ? `Did you mean '${failure.suggestion}'?` : `Fields you can order by: ${failure.fields.join(', ') || 'none'}.`,
         span: at,
       }
-    }
     case 'relation':
-      return { code: 'invalid-path', message: `'${failure.relation}' is a relation: order by one of its fields.`, hint: `Name a field of it: ${failure.relation}.${failure.example ?? 'field'}.`, span: at }
+      return { code: 'invalid-path', message: `'${failure.written}' is a relation: order by one of its fields.`, hint: `Name a field of it: ${failure.written}.${failure.example ?? 'field'}.`, span: at }
     case 'to-many':
-      return { code: 'invalid-path', message: `'${failure.relation}' is a to-many relation: order_by follows to-one relations only.`, hint: 'Order by a field of the record or of a to-one relation (customer.name); filter on the to-many one instead.', span: at }
+      return { code: 'invalid-path', message: `'${failure.written}' is a to-many relation: order_by follows to-one relations only.`, hint: 'Order by a field of the record or of a to-one relation (customer.name); filter on the to-many one instead.', span: at }
     case 'too-deep':
-      return { code: 'invalid-path', message: 'A path in order_by follows at most 2 relations.', hint: 'Order by a field at most two relations away: customer.region.name.', span: at }
+      return { code: 'invalid-path', message: `A path in order_by follows at most ${MAX_HOPS} relations.`, hint: 'Order by a field at most two relations away: customer.region.name.', span: at }
   }
 }
 
-/** `relationsOf`: the relations the caller may follow from each resource, for paths; none by default. */
-export function parseOrderBy (text: string, model: ResourceModel, query: QueryModel, relationsOf: RelationsOf = NO_RELATIONS): OrderResult {
+/** `graph`: the relations a path may follow from each resource (lib/query/paths.ts); none by default. */
+export function parseOrderBy (text: string, model: ResourceModel, query: QueryModel, graph: RelationGraph = NO_RELATIONS): OrderResult {
   const issues: OrderIssue[] = []
   const order: OrderTerm[] = []
   const seen = new Set<string>()
@@ -88,13 +86,14 @@ export function parseOrderBy (text: string, model: ResourceModel, query: QueryMo
       issues.push({ code: 'syntax', message: 'A term of order_by is a field and an optional direction.', hint: 'Separate terms with commas: a desc, b.', span: span(at, at + extra[0].length) })
       continue
     }
-    const resolved = resolvePath(name![0], query, relationsOf, sortable)
+    const resolved = resolvePath(name![0].split('.'), query, graph, ORDER_PATHS)
     if (!resolved.ok) {
       issues.push(pathIssue(name![0], resolved.failure, nameSpan))
       continue
     }
-    const { field, via } = resolved.path
-    const written = resolved.path.name
+    const field = resolved.path.field!
+    const via = resolved.path.hops.map((hop) => ({ ...hop, scope: UNATTACHED }))
+    const written = pathName(field, via)
     const dir = direction?.[0].toLowerCase()
     if (dir !== undefined && dir !== 'asc' && dir !== 'desc') {
       const at = pieceStart + direction!.index!

@@ -10,10 +10,11 @@ export function queryModel (resource: string, readable: readonly FieldModel[], t
   const names = (fields: readonly FieldModel[]): string => fields.map((f) => f.name).join(',')
   return {
     resource,
+    readable: new Map(readable.map((f) => [f.name, f])),
     filterable: new Map(filterable.map((f) => [f.name, f])),
     sortable: new Map(sortable.map((f) => [f.name, f])),
     searchable,
     trigram,
-    cacheKey: `${resource}\0${names(filterable)}\0${names(sortable)}\0${names(searchable)}\0`,
+    cacheKey: `${resource}\0${names(readable)}\0${names(filterable)}\0${names(sortable)}\0${names(searchable)}\0`,
   }
 }

@@ -8,7 +8,7 @@ import type { Sql } from '../sql/sql.js'
 import { compileCount, compileFiltered, compileList } from '../sql/read.js'
 import type { EmbedPlan, ListPlan } from '../plan/types.js'
 import { narrowed } from '../plan/read.js'
-import { conditionsOf, filterStructure, type CheckedFilter, type FilterCondition, type SqlComparator } from '../query/filter/checked.js'
+import { conditionsOf, filterStructure, scopeStructure, type CheckedFilter, type FilterCondition, type SqlComparator } from '../query/filter/checked.js'
 import type { FieldModel } from '../model/types.js'
 import { orderName, ownField } from '../query/order-by.js'
 
@@ -148,7 +148,7 @@ class PlanView implements ListGuardView {
       const filter = plan.filter === undefined ? '' : filterStructure(plan.filter)
       const rows = plan.scope.rows === undefined ? '' : filterStructure(plan.scope.rows)
       // A path's term reads the target under its row filter: its structure is part of the shape.
-      const order = plan.order.map((t) => `${orderName(t)} ${t.direction}${(t.via ?? []).map((hop) => hop.scope.rows === undefined ? '' : `[${filterStructure(hop.scope.rows)}]`).join('')}`).join(',')
+      const order = plan.order.map((t) => `${orderName(t)} ${t.direction}${(t.via ?? []).map((hop) => `[${scopeStructure(hop.target, hop.scope)}]`).join('')}`).join(',')
       // Embeds join more tables into the page's statement: a list with them is a shape of its own.
       const embeds = plan.embeds.length === 0 ? '' : `\0${embedsShape(plan.embeds)}`
       this.#shape = `${plan.kind}\0${plan.count}\0${plan.model.name}\0${plan.scope.showDeleted}\0${rows}\0${order}\0${filter}${embeds}`

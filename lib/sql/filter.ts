@@ -2,8 +2,8 @@
 // qualified by its table. The text depends only on the filter's shape, never on its values.
 // A condition across a relation is an EXISTS over the target's rows the caller may read.
 import { sql, type Sql } from './sql.js'
-import type { CheckedFilter, JsonTest, TypedValue } from '../query/filter/checked.js'
-import type { FieldModel, ResourceModel } from '../model/types.js'
+import type { CheckedFilter, JsonTest, RelatedScope, TypedValue } from '../query/filter/checked.js'
+import type { FieldModel, ResourceModel, Tenancy } from '../model/types.js'
 
 const INTEGER_COLUMNS = ['int2', 'int4', 'int8']
 
@@ -79,6 +79,25 @@ export interface ScopeOf {
 }
 
 /**
+ * The tenant condition of a tenancy through relations: the row these relations lead to, read as
+ * stored (a soft-deleted parent still carries its tenant), holds the tenant. One EXISTS over the
+ * hops' tables, each joined by its key, so every hop is one index lookup.
+ */
+function tenantThrough (tenancy: Tenancy & { kind: 'through' }, table: Sql, tenant: string | undefined): Sql {
+  const tables: Sql[] = []
+  const conditions: Sql[] = []
+  let from = table
+  tenancy.hops.forEach((hop, i) => {
+    const alias = sql.ident(`__tenant_${i + 1}`)
+    tables.push(sql`${hop.table} AS ${alias}`)
+    conditions.push(sql`${alias}.${sql.ident(hop.key)} = ${from}.${sql.ident(hop.column)}`)
+    from = alias
+  })
+  conditions.push(sql`${from}.${sql.ident(tenancy.column)} = ${tenant ?? null}`)
+  return sql`EXISTS (SELECT 1 FROM ${sql.join(tables)} WHERE ${sql.join(conditions, sql` AND `)})`
+}
+
+/**
  * The conditions that keep a query to the rows a caller may read: their tenant, live rows unless
  * `showDeleted`, the read rule's row filter. `table` qualifies the columns where the query reads
  * the resource under an alias (a related condition's); by default the tenant and soft-delete
@@ -87,17 +106,32 @@ export interface ScopeOf {
 export function scopeConditions (model: ResourceModel, scope: ScopeOf, table?: Sql, depth = 0): Sql[] {
   const column = (name: string): Sql => table === undefined ? sql.ident(name) : sql`${table}.${sql.ident(name)}`
   const conditions: Sql[] = []
-  if (model.tenant !== undefined) conditions.push(sql`${column(model.tenant)} = ${scope.tenant ?? null}`)
+  const { tenancy } = model
+  if (tenancy?.kind === 'column') conditions.push(sql`${column(tenancy.column)} = ${scope.tenant ?? null}`)
+  if (tenancy?.kind === 'through') conditions.push(tenantThrough(tenancy, table ?? model.table, scope.tenant))
   if (model.softDelete !== undefined && !scope.showDeleted) conditions.push(sql`${column(model.softDelete)} IS NULL`)
   if (scope.rows !== undefined) conditions.push(compileFilter(model, scope.rows, table, depth))
   return conditions
 }
 
 /**
+ * The conditions on a relation's target that a related condition or a path reads under: the
+ * caller's rows there (live ones only: show_deleted is the top level's), or none for a rule's
+ * path, which reads the rows as stored.
+ */
+export function relatedScopeConditions (target: ResourceModel, scope: RelatedScope, table: Sql, depth: number): Sql[] {
+  switch (scope.kind) {
+    case 'caller': return scopeConditions(target, { tenant: scope.tenant, rows: scope.rows, showDeleted: false }, table, depth)
+    case 'stored': return []
+    case 'unattached': throw new Error(`a path to ${target.name} reached SQL without the caller's scope there`)
+  }
+}
+
+/**
  * `EXISTS (SELECT 1 FROM target AS alias WHERE link AND scope AND condition)`. The alias is the
  * nesting depth's, so a second level (or a relation of a table to itself) never names the outer
  * table's columns; a to-one links the target's key to this row's field, a to-many the target's
- * `by` to this row's key. Soft-deleted targets never count: show_deleted is the top level's.
+ * `by` to this row's key.
  */
 function relatedCondition (model: ResourceModel, table: Sql, node: Extract<CheckedFilter, { kind: 'related' }>, depth: number): Sql {
   const { relation, target } = node
@@ -105,7 +139,7 @@ function relatedCondition (model: ResourceModel, table: Sql, node: Extract<Check
   const link = relation.kind === 'one'
     ? sql`${alias}.${sql.ident(target.key[0]!.column)} = ${table}.${sql.ident(relation.field.column)}`
     : sql`${alias}.${sql.ident(relation.by.column)} = ${table}.${sql.ident(model.key[0]!.column)}`
-  const conditions = [link, ...scopeConditions(target, { ...node.scope, showDeleted: false }, alias, depth + 1), compileFilter(target, node.condition, alias, depth + 1)]
+  const conditions = [link, ...relatedScopeConditions(target, node.scope, alias, depth + 1), compileFilter(target, node.condition, alias, depth + 1)]
   return sql`EXISTS (SELECT 1 FROM ${target.table} AS ${alias} WHERE ${sql.join(conditions, sql` AND `)})`
 }
 

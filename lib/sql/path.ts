@@ -1,4 +1,4 @@
-// The value of a field reached through to-one relations (lib/query/path.ts), for order_by and the
+// The value of a field reached through to-one relations (lib/query/paths.ts), for order_by and the
 // aggregates: a LEFT JOIN LATERAL of one column, the field of the related row the caller may read
 // there (its tenant, its read rule's row filter, live rows only), NULL where the reference is null
 // or the row is outside that scope. The join is by the target's key, so each level is one index
@@ -6,8 +6,8 @@
 // select list (or GROUP BY) all name the same column.
 import { sql, type Sql } from './sql.js'
 import { qualifiedColumnOf } from './record.js'
-import { scopeConditions } from './filter.js'
-import type { FilterRelation } from '../query/filter/checked.js'
+import { relatedScopeConditions } from './filter.js'
+import type { ScopedHop } from '../query/paths.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 
 /** The one column of a path's lateral. */
@@ -26,7 +26,7 @@ export interface PathValue {
  * table to itself never names the outer row's columns; every level's scope is in the subquery, so
  * an invisible row anywhere on the way leaves no row, which the LEFT JOIN makes a NULL.
  */
-export function pathValue (model: ResourceModel, via: readonly FilterRelation[], field: FieldModel, alias: string): PathValue {
+export function pathValue (model: ResourceModel, via: readonly ScopedHop[], field: FieldModel, alias: string): PathValue {
   const tables: Sql[] = []
   const conditions: Sql[] = []
   let from = model
@@ -36,7 +36,7 @@ export function pathValue (model: ResourceModel, via: readonly FilterRelation[],
     if (hop.relation.kind !== 'one') throw new Error(`pathValue: ${hop.relation.name} is not a to-one relation`)
     tables.push(sql`${hop.target.table} AS ${table}`)
     conditions.push(sql`${qualifiedColumnOf(target, target.key[0]!)} = ${qualifiedColumnOf(from, hop.relation.field)}`)
-    conditions.push(...scopeConditions(target, { ...hop.scope, showDeleted: false }, table, i + 1))
+    conditions.push(...relatedScopeConditions(target, hop.scope, table, i + 1))
     from = target
   })
   const name = sql.ident(alias)

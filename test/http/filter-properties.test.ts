@@ -175,6 +175,7 @@ const MODEL = buildModel('orders', ORDERS)
 const QUERY: QueryModel = {
   resource: 'orders',
   cacheKey: 'orders',
+  readable: new Map([...MODEL.fields.values()].map((f) => [f.name, f])),
   filterable: new Map([...MODEL.fields.values()].filter((f) => f.filterable && f.name !== 'version').map((f) => [f.name, f])),
   sortable: new Map(),
   searchable: [...MODEL.fields.values()].filter((f) => f.searchable),

@@ -22,7 +22,7 @@ const models = buildModels({
     },
   },
 })
-const resolver = new AccessResolver(models, { bundles: undefined, defaultAccess: undefined, trigram: false, ruleFilters: new RuleFilters() })
+const resolver = new AccessResolver(models, { bundles: undefined, defaultAccess: undefined, trigram: false, ruleFilters: new RuleFilters(models) })
 const planOf = (id: string, roles: string[], resource = 'notes') => callerAccess(resolver, { user: { id, roles } })(resource)
 
 test('callers who read the same fields share field lists and query model; their row filters stay their own', () => {

@@ -8,7 +8,9 @@ import { buildModels } from '../../lib/model/build.js'
 import type { ResourceModel } from '../../lib/model/types.js'
 import { parseFilter } from '../../lib/query/filter/parser.js'
 import { checkFilter } from '../../lib/query/filter/checker.js'
-import { filterStructure, traverses, type CheckedFilter, type FilterRelation, type RelatedScope, type RelationsOf } from '../../lib/query/filter/checked.js'
+import { filterStructure, traverses, type CheckedFilter, type RelatedScope } from '../../lib/query/filter/checked.js'
+import type { PathHop, RelationGraph } from '../../lib/query/paths.js'
+import { withScopes } from '../../lib/plan/graph.js'
 import { queryModel } from '../../lib/query/query-model.js'
 import { compileFilter } from '../../lib/sql/filter.js'
 import { compile } from '../../lib/sql/sql.js'
@@ -32,22 +34,27 @@ const model = (name: string): ResourceModel => MODELS.get(name)!
 const readable = (name: string, hidden: readonly string[] = []) => queryModel(name, [...model(name).fields.values()].filter((f) => !hidden.includes(f.name)), true)
 const ORDERS = readable('orders')
 
-/** Everything followable; customers without `secret`, and narrowed to segment `retail` when `rows`. */
-function relations (scope: RelatedScope = { tenant: 't1', rows: undefined }, follow = true): RelationsOf {
-  const side = (from: string, name: string, hidden: readonly string[] = []): [string, FilterRelation] => {
+/** Everything followable; customers without `secret`. */
+function relations (follow = true): RelationGraph {
+  const side = (from: string, name: string, hidden: readonly string[] = []): [string, PathHop] => {
     const relation = model(from).relations.get(name)!
-    return [name, { relation, target: model(relation.target), query: readable(relation.target, hidden), scope: relation.target === 'customers' ? scope : { tenant: 't1', rows: undefined } }]
+    return [name, { relation, target: model(relation.target), query: readable(relation.target, hidden) }]
   }
-  const all: Record<string, Map<string, FilterRelation>> = {
+  const all: Record<string, Map<string, PathHop>> = {
     orders: new Map(follow ? [side('orders', 'customer', ['secret']), side('orders', 'lines')] : []),
     customers: new Map([side('customers', 'region')]),
     regions: new Map([side('regions', 'customers', ['secret'])]),
   }
-  return (resource) => all[resource] ?? new Map()
+  return (resource: string) => all[resource] ?? new Map()
 }
 
-function check (text: string, relationsOf = relations()) {
-  return checkFilter(parseFilter(text), ORDERS, relationsOf)
+/** The caller's rows of each target, as the plan attaches them: customers narrowed to `customers` when given. */
+function scoped (filter: CheckedFilter, customers: RelatedScope = { kind: 'caller', tenant: 't1', rows: undefined }): CheckedFilter {
+  return withScopes(filter, (target) => target.name === 'customers' ? customers : { kind: 'caller', tenant: 't1', rows: undefined })
+}
+
+function check (text: string, graph = relations()) {
+  return checkFilter(parseFilter(text), ORDERS, graph)
 }
 
 function show (f: CheckedFilter): string {
@@ -65,14 +72,14 @@ function show (f: CheckedFilter): string {
   }
 }
 
-function ok (text: string, relationsOf = relations()): CheckedFilter {
-  const result = check(text, relationsOf)
+function ok (text: string, graph = relations()): CheckedFilter {
+  const result = check(text, graph)
   if (!result.ok) assert.fail(`${text}: ${JSON.stringify(result.issues)}`)
   return result.filter!
 }
 
-function issues (text: string, relationsOf = relations()) {
-  const result = check(text, relationsOf)
+function issues (text: string, graph = relations()) {
+  const result = check(text, graph)
   if (result.ok) assert.fail(`${text} was accepted`)
   return result.issues
 }
@@ -92,18 +99,19 @@ test('paths through relations become related conditions, one per condition, nest
 })
 
 test('without the relation, or without the field on its target, the issue is word for word an unknown field\'s', () => {
-  const unfollowable = issues('customer.country = DE', relations(undefined, false))
-  const unknown = issues('customex.country = DE', relations(undefined, false))
+  const unfollowable = issues('customer.country = DE', relations(false))
+  const unknown = issues('customex.country = DE', relations(false))
   assert.deepEqual(unfollowable, [{ ...unknown[0], message: "There is no field 'customer' to filter on." }])
   assert.deepEqual(unfollowable, issues('customer.country = DE', () => new Map()))
   const hidden = issues('customer.secret = x')
   const missing = issues('customer.secrex = x')
   assert.deepEqual(hidden, [{ ...missing[0], message: "There is no field 'customer.secret' to filter on." }])
   assert.doesNotMatch(JSON.stringify(issues('customer.secre = x')), /secret/)
-  // A mistyped relation is suggested to a caller who may follow it, never to one who may not.
-  assert.equal(issues('custome.country = DE')[0]!.hint, "Did you mean 'customer'?")
-  assert.equal(issues('custome.country = DE', relations(undefined, false))[0]!.hint, 'Fields you can filter on: id, title, meta, customer_id.')
-  assert.equal(issues('customer.regio.name = EU')[0]!.hint, "Did you mean 'customer.region'?")
+  // A mistyped relation is suggested to a caller who may follow it, never to one who may not: the
+  // nearest whole path that would work.
+  assert.equal(issues('custome.country = DE')[0]!.hint, "Did you mean 'customer.country'?")
+  assert.equal(issues('custome.country = DE', relations(false))[0]!.hint, 'Fields you can filter on: id, title, meta, customer_id.')
+  assert.equal(issues('customer.regio.name = EU')[0]!.hint, "Did you mean 'customer.region.name'?")
   // Hidden at the second level, and a relation of the target the caller may not follow.
   assert.equal(issues('customer.region.customers.secret = x')[0]!.code, 'invalid-path')
   assert.equal(issues('lines.order.id = 1')[0]!.message, "There is no field 'lines.order' to filter on.")
@@ -118,7 +126,7 @@ test('a relation alone, ending a path, or a third relation is refused with its s
 })
 
 test('the SQL: EXISTS over the target under its own alias, linked, scoped (tenant, live, row rule), values bound', () => {
-  const filter = ok('customer.region.name = EU AND NOT lines.sku = x', relations({ tenant: 't1', rows: RETAIL }))
+  const filter = scoped(ok('customer.region.name = EU AND NOT lines.sku = x'), { kind: 'caller', tenant: 't1', rows: RETAIL })
   const { text, values } = compile(compileFilter(model('orders'), filter))
   assert.equal(text, '(EXISTS (SELECT 1 FROM "customers" AS "__related_1" WHERE "__related_1"."id" = "orders"."customer_id" AND "__related_1"."tenant_id" = $1 AND "__related_1"."deleted_at" IS NULL AND "__related_1"."segment" = $2 ' +
     'AND EXISTS (SELECT 1 FROM "regions" AS "__related_2" WHERE "__related_2"."id" = "__related_1"."region_id" AND "__related_2"."name" = $3)) ' +
@@ -127,12 +135,12 @@ test('the SQL: EXISTS over the target under its own alias, linked, scoped (tenan
 })
 
 test('a related condition: never evaluated on a sample, part of the shape with its row rule, and traversal is seen', () => {
-  const filter = ok('customer.country = DE')
+  const filter = scoped(ok('customer.country = DE'))
   assert.equal(sampleMatcher(filter, Date.now()), undefined)
   assert.equal(sampleMatcher(ok('title = a AND lines.sku = b'), Date.now()), undefined)
   assert.equal(traverses(filter), true)
   assert.equal(traverses(ok('title = a')), false)
-  const narrowed = ok('customer.country = DE', relations({ tenant: 't1', rows: RETAIL }))
+  const narrowed = scoped(ok('customer.country = DE'), { kind: 'caller', tenant: 't1', rows: RETAIL })
   assert.notEqual(filterStructure(narrowed), filterStructure(filter))
-  assert.equal(filterStructure(ok('customer.country = FR')), filterStructure(filter))
+  assert.equal(filterStructure(scoped(ok('customer.country = FR'))), filterStructure(filter))
 })

@@ -31,12 +31,12 @@ const models = await withClient(databaseUrl, async (db) => await introspectModel
 })))
 const services = {
   selections: new Selections(),
-  checks: { filters: new BoundedCache<never>(10), orders: new BoundedCache<never>(10) },
+  checks: { filters: new BoundedCache<never>(10), orders: new BoundedCache<never>(10), graphs: new BoundedCache<never>(10) },
   pageTokens: pageTokens(deriveKey('x'.repeat(32), 'page-token')),
   etags: etags(deriveKey('x'.repeat(32), 'etag')),
 }
 const access = resolveAccess({ user: { id: 'u1', roles: ['user'] }, tenant: undefined }, models.get('items')!,
-  { bundles: undefined, defaultAccess: undefined, trigram: true, ruleFilters: new RuleFilters() })
+  { bundles: undefined, defaultAccess: undefined, trigram: true, ruleFilters: new RuleFilters(models) })
 
 const plan = (input: ListInput): ListPlan => planList(input, { access, accessOf: () => access, services, rowPermissions: true, maxFilterLength: MAX_FILTER_QUERY })
 const read = async (listed: ListPlan): Promise<Row[]> => await withClient(databaseUrl, async (db) => await rows<Row>(db, compileList(listed)))

@@ -61,10 +61,10 @@ const models = await onDatabase((db) => introspectModels(db, buildModels({
 
 const services: PlanServices = {
   selections: new Selections(),
-  checks: { filters: new BoundedCache(10), orders: new BoundedCache(10) },
+  checks: { filters: new BoundedCache(10), orders: new BoundedCache(10), graphs: new BoundedCache(10) },
   pageTokens: pageTokens(deriveKey('x'.repeat(32), 'page-token')),
 }
-const settings = { bundles: undefined, defaultAccess: undefined, trigram: true, ruleFilters: new RuleFilters() }
+const settings = { bundles: undefined, defaultAccess: undefined, trigram: true, ruleFilters: new RuleFilters(models) }
 const access = (resource: string): AccessPlan =>
   resolveAccess({ user: { id: 'u1', roles: ['user'] }, tenant: 't1' }, models.get(resource)!, settings)
 const ORDERS_ACCESS = access('orders')

@@ -25,27 +25,25 @@ export type CheckedFilter =
   | { readonly kind: 'json-path', readonly field: FieldModel, readonly path: readonly string[], readonly test: JsonTest }
   /**
    * A condition on the rows a relation leads to (`customer.country = "DE"`, `lines.sku:"X"`): true
-   * when SOME row of the target that the caller may read (its `scope`, live rows only) is linked
-   * and passes `condition`, which is checked against the target's fields.
+   * when SOME row of the target within `scope` is linked and passes `condition`, which is checked
+   * against the target's fields.
    */
   | { readonly kind: 'related', readonly relation: RelationModel, readonly target: ResourceModel, readonly scope: RelatedScope, readonly condition: CheckedFilter }
 
-/** The rows of a relation's target a caller may read: their tenant and the read rule's row filter (soft-deleted rows never). */
-export interface RelatedScope {
-  readonly tenant: string | undefined
-  readonly rows: CheckedFilter | undefined
-}
+/**
+ * Which rows of a relation's target a related condition or a path reads. `caller`: the rows the
+ * caller may read there (their tenant and the read rule's row filter; soft-deleted rows never), for
+ * what a request names. `stored`: the rows as stored, whoever may read them, for what a rule
+ * names (the rule is the server's policy, not the caller's view). `unattached`: a request's path as
+ * checked, before the plan gives each hop the caller's rows there; it is never compiled.
+ */
+export type RelatedScope =
+  | { readonly kind: 'caller', readonly tenant: string | undefined, readonly rows: CheckedFilter | undefined }
+  | { readonly kind: 'stored' }
+  | { readonly kind: 'unattached' }
 
-/** A relation the caller may follow, as a filter sees it: the target, what they may filter there, and which rows. */
-export interface FilterRelation {
-  readonly relation: RelationModel
-  readonly target: ResourceModel
-  readonly query: QueryModel
-  readonly scope: RelatedScope
-}
-
-/** The relations a caller may follow from a resource, by name; one they may not follow is absent. */
-export type RelationsOf = (resource: string) => ReadonlyMap<string, FilterRelation>
+export const UNATTACHED: RelatedScope = Object.freeze({ kind: 'unattached' })
+export const AS_STORED: RelatedScope = Object.freeze({ kind: 'stored' })
 
 /** What a json-path condition tests of the value at its path; no value there makes each false (or NULL). */
 export type JsonTest =
@@ -60,9 +58,11 @@ export type JsonTest =
   /** The value there holds the key or the string element, or is that string (`:`, as jsonb's `?`). */
   | { readonly kind: 'has', readonly key: string }
 
-/** What a caller may filter, sort and search: the restricted model the checkers are given. */
+/** What a caller may read, filter, sort and search: the restricted model the checkers are given. */
 export interface QueryModel {
   readonly resource: string
+  /** Every field the caller reads: what a `fields` path may name. */
+  readonly readable: ReadonlyMap<string, FieldModel>
   readonly filterable: ReadonlyMap<string, FieldModel>
   readonly sortable: ReadonlyMap<string, FieldModel>
   readonly searchable: readonly FieldModel[]
@@ -118,15 +118,17 @@ export function filterStructure (filter: CheckedFilter): string {
     case 'similar':
     case 'regex':
     case 'has-key': return `${filter.field.name} ${filter.kind}`
-    case 'related': {
-      const { scope, target } = filter
-      const rows = scope.rows === undefined ? '' : filterStructure(scope.rows)
-      return `${filter.relation.name}[${target.tenant !== undefined} ${rows}](${filterStructure(filter.condition)})`
-    }
+    case 'related': return `${filter.relation.name}[${scopeStructure(filter.target, filter.scope)}](${filterStructure(filter.condition)})`
     case 'json-path': {
       const { test } = filter
       const detail = test.kind === 'compare' ? `${test.op} ${test.type}` : test.kind === 'like' || test.kind === 'null' ? String(test.negated) : ''
       return `${filter.field.name} ${JSON.stringify(filter.path)} ${test.kind} ${detail}`
     }
   }
+}
+
+/** A related scope's structure: which conditions it adds to the target's rows, without their values. */
+export function scopeStructure (target: ResourceModel, scope: RelatedScope): string {
+  if (scope.kind !== 'caller') return scope.kind
+  return `${target.tenancy !== undefined} ${scope.rows === undefined ? '' : filterStructure(scope.rows)}`
 }

@@ -8,8 +8,10 @@ import type { FieldModel } from '../../model/types.js'
 import { isValueText } from '../../model/values.js'
 import { cover, type QueryIssue, type Span } from '../span.js'
 import type { Call, Comparator, FilterNode, Name, Value } from './ast.js'
-import { conditionsOf, type CheckedFilter, type FilterCondition, type FilterRelation, type QueryModel, type RelationsOf, type SqlComparator, type TypedValue } from './checked.js'
+import { conditionsOf, UNATTACHED, type CheckedFilter, type FilterCondition, type QueryModel, type RelatedScope, type SqlComparator, type TypedValue } from './checked.js'
+import { NO_RELATIONS, resolvePath, type PathHop, type PathPurpose, type RelationGraph } from '../paths.js'
 import { pgRegexValid } from './regex.js'
+import { MAX_HOPS } from '../paths.js'
 import { hasWildcard, likePattern, literalText } from './literal.js'
 import { isPath, pathOf } from './member.js'
 import { jsonTest } from './json-path.js'
@@ -23,8 +25,6 @@ const MAX_PATTERN = 1000
 export const MAX_VALUES = 20_000
 /** Search terms per filter: each is an ILIKE over every searchable field; thousands would run for seconds. */
 export const MAX_SEARCH_TERMS = 32
-/** Relations a path may follow: `customer.region.name` follows two. */
-export const MAX_HOPS = 2
 /** About 1,000 years: now() plus or minus it stays inside PostgreSQL's timestamps. */
 const MAX_DURATION_MS = 1000 * 365.25 * UNIT_MS.d!
 
@@ -52,15 +52,10 @@ function sameValue (field: FieldModel, allowed: unknown, text: string): boolean 
 }
 
 /** A field reached by a path: through the relations `via` (none for the resource's own), then into a json field by `path`. */
-interface Member { readonly field: FieldModel, readonly path: readonly Name[], readonly via: readonly FilterRelation[] }
+interface Member { readonly field: FieldModel, readonly path: readonly Name[], readonly via: readonly PathHop[] }
 
-const NO_RELATIONS: RelationsOf = () => new Map()
-
-/** A condition on the field a member reaches, as a condition of the resource: one related condition per relation followed. */
-function through (via: readonly FilterRelation[], condition: CheckedFilter | undefined): CheckedFilter | undefined {
-  if (condition === undefined) return undefined
-  return via.reduceRight<CheckedFilter>((inner, hop) => ({ kind: 'related', relation: hop.relation, target: hop.target, scope: hop.scope, condition: inner }), condition)
-}
+/** A filter's paths: through any relation, to a field the caller may filter on, then keys into a json one. */
+const FILTER_PATHS: PathPurpose = { fields: (query) => query.filterable, toMany: true, endOnRelation: false, keys: true }
 
 /** `a string`, `an integer`. */
 function aType (type: FieldModel['type']): string {
@@ -69,7 +64,7 @@ function aType (type: FieldModel['type']): string {
 
 class Checker {
   readonly issues: QueryIssue[] = []
-  constructor (private readonly model: QueryModel, private readonly relationsOf: RelationsOf) {}
+  constructor (private readonly model: QueryModel, private readonly graph: RelationGraph, private readonly scope: RelatedScope) {}
 
   #issue (code: string, message: string, at: Span, hint?: string): undefined {
     this.issues.push({ code, message, hint, span: at })
@@ -77,53 +72,46 @@ class Checker {
   }
 
   /**
-   * A field of `model` (the resource's, or a related one's after `prefix`, as `customer.`): anything
-   * else reads as unknown. A did-you-mean names a field, or one of `relations` (those the caller
-   * may follow, where a path goes on).
-   */
-  #field (name: string, at: Span, model = this.model, prefix = '', relations: Iterable<string> = []): FieldModel | undefined {
-    const field = model.filterable.get(name)
-    if (field !== undefined) return field
-    const suggestion = nearest(name, [...model.filterable.keys(), ...relations])
-    return this.#issue('unknown-field', `There is no field '${prefix}${name}' to filter on.`, at,
-      suggestion !== undefined ? `Did you mean '${prefix}${suggestion}'?` : `Fields you can filter on: ${[...model.filterable.keys()].map((f) => prefix + f).join(', ') || 'none'}.`)
-  }
-
-  /**
-   * A field, a path into a json field, or either reached through relations the caller may follow
-   * (a name is a relation only where it is no field: names never clash, see lib/model/relations.ts).
-   * A hidden or unknown field, or a relation the caller may not follow, is refused before a type
-   * is looked at, all alike.
+   * A field, a path into a json field, or either reached through relations (lib/query/paths.ts): a
+   * hidden or unknown field, or a relation the caller may not follow, is refused before a type is
+   * looked at, all alike.
    */
   #member (name: Name, path: readonly Name[]): Member | undefined {
-    const via: FilterRelation[] = []
-    let model = this.model
-    let [first, rest] = [name, path]
-    for (;;) {
-      const hop = model.filterable.has(first.text) ? undefined : this.relationsOf(model.resource).get(first.text)
-      if (hop === undefined) break
-      const written = [...via, hop].map((r) => r.relation.name).join('.')
-      if (rest.length === 0) {
-        const example = hop.query.filterable.keys().next().value ?? 'field'
-        return this.#issue('invalid-path', `'${written}' is a relation: a filter compares one of its fields.`, first.span, `Name a field of it: ${written}.${example}.`)
+    const names = [name, ...path]
+    const resolved = resolvePath(names.map((n) => n.text), this.model, this.graph, FILTER_PATHS)
+    if (!resolved.ok) {
+      const { failure } = resolved
+      const at = cover(name.span, names[failure.at]!.span)
+      switch (failure.reason) {
+        case 'unknown': {
+          const step = names[failure.at]!
+          return this.#issue('unknown-field', `There is no field '${failure.written}' to filter on.`, step.span,
+            failure.suggestion !== undefined ? `Did you mean '${failure.suggestion}'?` : `Fields you can filter on: ${failure.fields.join(', ') || 'none'}.`)
+        }
+        case 'relation':
+          return this.#issue('invalid-path', `'${failure.written}' is a relation: a filter compares one of its fields.`, names[failure.at]!.span, `Name a field of it: ${failure.written}.${failure.example ?? 'field'}.`)
+        case 'too-deep':
+          return this.#issue('invalid-path', `A filter follows at most ${MAX_HOPS} relations.`, at, `Filter on a field of ${names.slice(0, failure.at).map((n) => n.text).join('.')}.`)
+        case 'to-many':
+          throw new Error('a filter follows to-many relations')
       }
-      if (via.length === MAX_HOPS) {
-        return this.#issue('invalid-path', `A filter follows at most ${MAX_HOPS} relations.`, cover(name.span, first.span), `Filter on a field of ${via.map((r) => r.relation.name).join('.')}.`)
-      }
-      via.push(hop)
-      model = hop.query;
-      [first, ...rest] = rest as [Name, ...Name[]]
     }
-    const prefix = via.map((r) => `${r.relation.name}.`).join('')
-    const field = this.#field(first.text, first.span, model, prefix, rest.length > 0 && via.length < MAX_HOPS ? this.relationsOf(model.resource).keys() : [])
-    if (field === undefined) return undefined
-    if (rest.length === 0 || field.type === 'json') return { field, path: rest, via }
-    return this.#issue('invalid-path', `Field '${prefix}${field.name}' is ${aType(field.type)}: it has no keys to traverse.`, cover(rest[0]!.span, rest.at(-1)!.span),
+    const { hops, field } = resolved.path
+    const keys = names.slice(names.length - resolved.path.keys.length)
+    if (keys.length === 0 || field!.type === 'json') return { field: field!, path: keys, via: hops }
+    const prefix = hops.map((hop) => `${hop.relation.name}.`).join('')
+    return this.#issue('invalid-path', `Field '${prefix}${field!.name}' is ${aType(field!.type)}: it has no keys to traverse.`, cover(keys[0]!.span, keys.at(-1)!.span),
       'Only json fields have keys: meta.color = "red".')
   }
 
+  /** A condition on the field a member reaches, as a condition of the resource: one related condition per relation followed. */
+  #through (via: readonly PathHop[], condition: CheckedFilter | undefined): CheckedFilter | undefined {
+    if (condition === undefined) return undefined
+    return via.reduceRight<CheckedFilter>((inner, hop) => ({ kind: 'related', relation: hop.relation, target: hop.target, scope: this.scope, condition: inner }), condition)
+  }
+
   /** A function argument that names a field, or a path into a json one: bare text only. */
-  #fieldArg (call: Call, index: number): { field: FieldModel, path: readonly string[], via: readonly FilterRelation[] } | undefined {
+  #fieldArg (call: Call, index: number): { field: FieldModel, path: readonly string[], via: readonly PathHop[] } | undefined {
     const arg = call.args[index]
     if (arg === undefined) return this.#issue('wrong-arguments', `${call.name.text}() needs a field as argument ${index + 1}.`, call.span)
     if (arg.kind !== 'literal' || arg.quoted) return this.#issue('wrong-arguments', `Argument ${index + 1} of ${call.name.text}() must be a field name, unquoted.`, arg.span)
@@ -172,7 +160,7 @@ class Checker {
 
   #compare (node: Extract<FilterNode, { kind: 'compare' }>): CheckedFilter | undefined {
     const member = this.#member(node.field, node.path)
-    return member === undefined ? undefined : through(member.via, this.#comparison(member.field, member.path, node))
+    return member === undefined ? undefined : this.#through(member.via, this.#comparison(member.field, member.path, node))
   }
 
   /** `field op value` on a field a member reached, `path` the keys into it when it is json. */
@@ -242,7 +230,7 @@ class Checker {
       if (arg?.kind !== 'literal') return this.#issue('wrong-arguments', `Argument ${index + 1} of ${name}() must be text.`, arg?.span ?? call.span)
       return literalText(arg)
     }
-    const stringField = (arg: { field: FieldModel, path: readonly string[], via: readonly FilterRelation[] } | undefined): { field: FieldModel, via: readonly FilterRelation[] } | undefined => {
+    const stringField = (arg: { field: FieldModel, path: readonly string[], via: readonly PathHop[] } | undefined): { field: FieldModel, via: readonly PathHop[] } | undefined => {
       if (arg === undefined || (arg.field.type === 'string' && arg.path.length === 0)) return arg
       return this.#issue('type-mismatch', `${name}() works on text fields, and '${arg.field.name}' is ${aType(arg.field.type)}.`, call.args[0]!.span)
     }
@@ -254,7 +242,7 @@ class Checker {
         const arg = this.#fieldArg(call, 0)
         if (arg === undefined) return undefined
         const { field, path, via } = arg
-        return through(via, path.length === 0 ? { kind: 'null', field, negated: false } : { kind: 'json-path', field, path, test: { kind: 'null', negated: false } })
+        return this.#through(via, path.length === 0 ? { kind: 'null', field, negated: false } : { kind: 'json-path', field, path, test: { kind: 'null', negated: false } })
       }
       case 'in': {
         if (!arity(2, 1000)) return undefined
@@ -264,11 +252,11 @@ class Checker {
         // At a json path, one of the values is an OR of equalities, each typed by its literal's form.
         if (path.length > 0) {
           const children = call.args.slice(1).map((value) => this.#atPath(field, path, '=', value, value.span))
-          return children.every((c) => c !== undefined) ? through(via, { kind: 'or', children: children as CheckedFilter[] }) : undefined
+          return children.every((c) => c !== undefined) ? this.#through(via, { kind: 'or', children: children as CheckedFilter[] }) : undefined
         }
         if (field.type === 'json') return this.#issue('unsupported-operator', `Field '${field.name}' is json: it cannot be compared.`, call.span, TYPE_HINTS.json)
         const values = call.args.slice(1).map((value) => this.#value(field, value))
-        return values.every((v) => v !== undefined) ? through(via, { kind: 'in', field, values: values as TypedValue[] }) : undefined
+        return values.every((v) => v !== undefined) ? this.#through(via, { kind: 'in', field, values: values as TypedValue[] }) : undefined
       }
       case 'similar': {
         if (!arity(2, 2)) return undefined
@@ -276,7 +264,7 @@ class Checker {
         const text = textArg(1)
         if (arg === undefined || text === undefined) return undefined
         if (!this.model.trigram) return this.#issue('unavailable', 'similar() needs the pg_trgm extension, which this database does not have.', call.name.span, 'An administrator can run: CREATE EXTENSION pg_trgm')
-        return through(arg.via, { kind: 'similar', field: arg.field, text })
+        return this.#through(arg.via, { kind: 'similar', field: arg.field, text })
       }
       case 'regex': {
         if (!arity(2, 2)) return undefined
@@ -292,7 +280,7 @@ class Checker {
         } catch {
           return this.#issue('invalid-regex', 'The regular expression is not valid.', call.args[1]!.span)
         }
-        return through(arg.via, { kind: 'regex', field: arg.field, pattern })
+        return this.#through(arg.via, { kind: 'regex', field: arg.field, pattern })
       }
       case 'now':
         return this.#issue('misplaced-function', 'now() is a value: compare a field with it.', call.span, 'placed_at > now() - 7d')
@@ -338,18 +326,21 @@ function valuesOf (condition: FilterCondition): number {
     case 'search': return condition.fields.length
     // The path, and at most a value and its JSON type.
     case 'json-path': return 3
-    // The condition's own, the tenant, and the target's row filter's.
-    case 'related': return 1 + [condition.condition, condition.scope.rows].reduce((n, f) => n + (f === undefined ? 0 : conditionsOf(f).reduce((m, c) => m + valuesOf(c), 0)), 0)
+    // The condition's own and the tenant; the target's row filter is the server's, attached later.
+    case 'related': return 1 + conditionsOf(condition.condition).reduce((n, c) => n + valuesOf(c), 0)
     default: return 1
   }
 }
 
 export type CheckResult = { readonly ok: true, readonly filter: CheckedFilter | undefined } | { readonly ok: false, readonly issues: readonly QueryIssue[] }
 
-/** `relationsOf`: the relations the caller may follow from each resource; none for a row rule's filter. */
-export function checkFilter (node: FilterNode | undefined, model: QueryModel, relationsOf: RelationsOf = NO_RELATIONS): CheckResult {
+/**
+ * `graph`: the relations a path may follow from each resource (none by default); `scope`: the rows
+ * a related condition reads, the caller's once the plan attaches them, or a rule's rows as stored.
+ */
+export function checkFilter (node: FilterNode | undefined, model: QueryModel, graph: RelationGraph = NO_RELATIONS, scope: RelatedScope = UNATTACHED): CheckResult {
   if (node === undefined) return { ok: true, filter: undefined }
-  const checker = new Checker(model, relationsOf)
+  const checker = new Checker(model, graph, scope)
   const filter = checker.check(node)
   if (checker.issues.length > 0 || filter === undefined) return { ok: false, issues: checker.issues }
   const conditions = conditionsOf(filter)
