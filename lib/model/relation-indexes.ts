@@ -2,7 +2,9 @@
 // Following a relation reads the table that holds its foreign key by that column: a to-many's
 // every embed reads the children by `by`; a to-one's reverse lookups and the filters that traverse
 // it read this resource's rows by `field`. Without an index whose first column is that one, each
-// such read scans the table.
+// such read scans the table. A tenancy through relations (./tenancy.ts) reads the children of the
+// caller's tenant's parents: the parents by their tenant column, then the children by their
+// relations' columns (advised above, as those of any relation).
 import { quoteIdent } from '../sql/sql.js'
 import type { ResourceModel } from './types.js'
 
@@ -24,17 +26,21 @@ function served (indexes: TableIndexes, column: string, tenant: string | undefin
 /** One warning per missing index, naming every relation that reads by its column. */
 export function unindexedRelations (models: ReadonlyMap<string, ResourceModel>, indexesOf: (resource: string) => TableIndexes | undefined): string[] {
   const wanted = new Map<string, { holder: ResourceModel, column: string, paths: string[] }>()
+  const want = (holder: ResourceModel, column: string, path: string): void => {
+    const indexes = indexesOf(holder.name)
+    if (indexes === undefined || !indexes.known || served(indexes, column, holder.tenant)) return
+    const key = JSON.stringify([holder.name, column])
+    const entry = wanted.get(key) ?? { holder, column, paths: [] }
+    entry.paths.push(path)
+    wanted.set(key, entry)
+  }
   for (const model of models.values()) {
     for (const relation of model.relations.values()) {
       const holder = relation.kind === 'one' ? model : models.get(relation.target)!
-      const column = relation.kind === 'one' ? relation.field.column : relation.by.column
-      const indexes = indexesOf(holder.name)
-      if (indexes === undefined || !indexes.known || served(indexes, column, holder.tenant)) continue
-      const key = JSON.stringify([holder.name, column])
-      const entry = wanted.get(key) ?? { holder, column, paths: [] }
-      entry.paths.push(`config.resources.${model.name}.relations.${relation.name}`)
-      wanted.set(key, entry)
+      want(holder, relation.kind === 'one' ? relation.field.column : relation.by.column, `config.resources.${model.name}.relations.${relation.name}`)
     }
+    const { tenancy } = model
+    if (tenancy?.kind === 'through') want(models.get(tenancy.hops.at(-1)!.target)!, tenancy.column, `config.resources.${model.name}.tenant.through`)
   }
   return [...wanted.values()].map(({ holder, column, paths }) => {
     const table = holder.tableText.split('.').map(quoteIdent).join('.')

@@ -13,6 +13,7 @@ import { keyText } from '../model/keys.js'
 import { compileDelete, compileInsert, compileLock, compileReferenceCheck, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
 import { storedRecord, type Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
+import { requireTenantParent } from './tenant-parent.js'
 import { invalidRecord, validateBody } from './validate-body.js'
 import type { ValidateContext } from '../config/functions.js'
 import type { WriteHooks } from '../../hooks/registry.js'
@@ -172,6 +173,7 @@ async function checkedBody (operation: 'create' | 'update', body: unknown, allow
   // `.own` on create: the owner is the caller unless the body names one (which the rule then checks).
   const owner = operation === 'create' && access.ownerField !== undefined && !checked.has(access.ownerField) ? access.ownerField : undefined
   const values = owner === undefined ? checked : new Map([...checked, [owner, ctx.user?.id ?? null]])
+  requireTenantParent(model, values, operation)
   // What the caller sent, as a record: only a record rule or `validate` reads it.
   let sent: Record<string, unknown> = {}
   if (allowed.check !== undefined || model.validate !== undefined) {
