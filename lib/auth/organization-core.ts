@@ -19,18 +19,22 @@ import type { StoredRecord, WriteOperation } from '../../hooks/types.js'
 export const ORGANIZATIONS_RESOURCE = 'auth.organizations'
 export const MEMBERS_RESOURCE = 'auth.members'
 
-export type OrganizationStoreErrorCode = 'invalid-name' | 'invalid-slug' | 'invalid-logo' | 'invalid-metadata' | 'slug-taken' |
-'unknown-organization' | 'invalid-email' | 'unknown-user' | 'invalid-role' | 'role-required' | 'already-member' | 'not-a-member' | 'last-owner'
+export type OrganizationStoreErrorCode = 'invalid-id' | 'invalid-name' | 'invalid-slug' | 'invalid-logo' | 'invalid-metadata' | 'id-taken' | 'slug-taken' |
+'unknown-organization' | 'invalid-email' | 'unknown-user' | 'invalid-role' | 'role-required' | 'already-member' | 'not-a-member' | 'last-owner' |
+'duplicate-id' | 'duplicate-slug' | 'organization-differs'
 
 export class OrganizationStoreError extends Error {
   readonly code: OrganizationStoreErrorCode
   /** The input field the refusal is about. */
   readonly field: string | undefined
-  constructor (code: OrganizationStoreErrorCode, message: string, field?: string) {
+  /** In an import, the index of the entry refused. */
+  readonly entry: number | undefined
+  constructor (code: OrganizationStoreErrorCode, message: string, field?: string, entry?: number) {
     super(message)
     this.name = 'OrganizationStoreError'
     this.code = code
     this.field = field
+    this.entry = entry
   }
 }
 
@@ -47,6 +51,22 @@ export interface OrganizationStoreOptions {
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/
 const CONTROL = /\p{Cc}/u
+/** Room for any key a tenant column holds (a uuid is 36), short enough for the token's `org.id`. */
+const MAX_ID_LENGTH = 128
+
+/**
+ * A given organization id: kept exactly as given, because it must equal the tenant column's values
+ * (docs/organizations.md, "Moving an existing multi-tenant database"), so it is refused, never trimmed.
+ */
+export function checkId (id: unknown): string {
+  const refuse = (why: string): never => { throw new OrganizationStoreError('invalid-id', `id must ${why}`, 'id') }
+  if (typeof id !== 'string') return refuse('be text')
+  if (id === '') return refuse('not be empty')
+  if ([...id].length > MAX_ID_LENGTH) return refuse(`have at most ${MAX_ID_LENGTH} characters, not ${[...id].length}`)
+  if (CONTROL.test(id)) return refuse('not contain control characters')
+  if (id.trim() !== id) return refuse('not start or end with whitespace')
+  return id
+}
 
 /** Lowercase letters, digits and dashes, starting and ending with a letter or digit, at most 64 characters. */
 export function checkSlug (slug: unknown): string {
@@ -110,7 +130,8 @@ export interface OrganizationCore {
   memberOf (db: Queryable, organization: OrganizationRow, user: UserRow): Promise<MemberRow>
   /** Refuses (`last-owner`) a change that would leave the organization without an owner; call it under the lock. */
   guardLastOwner (db: Queryable, organization: OrganizationRow, member: MemberRow, action: string, user: Named): Promise<void>
-  insertOrganization (db: Queryable, input: { name: string, slug: string, logo: string | null, metadata: string | null }, ownerId: string, role: string, by: ChangeOptions['by']): Promise<{ organization: OrganizationRow, member: MemberRow }>
+  /** `id-taken` or `slug-taken` when another organization has either; without `id`, a new one. */
+  insertOrganization (db: Queryable, input: { id?: string | undefined, name: string, slug: string, logo: string | null, metadata: string | null }, ownerId: string, role: string, by: ChangeOptions['by']): Promise<{ organization: OrganizationRow, member: MemberRow }>
   /** Adds the user; `already-member` when they are one. */
   insertMember (db: Queryable, organization: OrganizationRow, user: UserRow, roles: readonly string[], by: ChangeOptions['by']): Promise<MemberRow>
   /** Deletes the membership and clears the organization as the user's sessions' active one. */
@@ -184,10 +205,14 @@ export function organizationCore (options: OrganizationStoreOptions): Organizati
     },
 
     insertOrganization: async (db, input, ownerId, role, by) => {
-      // A slug taken meanwhile (even by a transaction not yet committed) inserts nothing.
+      // An id or slug taken meanwhile (even by a transaction not yet committed) inserts nothing.
       const [organization] = await rows<OrganizationRow>(db, sql`INSERT INTO ${tables.organization} (id, name, slug, logo, metadata)
-        VALUES (${newId()}, ${input.name}, ${input.slug}, ${input.logo}, ${input.metadata}) ON CONFLICT (slug) DO NOTHING RETURNING *`)
-      if (organization === undefined) throw new OrganizationStoreError('slug-taken', `the slug ${input.slug} is taken by another organization`, 'slug')
+        VALUES (${input.id ?? newId()}, ${input.name}, ${input.slug}, ${input.logo}, ${input.metadata}) ON CONFLICT DO NOTHING RETURNING *`)
+      if (organization === undefined) {
+        const [taken] = input.id === undefined ? [] : await rows(db, sql`SELECT 1 FROM ${tables.organization} WHERE id = ${input.id}`)
+        if (taken !== undefined) throw new OrganizationStoreError('id-taken', `the id ${input.id!} is taken by another organization`, 'id')
+        throw new OrganizationStoreError('slug-taken', `the slug ${input.slug} is taken by another organization`, 'slug')
+      }
       const [member] = await rows<MemberRow>(db, sql`INSERT INTO ${tables.member} (id, organization_id, user_id, role)
         VALUES (${newId()}, ${organization.id}, ${ownerId}, ${role}) RETURNING *`)
       await changed(db, ORGANIZATIONS_RESOURCE, 'create', undefined, { ...authOrganization(organization) }, by)

@@ -11,17 +11,21 @@ import type { MemberRow, OrganizationRow } from './store/migrate.js'
 import type { ChangeOptions, UserRef } from './users.js'
 import { OWNER_ROLE } from '../config/organizations.js'
 import {
-  checkLogo, checkMetadata, checkName, checkSlug, organizationCore, parseRoles,
+  checkId, checkLogo, checkMetadata, checkName, checkSlug, organizationCore, parseRoles,
   type OrganizationCore, type OrganizationRef, type OrganizationStoreOptions,
 } from './organization-core.js'
+import { importOrganizations, type OrganizationImportOptions, type OrganizationImportEntry, type OrganizationImportResult } from './organization-import.js'
 
 export type { MemberRow, OrganizationRow }
 export {
   MEMBERS_RESOURCE, ORGANIZATIONS_RESOURCE, OrganizationStoreError, checkSlug,
   type OrganizationRef, type OrganizationStoreErrorCode, type OrganizationStoreOptions,
 } from './organization-core.js'
+export type { OrganizationImportOptions, OrganizationImportEntry, OrganizationImportResult }
 
 export interface CreateOrganizationInput {
+  /** Kept as given (an existing tenant's id); without it, a new random one. */
+  readonly id?: string | undefined
   readonly name: string
   readonly slug: string
   /** The user who becomes its first member, with the role `owner`. */
@@ -41,6 +45,8 @@ export interface OrganizationSummary {
 /** The host-side organization operations: no pool or tables. */
 export interface OrganizationOperations {
   create (input: CreateOrganizationInput, options?: ChangeOptions): Promise<OrganizationRow>
+  /** Makes the entries' organizations with their ids, all or none; those there already as described are unchanged. */
+  import (entries: readonly OrganizationImportEntry[], options?: OrganizationImportOptions): Promise<OrganizationImportResult>
   list (): Promise<OrganizationSummary[]>
   addMember (organization: OrganizationRef, user: UserRef, role: string | readonly string[], options?: ChangeOptions): Promise<MemberRow>
   removeMember (organization: OrganizationRef, user: UserRef, options?: ChangeOptions): Promise<void>
@@ -60,15 +66,18 @@ export function organizationOperations (core: OrganizationCore): OrganizationOpe
 
   return Object.freeze({
     create: async (input: CreateOrganizationInput, change: ChangeOptions = {}) => {
+      const id = input.id === undefined ? undefined : checkId(input.id)
       const name = checkName(input.name)
       const slug = checkSlug(input.slug)
       const logo = checkLogo(input.logo)
       const metadata = checkMetadata(input.metadata)
       return await tx(async (db) => {
         const owner = await core.userOf(db, input.owner, 'owner')
-        return (await core.insertOrganization(db, { name, slug, logo, metadata }, owner.id, OWNER_ROLE, change.by)).organization
+        return (await core.insertOrganization(db, { id, name, slug, logo, metadata }, owner.id, OWNER_ROLE, change.by)).organization
       })
     },
+
+    import: async (entries: readonly OrganizationImportEntry[], options: OrganizationImportOptions = {}) => await importOrganizations(core, entries, options),
 
     list: async () => {
       const found = await rows<OrganizationRow & { members: number }>(pool, sql`SELECT o.*,

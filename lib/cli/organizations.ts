@@ -1,8 +1,10 @@
 // `tablegate org <command>`: the host-side organization operations (docs/organizations.md). Each
-// refusal is an OrganizationStoreError, which main() prints as one line on stderr with exit 1.
+// refusal is an OrganizationStoreError (or, for an import's file, an ImportFileError), which
+// main() prints as one line on stderr with exit 1.
 import type { Command } from 'commander'
 import { withOrganizations } from './host.js'
 import { formatOrganizationTable } from './format.js'
+import { readImportFile } from './org-import.js'
 import type { CliIo } from './io.js'
 
 export function addOrganizationCommands (program: Command, configOption: readonly [string, string], io: CliIo): void {
@@ -13,10 +15,22 @@ export function addOrganizationCommands (program: Command, configOption: readonl
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--slug <slug>', 'unique: lowercase letters, digits and dashes')
     .requiredOption('--owner <email>', 'the user who owns it')
-    .action(async (opts: { config?: string, name: string, slug: string, owner: string }) => {
+    .option('--id <id>', 'its id, kept as given (an existing tenant\'s); default: a new random one')
+    .action(async (opts: { config?: string, name: string, slug: string, owner: string, id?: string }) => {
       const created = await withOrganizations(opts.config, async (organizations) =>
-        await organizations.create({ name: opts.name, slug: opts.slug, owner: opts.owner }))
-      io.out(`created organization ${created.slug} (${created.name}) owned by ${opts.owner.trim().toLowerCase()}`)
+        await organizations.create({ id: opts.id, name: opts.name, slug: opts.slug, owner: opts.owner }))
+      const withId = opts.id === undefined ? '' : ` with id ${created.id}`
+      io.out(`created organization ${created.slug} (${created.name})${withId} owned by ${opts.owner.trim().toLowerCase()}`)
+    })
+  org.command('import')
+    .description('create organizations with their ids from a CSV file (id,name,slug,owner), all or none; those there already are unchanged')
+    .argument('<file>', 'CSV with the header id,name,slug,owner; owner is an existing user\'s email')
+    .option(...configOption)
+    .action(async (file: string, opts: { config?: string }) => {
+      const { entries, lines } = readImportFile(file)
+      const result = await withOrganizations(opts.config, async (organizations) =>
+        await organizations.import(entries, { label: (index) => `line ${lines[index]!}` }))
+      io.out(`${result.created.length} created, ${result.unchanged.length} unchanged`)
     })
   org.command('list')
     .description('list organizations with their number of members')

@@ -49,7 +49,7 @@ async function membersOf (slug: string): Promise<Array<[string, string]>> {
 }
 
 test('the decorator holds the operations only, frozen; it is undefined when organizations are off', async () => {
-  assert.deepEqual(Object.keys(orgs).sort(), ['addMember', 'create', 'list', 'removeMember', 'roleChoices', 'setRole'])
+  assert.deepEqual(Object.keys(orgs).sort(), ['addMember', 'create', 'import', 'list', 'removeMember', 'roleChoices', 'setRole'])
   assert.ok(Object.isFrozen(orgs))
   assert.deepEqual(orgs.roleChoices(), ['owner', 'admin', 'member', 'viewer'])
   const off = await buildApp()
