@@ -1,6 +1,7 @@
 // Checks every read and write route makes first, the same way for both.
 import { NO_ROUTE_DETAIL, problem } from '../problems.js'
 import type { ResourceModel } from '../model/types.js'
+import { fitsTenantColumn } from '../model/tenancy.js'
 import type { AccessPlan, Operation, OperationAccess } from './types.js'
 
 /** The operation as the caller may do it; a denied operation is 403 access-denied. */
@@ -10,10 +11,16 @@ export function requireOperation (access: AccessPlan, model: ResourceModel, oper
   return allowed
 }
 
-/** A tenant-scoped resource needs a caller with a tenant. */
-export function requireTenant (model: ResourceModel, tenant: string | undefined): void {
-  if (model.tenancy !== undefined && tenant === undefined) {
-    throw problem('tenant-required', `${model.name} is kept per tenant, and this caller has no tenant.`)
+/**
+ * A tenant-scoped resource needs a caller with a tenant; a create into a tenant column, one that
+ * can be a value of it (reads by a tenant that cannot be one simply match nothing).
+ */
+export function requireTenant (model: ResourceModel, tenant: string | undefined, creates = false): void {
+  const { tenancy } = model
+  if (tenancy === undefined) return
+  if (tenant === undefined) throw problem('tenant-required', `${model.name} is kept per tenant, and this caller has no tenant.`)
+  if (creates && tenancy.kind === 'column' && !fitsTenantColumn(tenancy, tenant)) {
+    throw problem('tenant-required', `${model.name} is kept per tenant in a column of type ${tenancy.columnType ?? 'unknown'}, and this caller's tenant is not a value of it.`)
   }
 }
 
@@ -32,7 +39,8 @@ export function requireVisible (access: AccessPlan): AccessPlan {
 export function admit (access: AccessPlan, model: ResourceModel, operations: Operation | readonly Operation[], tenant: string | undefined): OperationAccess & { allowed: true } {
   requireVisible(access)
   let allowed: OperationAccess & { allowed: true } | undefined
-  for (const operation of typeof operations === 'string' ? [operations] : operations) allowed = requireOperation(access, model, operation)
-  requireTenant(model, tenant)
+  const asked = typeof operations === 'string' ? [operations] : operations
+  for (const operation of asked) allowed = requireOperation(access, model, operation)
+  requireTenant(model, tenant, asked.includes('create'))
   return allowed!
 }

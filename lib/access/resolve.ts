@@ -56,7 +56,15 @@ function fromOutcome (model: ResourceModel, outcome: RuleOutcome, filters: RuleF
 function fromRule (model: ResourceModel, rule: Rule, ctx: RuleContext, filters: RuleFilters): OperationAccess {
   if (typeof rule === 'boolean') return rule ? ALLOWED : DENIED
   if (Array.isArray(rule)) return hasRole(ctx, rule) ? ALLOWED : DENIED
-  if (typeof rule === 'function') return fromOutcome(model, rule(ctx), filters)
+  if (typeof rule === 'function') {
+    try {
+      return fromOutcome(model, rule(ctx), filters)
+    } catch (err) {
+      // Checked on first use: the log names the rule, and every caller it returns this to gets a 500, never a wrong row.
+      if (err instanceof AccessRuleError) throw new AccessRuleError(`the ${ctx.operation} rule of ${model.name}: ${err.message}`)
+      throw err
+    }
+  }
   return fromOutcome(model, rule as RuleOutcome, filters)
 }
 

@@ -3,6 +3,7 @@
 import { sql } from '../sql/sql.js'
 import { rows, type Queryable } from '../db/query.js'
 import { relinkRelations } from './relations.js'
+import { withTenantTypes } from './tenancy.js'
 import { unindexedRelations, type TableIndexes } from './relation-indexes.js'
 import { ConfigError } from '../config/validate.js'
 import { COMPATIBLE_PG_TYPES } from './field-types.js'
@@ -83,6 +84,7 @@ function checkField (path: string, field: FieldModel, column: ColumnRow | undefi
 export async function introspectModels (db: Queryable, models: ReadonlyMap<string, ResourceModel>, warn: (message: string) => void = () => {}): Promise<Map<string, ResourceModel>> {
   const checked = new Map<string, ResourceModel>()
   const indexes = new Map<string, TableIndexes>()
+  const columnTypes = new Map<string, ReadonlyMap<string, string>>()
   const issues: string[] = []
   for (const model of models.values()) {
     try {
@@ -90,13 +92,14 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
       if (facts === undefined) throw new ConfigError(`config.resources.${model.name}: table '${model.tableText}' does not exist`)
       checked.set(model.name, introspectModel(model, facts, warn))
       indexes.set(model.name, facts.indexes)
+      columnTypes.set(model.name, new Map([...facts.columns].map(([column, { type }]) => [column, type])))
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err
       issues.push(err.message)
     }
   }
   if (issues.length > 0) throw new ConfigError(`the config does not match the database: ${issues.join('; ')}`)
-  const relinked = relinkRelations(checked)
+  const relinked = withTenantTypes(relinkRelations(checked), (resource, column) => columnTypes.get(resource)?.get(column))
   for (const message of unindexedRelations(relinked, (resource) => indexes.get(resource))) warn(message)
   return relinked
 }

@@ -59,3 +59,30 @@ export function withTenancy (models: ReadonlyMap<string, ResourceModel>, resourc
     return [name, Object.freeze({ ...model, tenancy })]
   }))
 }
+
+const INTEGER_RANGE: Readonly<Record<string, bigint>> = { int2: 32_767n, int4: 2_147_483_647n, int8: 9_223_372_036_854_775_807n }
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * Whether a tenant (an organization id, a claim: text) is a value of the tenant column, written as
+ * the column writes it. Compared in the column's own type, '042' would be 42 and an upper-case
+ * uuid its lower-case one: another tenant's rows. A tenant that is no such value matches no row.
+ */
+export function fitsTenantColumn (tenancy: Tenancy, tenant: string): boolean {
+  const type = tenancy.columnType
+  if (type === undefined) return true
+  const max = INTEGER_RANGE[type]
+  if (max !== undefined) return /^-?(0|[1-9][0-9]{0,18})$/.test(tenant) && BigInt(tenant) <= max && BigInt(tenant) >= -max - 1n
+  if (type === 'uuid') return UUID.test(tenant)
+  return true
+}
+
+/** Each model with its tenant column's type, read from the introspected table that holds it. */
+export function withTenantTypes (models: ReadonlyMap<string, ResourceModel>, typeOf: (resource: string, column: string) => string | undefined): Map<string, ResourceModel> {
+  return new Map([...models].map(([name, model]) => {
+    const { tenancy } = model
+    if (tenancy === undefined) return [name, model]
+    const holder = tenancy.kind === 'column' ? name : tenancy.hops.at(-1)!.target
+    return [name, Object.freeze({ ...model, tenancy: { ...tenancy, columnType: typeOf(holder, tenancy.column) } })]
+  }))
+}

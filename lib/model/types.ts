@@ -68,8 +68,10 @@ export interface RelationOrder {
  * resource that has one (`tenant: { through: 'task.project' }`), whose rows are read as stored.
  */
 export type Tenancy =
-  | { readonly kind: 'column', readonly column: string }
-  | { readonly kind: 'through', readonly path: string, readonly hops: readonly TenantHop[], readonly column: string }
+  | { readonly kind: 'column', readonly column: string, readonly columnType?: string | undefined }
+  | { readonly kind: 'through', readonly path: string, readonly hops: readonly TenantHop[], readonly column: string, readonly columnType?: string | undefined }
+
+/* `columnType`: the tenant column's base type (pg_type.typname), from introspection: a tenant compares in it. */
 
 /** One to-one step of a tenancy through relations: the column here that names a row there. */
 export interface TenantHop {

@@ -4,6 +4,7 @@
 import { sql, type Sql } from './sql.js'
 import type { CheckedFilter, JsonTest, RelatedScope, TypedValue } from '../query/filter/checked.js'
 import type { FieldModel, ResourceModel, Tenancy } from '../model/types.js'
+import { fitsTenantColumn } from '../model/tenancy.js'
 
 const INTEGER_COLUMNS = ['int2', 'int4', 'int8']
 
@@ -78,6 +79,11 @@ export interface ScopeOf {
   readonly showDeleted: boolean
 }
 
+/** The tenant column holds the caller's tenant: none, or one that is no value of the column, matches no row. */
+function tenantEquals (column: Sql, tenancy: Tenancy, tenant: string | undefined): Sql {
+  return tenant === undefined || !fitsTenantColumn(tenancy, tenant) ? sql`false` : sql`${column} = ${tenant}`
+}
+
 /**
  * The tenant condition of a tenancy through relations: the row these relations lead to, read as
  * stored (a soft-deleted parent still carries its tenant), holds the tenant. One EXISTS over the
@@ -93,7 +99,7 @@ function tenantThrough (tenancy: Tenancy & { kind: 'through' }, table: Sql, tena
     conditions.push(sql`${alias}.${sql.ident(hop.key)} = ${from}.${sql.ident(hop.column)}`)
     from = alias
   })
-  conditions.push(sql`${from}.${sql.ident(tenancy.column)} = ${tenant ?? null}`)
+  conditions.push(tenantEquals(sql`${from}.${sql.ident(tenancy.column)}`, tenancy, tenant))
   return sql`EXISTS (SELECT 1 FROM ${sql.join(tables)} WHERE ${sql.join(conditions, sql` AND `)})`
 }
 
@@ -107,7 +113,7 @@ export function scopeConditions (model: ResourceModel, scope: ScopeOf, table?: S
   const column = (name: string): Sql => table === undefined ? sql.ident(name) : sql`${table}.${sql.ident(name)}`
   const conditions: Sql[] = []
   const { tenancy } = model
-  if (tenancy?.kind === 'column') conditions.push(sql`${column(tenancy.column)} = ${scope.tenant ?? null}`)
+  if (tenancy?.kind === 'column') conditions.push(tenantEquals(column(tenancy.column), tenancy, scope.tenant))
   if (tenancy?.kind === 'through') conditions.push(tenantThrough(tenancy, table ?? model.table, scope.tenant))
   if (model.softDelete !== undefined && !scope.showDeleted) conditions.push(sql`${column(model.softDelete)} IS NULL`)
   if (scope.rows !== undefined) conditions.push(compileFilter(model, scope.rows, table, depth))

@@ -107,3 +107,25 @@ test('organizations with uuid ids over a uuid tenant column', async () => {
   assert.equal((await ann('POST', '/api/v1/documents', { payload: { title: 'Minutes' } })).status, 201)
   assert.deepEqual(await stored('documents'), [['Charter', ACME_UUID], ['Ledger', GLOBEX_UUID], ['Minutes', ACME_UUID]])
 })
+
+test('an organization whose id is no value of the tenant column matches no row there, and may not create: never another spelling\'s rows', async () => {
+  const before = await stored('projects')
+  await orgs.create({ id: '042', name: 'Acme again', slug: 'acme-again', owner: 'cid@example.com' })
+  const generated = await orgs.create({ name: 'Initech', slug: 'initech', owner: 'cid@example.com' })
+  await orgs.create({ id: ACME_UUID.toUpperCase(), name: 'ACME DOCS', slug: 'acme-docs-upper', owner: 'cid@example.com' })
+  for (const id of ['042', generated.id, '99999999999']) {
+    if (id === '99999999999') await orgs.create({ id, name: 'Big', slug: 'big', owner: 'cid@example.com' })
+    const cid = await memberIn('cid@example.com', id)
+    assert.deepEqual(await names(cid, 'projects'), [], id)
+    const [apollo] = (await withClient(databaseUrl, async (c) => (await c.query("SELECT id FROM projects WHERE org_id = 42 LIMIT 1")).rows))
+    const got = await cid('GET', `/api/v1/projects/${apollo.id as number}`)
+    assert.equal(got.status, 404)
+    const refused = await cid('POST', '/api/v1/projects', { payload: { name: 'Nowhere' } })
+    assert.equal(refused.status, 403)
+    assert.equal(refused.body.type, 'urn:service:problem:tenant-required')
+    assert.equal(refused.body.detail, "projects is kept per tenant in a column of type int4, and this caller's tenant is not a value of it.")
+  }
+  const upper = await memberIn('cid@example.com', ACME_UUID.toUpperCase())
+  assert.deepEqual(await names(upper, 'documents'), [])
+  assert.deepEqual(await stored('projects'), before)
+})
