@@ -24,6 +24,11 @@ export interface WriteEvent {
   /** The stored record after the write; undefined after a hard delete. */
   readonly after: StoredRecord | undefined
   /**
+   * The tenant the record belongs to: the caller's, or, for staff across tenants (config
+   * `allTenants`), the one the write named or touched. Undefined where the resource is kept per no tenant.
+   */
+  readonly tenant?: string | undefined
+  /**
    * The caller: user, tenant, and whatever plugins added. On `auth.users`, `auth.organizations`
    * and `auth.members` changes made on the host (CLI, library calls without `by`) `user` is null.
    */

@@ -122,7 +122,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       verifier,
       models,
       trigram,
-      access: new AccessResolver(models, { bundles: config.roles.bundles, organizationBundles: config.organizations?.roleCapabilities, defaultAccess: config.defaultAccess, trigram, ruleFilters: services.ruleFilters }),
+      access: new AccessResolver(models, { bundles: config.roles.bundles, organizationBundles: config.organizations?.roleCapabilities, defaultAccess: config.defaultAccess, trigram, ruleFilters: services.ruleFilters, allTenants: config.allTenants }),
       extensions,
       routes: new RouteTable(),
       metaVersion: createMetaVersion({ resources: config.resources, roles: config.roles.list, views: config.config.views, pages: config.config.pages, userMenu: config.config.userMenu }),

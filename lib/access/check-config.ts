@@ -78,6 +78,8 @@ export function accessConfigIssues (config: Config, models: ReadonlyMap<string, 
   for (const [role, bundle] of Object.entries(config.organizations?.roleCapabilities ?? {})) {
     bundle.forEach((capability, i) => { issues.push(...capabilityIssues(`config.organizations.roleCapabilities.${role}[${i}]`, capability, models)) })
   }
+  // Service roles only: an organization role never lifts the tenant it is a role in.
+  issues.push(...roleIssues('config.allTenants', config.allTenants, roles.list))
   const except = typeof config.rowPermissions === 'object' ? config.rowPermissions.except : []
   except.forEach((name, i) => {
     if (!models.has(name)) issues.push(`config.rowPermissions.except[${i}]: resource '${name}' does not exist${didYouMean(name, models.keys())}`)

@@ -22,6 +22,8 @@ export interface AccessSettings {
   readonly trigram: boolean
   /** The app's checked rule filters. */
   readonly ruleFilters: RuleFilters
+  /** Service roles whose callers without a tenant work across every tenant (config `allTenants`). */
+  readonly allTenants?: readonly string[] | undefined
 }
 
 /** The text that identifies a caller's shape: rules see nothing else of them (the organization's id is the tenant). */
@@ -109,7 +111,9 @@ function fieldsKey (model: ResourceModel, fields: readonly FieldModel[]): string
 }
 
 export function resolveAccess (caller: Principal, model: ResourceModel, settings: AccessSettings, key = callerKey(caller), shared = new SharedShapes()): AccessPlan {
-  const base = { user: caller.user, tenant: caller.tenant, org: caller.org, resource: model.name }
+  // Staff across tenants: a role of `allTenants` and no tenant; the roles are in the caller's key, so plans stay per shape.
+  const allTenants = caller.tenant === undefined && caller.user.roles.some((role) => settings.allTenants?.includes(role) === true)
+  const base = { user: caller.user, tenant: caller.tenant, org: caller.org, resource: model.name, ...(allTenants ? { allTenants } : {}) }
   const rules = (model.access ?? {}) as Partial<Record<Operation, Rule>> & { fields?: Record<string, { read?: FieldRule, write?: FieldRule }>, showDeleted?: FieldRule }
   const capabilities = callerCapabilities(caller, settings)
   const owner = model.owner === undefined ? undefined : model.fields.get(model.owner)
@@ -156,10 +160,11 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
   const operations = { read, create: resolve('create'), update: resolve('update'), delete: resolve('delete'), undelete: resolve('undelete'), export: intern(exportOf(read)) }
 
   const readCtx: RuleContext = { ...base, operation: 'read' }
-  const readable = shared.fields(model, [...model.fields.values()].filter((f) => fieldAllowed(rules.fields?.[f.name]?.read, readCtx)))
+  // The tenant column is a field to staff across tenants alone: they read it, and a create names it.
+  const readable = shared.fields(model, [...model.fields.values()].filter((f) => f === model.tenantField ? allTenants : fieldAllowed(rules.fields?.[f.name]?.read, readCtx)))
   // Write rules see the operation they decide, so a field may be set on create and never after.
   const writableOn = (operation: 'create' | 'update'): readonly FieldModel[] =>
-    shared.fields(model, readable.filter((f) => !f.readOnly && fieldAllowed(rules.fields?.[f.name]?.write, { ...base, operation })))
+    shared.fields(model, readable.filter((f) => f === model.tenantField ? operation === 'create' : !f.readOnly && fieldAllowed(rules.fields?.[f.name]?.write, { ...base, operation })))
   const writable = writableOn('update')
   const create = operations.create
   return {

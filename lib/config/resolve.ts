@@ -71,6 +71,8 @@ export interface ResolvedConfig {
   readonly pluginMigrations: readonly PluginMigration[]
   /** The fixed tenant of every caller (until organizations). */
   readonly tenant: string | undefined
+  /** Service roles whose callers without a tenant work across every tenant. */
+  readonly allTenants: readonly string[]
   readonly defaultAccess: 'allow' | 'deny' | undefined
   readonly scanGuard: { readonly mode: 'reject' | 'warn' | 'off', readonly seqScanRows: number }
   /** The resources whose records carry `permissions`. */
@@ -198,6 +200,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     presenters,
     pluginMigrations: migrations,
     tenant: config.tenant,
+    allTenants: config.allTenants ?? [],
     defaultAccess: config.defaultAccess,
     scanGuard: { mode: config.scanGuard?.mode ?? 'reject', seqScanRows: config.scanGuard?.seqScanRows ?? 10_000 },
     rowPermissions: rowPermissionsOf(config.rowPermissions, Object.keys(resources)),

@@ -13,6 +13,8 @@ export interface RuleContext {
   readonly tenant: string | undefined
   /** The active organization and the caller's organization roles in it (organizations only; `tenant` is its id). */
   readonly org?: CallerOrganization | undefined
+  /** The caller works across every tenant: a role of `allTenants`, and no tenant of their own. */
+  readonly allTenants?: boolean | undefined
   readonly resource: string
   readonly operation: Operation
 }

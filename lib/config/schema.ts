@@ -207,6 +207,7 @@ export const ConfigSchema = Type.Object({
   defaultRole: Type.Optional(Type.String({ description: 'The role of a new user created without one.', defaultText: 'the only role besides admin, if there is one', examples: ['clerk'] })),
   defaultAccess: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('deny')], { description: 'What an operation without a rule (and without a capability, with bundles) is, for every role, admin included.', defaultText: 'allowed with a plain role list; with bundles, a matching capability', examples: ['deny'] })),
   tenant: Type.Optional(Type.String({ description: 'The fixed tenant of every caller.', defaultText: 'none', examples: ['acme'] })),
+  allTenants: Type.Optional(Type.Array(Type.String(), { description: 'Service roles whose callers work across tenants (staff: support, billing, back office): without a tenant of their own they read every tenant\'s rows, and a create into a tenant column names its tenant in the body. With a tenant (an active organization) they are confined to it like anyone. See access.md#staff-across-tenants.', default: [], examples: [['support']] })),
   statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'The statement timeout of every request transaction; past it, 504 `statement-timeout`.', default: 15_000, examples: [5_000] })),
   bodyLimit: Type.Optional(Type.Integer({
     minimum: 1024,

@@ -73,13 +73,18 @@ export function buildModel (name: string, config: ResourceConfig, present?: RowP
     fields.set(fieldName, fieldModel(fieldName, fieldConfig, managedByColumn.get(fieldConfig.column ?? fieldName)))
   }
   const columns = new Set([...fields.values()].map((f) => f.column))
-  // Managed columns left out of `fields`: version and soft-delete appear read-only; tenant stays hidden.
+  // Managed columns left out of `fields`: version and soft-delete appear read-only; the tenant column
+  // is a field only staff across tenants see (lib/access/resolve.ts), typed from its column.
   if (config.version !== undefined && !columns.has(config.version) && !RESERVED_FIELDS.has(config.version)) {
     fields.set(config.version, fieldModel(config.version, { type: 'string' }, 'version'))
   }
   if (config.softDelete !== undefined && !columns.has(config.softDelete) && !RESERVED_FIELDS.has(config.softDelete)) {
     fields.set(config.softDelete, fieldModel(config.softDelete, { type: 'timestamp', nullable: true }, 'softDelete'))
   }
+  const staffTenant = tenantColumn !== undefined && !columns.has(tenantColumn) && !RESERVED_FIELDS.has(tenantColumn)
+    ? fieldModel(tenantColumn, { type: 'string', required: true, nullable: false }, 'tenant')
+    : undefined
+  if (staffTenant !== undefined) fields.set(staffTenant.name, staffTenant)
 
   const keyNames = config.key === undefined ? ['id'] : typeof config.key === 'string' ? [config.key] : config.key
   const key = keyNames.map((k) => {
@@ -99,6 +104,7 @@ export function buildModel (name: string, config: ResourceConfig, present?: RowP
     key,
     softDelete: config.softDelete,
     tenant: tenantColumn,
+    tenantField: staffTenant,
     // A tenancy through relations is settled once every relation is known (./tenancy.ts).
     tenancy: tenantColumn === undefined ? undefined : { kind: 'column' as const, column: tenantColumn },
     owner: config.owner,

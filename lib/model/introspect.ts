@@ -104,6 +104,8 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
   return relinked
 }
 
+const TENANT_FIELD_TYPES: Readonly<Record<string, FieldModel['type']>> = { int2: 'integer', int4: 'integer', int8: 'bigint', uuid: 'uuid' }
+
 function introspectModel (model: ResourceModel, facts: TableFacts, warn: (message: string) => void): ResourceModel {
   const path = `config.resources.${model.name}`
   for (const key of tenantBlindKeys(model, facts)) {
@@ -111,7 +113,7 @@ function introspectModel (model: ResourceModel, facts: TableFacts, warn: (messag
   }
   const { columns } = facts
   for (const field of model.fields.values()) {
-    if (field.managed === 'version' || field.managed === 'softDelete') continue
+    if (field.managed === 'version' || field.managed === 'softDelete' || field === model.tenantField) continue
     checkField(path, field, columns.get(field.column), model.tableText)
   }
   const marker = model.softDelete === undefined ? undefined : columns.get(model.softDelete)
@@ -135,9 +137,10 @@ function introspectModel (model: ResourceModel, facts: TableFacts, warn: (messag
     const column = columns.get(field.column)
     const notNull = column?.not_null === true
     // A managed version takes its column's type: an int8 version is a JSON string, an int4 one a number.
+    // The tenant column staff see as a field is typed by its column too (integer, bigint, uuid, or text).
     const type = field.managed === 'version' && version !== undefined
       ? (version.kind === 'timestamp' ? 'timestamp' : column?.type === 'int8' ? 'bigint' : 'integer')
-      : field.type
+      : field === model.tenantField ? TENANT_FIELD_TYPES[column?.type ?? ''] ?? 'string' : field.type
     // A version's schema follows its type (it is what records are described with).
     const schema = type === field.type ? {} : fieldSchema({ type })
     const limit = column === undefined ? undefined : columnLimit(column.type, column.typmod, column.labels)
@@ -156,7 +159,8 @@ function introspectModel (model: ResourceModel, facts: TableFacts, warn: (messag
   const key = model.key.map((k) => fields.get(k.name)!)
   const fieldList = Object.freeze([...fields.values()])
   const versionField = fieldList.find((f) => f.managed === 'version')
-  return Object.freeze({ ...model, fields, fieldList, key, version, versionField, rewritesUpdates: facts.rewritesUpdates, uniqueColumns: facts.uniqueColumns })
+  const tenantField = model.tenantField === undefined ? undefined : fields.get(model.tenantField.name)
+  return Object.freeze({ ...model, fields, fieldList, key, version, versionField, tenantField, rewritesUpdates: facts.rewritesUpdates, uniqueColumns: facts.uniqueColumns })
 }
 
 /** Unique keys of a tenant's table that callers can fill in (some column of them writable) but that leave out the tenant column. */

@@ -103,6 +103,11 @@ export interface ResourceModel {
   readonly tenant: string | undefined
   /** How rows belong to tenants, if they do: by that column, or through relations (./tenancy.ts). */
   readonly tenancy: Tenancy | undefined
+  /**
+   * The tenant column as a field, where the config does not list it: read and set on create only by
+   * staff across tenants (config `allTenants`); to everyone else it is no field.
+   */
+  readonly tenantField: FieldModel | undefined
   readonly owner: string | undefined
   readonly version: VersionColumn | undefined
   /** The field of the version column (always a field: listed or added read-only). */

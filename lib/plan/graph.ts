@@ -50,7 +50,7 @@ export function callerGraphKey (access: AccessPlan, accessOf: AccessOf, keys: Bo
 
 /** The rows of a relation's target the caller may read there: their tenant and the read rule's row filter. */
 export function callerScope (target: AccessPlan): RelatedScope {
-  return { kind: 'caller', tenant: target.context.tenant, rows: readRows(target) }
+  return { kind: 'caller', tenant: target.context.tenant, everyTenant: target.context.allTenants, rows: readRows(target) }
 }
 
 /** The filter with each related condition not yet scoped given `scopeOf` its target; a rule's (as stored) kept. */

@@ -11,5 +11,5 @@ import type { ReadScope } from './types.js'
  */
 export function readScope (access: AccessPlan, showDeleted: boolean, rows = readRows(access)): ReadScope {
   if (showDeleted && !access.showDeleted) throw problem('access-denied', `You may not read deleted ${access.resource} records (show_deleted=true).`)
-  return { tenant: access.context.tenant, rows, showDeleted, present: access.present }
+  return { tenant: access.context.tenant, everyTenant: access.context.allTenants, rows, showDeleted, present: access.present }
 }

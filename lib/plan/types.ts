@@ -13,6 +13,8 @@ export type { OrderTerm, PermissionPlan }
 /** Rows a caller may see: the tenant, the read rule's row filter, and whether soft-deleted rows count. */
 export interface ReadScope {
   readonly tenant: string | undefined
+  /** Staff across tenants (config `allTenants`): every tenant's rows. */
+  readonly everyTenant?: boolean | undefined
   readonly rows: CheckedFilter | undefined
   readonly showDeleted: boolean
   /** How the caller sees each row, where the resource says (AccessPlan.present). */
@@ -135,6 +137,8 @@ export interface ReferenceCheck {
   readonly rows: CheckedFilter | undefined
   /** The caller's tenant, where the target is kept per tenant. */
   readonly tenant: string | undefined
+  /** Staff across tenants: a record of any tenant. */
+  readonly everyTenant?: boolean | undefined
 }
 
 /**
@@ -149,6 +153,11 @@ export interface WritePlan {
   readonly key: readonly string[] | undefined
   /** The caller's tenant: the tenant column's value, and a condition of every statement. */
   readonly tenant: string | undefined
+  /**
+   * Staff across tenants (config `allTenants`): no tenant condition, and the stored row's tenant is
+   * read for the write's event (`WriteEvent.tenant`); a create into a tenant column names its tenant.
+   */
+  readonly everyTenant?: boolean | undefined
   readonly ifMatch: '*' | readonly string[] | undefined
   readonly access: OperationAccess & { readonly allowed: true }
   readonly ruleContext: RuleContext

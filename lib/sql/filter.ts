@@ -75,6 +75,8 @@ function jsonPathTest (document: Sql, path: readonly string[], test: JsonTest): 
 /** The rows of a resource a caller may read, as a filter's scope or a related one's (ReadScope's shape). */
 export interface ScopeOf {
   readonly tenant: string | undefined
+  /** Staff across tenants (config `allTenants`): no tenant condition. */
+  readonly everyTenant?: boolean | undefined
   readonly rows: CheckedFilter | undefined
   readonly showDeleted: boolean
 }
@@ -90,17 +92,31 @@ function tenantEquals (column: Sql, tenancy: Tenancy, tenant: string | undefined
  * hops' tables, each joined by its key, so every hop is one index lookup.
  */
 function tenantThrough (tenancy: Tenancy & { kind: 'through' }, table: Sql, tenant: string | undefined): Sql {
+  const { tables, links, column } = parentsOf(tenancy, table)
+  return sql`EXISTS (SELECT 1 FROM ${sql.join(tables)} WHERE ${sql.join([...links, tenantEquals(column, tenancy, tenant)], sql` AND `)})`
+}
+
+/** The parents' tables a tenancy through relations reads, joined by their keys from `table`, and the tenant column at the end. */
+function parentsOf (tenancy: Tenancy & { kind: 'through' }, table: Sql): { tables: Sql[], links: Sql[], column: Sql } {
   const tables: Sql[] = []
-  const conditions: Sql[] = []
+  const links: Sql[] = []
   let from = table
   tenancy.hops.forEach((hop, i) => {
     const alias = sql.ident(`__tenant_${i + 1}`)
     tables.push(sql`${hop.table} AS ${alias}`)
-    conditions.push(sql`${alias}.${sql.ident(hop.key)} = ${from}.${sql.ident(hop.column)}`)
+    links.push(sql`${alias}.${sql.ident(hop.key)} = ${from}.${sql.ident(hop.column)}`)
     from = alias
   })
-  conditions.push(tenantEquals(sql`${from}.${sql.ident(tenancy.column)}`, tenancy, tenant))
-  return sql`EXISTS (SELECT 1 FROM ${sql.join(tables)} WHERE ${sql.join(conditions, sql` AND `)})`
+  return { tables, links, column: sql`${from}.${sql.ident(tenancy.column)}` }
+}
+
+/** The tenant a row of `model` belongs to, as text: what staff across tenants touched (WriteEvent.tenant). */
+export function tenantOf (model: ResourceModel): Sql {
+  const { tenancy } = model
+  if (tenancy === undefined) return sql`NULL::text`
+  if (tenancy.kind === 'column') return sql`${model.table}.${sql.ident(tenancy.column)}::text`
+  const { tables, links, column } = parentsOf(tenancy, model.table)
+  return sql`(SELECT ${column}::text FROM ${sql.join(tables)} WHERE ${sql.join(links, sql` AND `)})`
 }
 
 /**
@@ -112,7 +128,7 @@ function tenantThrough (tenancy: Tenancy & { kind: 'through' }, table: Sql, tena
 export function scopeConditions (model: ResourceModel, scope: ScopeOf, table?: Sql, depth = 0): Sql[] {
   const column = (name: string): Sql => table === undefined ? sql.ident(name) : sql`${table}.${sql.ident(name)}`
   const conditions: Sql[] = []
-  const { tenancy } = model
+  const tenancy = scope.everyTenant === true ? undefined : model.tenancy
   if (tenancy?.kind === 'column') conditions.push(tenantEquals(column(tenancy.column), tenancy, scope.tenant))
   if (tenancy?.kind === 'through') conditions.push(tenantThrough(tenancy, table ?? model.table, scope.tenant))
   if (model.softDelete !== undefined && !scope.showDeleted) conditions.push(sql`${column(model.softDelete)} IS NULL`)
@@ -127,7 +143,7 @@ export function scopeConditions (model: ResourceModel, scope: ScopeOf, table?: S
  */
 export function relatedScopeConditions (target: ResourceModel, scope: RelatedScope, table: Sql, depth: number): Sql[] {
   switch (scope.kind) {
-    case 'caller': return scopeConditions(target, { tenant: scope.tenant, rows: scope.rows, showDeleted: false }, table, depth)
+    case 'caller': return scopeConditions(target, { tenant: scope.tenant, everyTenant: scope.everyTenant, rows: scope.rows, showDeleted: false }, table, depth)
     case 'stored': return []
     case 'unattached': throw new Error(`a path to ${target.name} reached SQL without the caller's scope there`)
   }

@@ -84,9 +84,9 @@ export function embedsSql (model: ResourceModel, embeds: readonly EmbedPlan[]): 
  * The embeds of one record read by its key in the caller's tenant, as a get would embed them: a
  * write's answer reads them after the write, in its transaction, so they see what it wrote.
  */
-export function compileEmbedsOf (model: ResourceModel, key: readonly string[], tenant: string | undefined, embeds: readonly EmbedPlan[]): Sql {
+export function compileEmbedsOf (model: ResourceModel, key: readonly string[], tenant: string | undefined, everyTenant: boolean | undefined, embeds: readonly EmbedPlan[]): Sql {
   const { columns, joins } = embedsSql(model, embeds)
-  return sql`SELECT true AS "__row"${columns} FROM ${model.table}${joins}${where([keyCondition(model, key), ...scopeConditions(model, { tenant, rows: undefined, showDeleted: true })])}`
+  return sql`SELECT true AS "__row"${columns} FROM ${model.table}${joins}${where([keyCondition(model, key), ...scopeConditions(model, { tenant, everyTenant, rows: undefined, showDeleted: true })])}`
 }
 
 /** The joins of `parent`'s embeds; `parent.table` is how the statement names the parent's row. */

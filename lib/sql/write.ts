@@ -6,7 +6,7 @@ import { permissionColumns, scopeConditions } from './read.js'
 import type { ResourceModel } from '../model/types.js'
 import type { ColumnValues, ReferenceCheck, WritePlan } from '../plan/types.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
-import { compileFilter } from './filter.js'
+import { compileFilter, tenantOf } from './filter.js'
 
 /**
  * RETURNING what the plan fetches; with `check`, also whether the row as written matches it
@@ -14,12 +14,17 @@ import { compileFilter } from './filter.js'
  */
 function returning (plan: WritePlan, check: CheckedFilter | undefined): Sql {
   const verified = check === undefined ? sql.empty : sql`, (${compileFilter(plan.model, check)}) AS "__verified"`
-  return sql` RETURNING ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${verified}`
+  return sql` RETURNING ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${verified}${tenantColumn(plan)}`
+}
+
+/** Staff across tenants: the row's tenant, for the write's event (`__tenant`). */
+function tenantColumn (plan: WritePlan): Sql {
+  return plan.everyTenant === true && plan.model.tenancy !== undefined ? sql`, ${tenantOf(plan.model)} AS "__tenant"` : sql.empty
 }
 
 /** The addressed row: its key, the caller's tenant, and (where given) rows it must be among. */
 function target (plan: WritePlan, rows?: CheckedFilter, live = false): Sql {
-  const scope = scopeConditions(plan.model, { tenant: plan.tenant, rows, showDeleted: !live })
+  const scope = scopeConditions(plan.model, { tenant: plan.tenant, everyTenant: plan.everyTenant, rows, showDeleted: !live })
   return sql.join([keyCondition(plan.model, plan.key!), ...scope], sql` AND `)
 }
 
@@ -40,7 +45,7 @@ function versionBump (model: ResourceModel): Sql[] {
 export function compileLock (plan: WritePlan, rows: CheckedFilter | undefined): Sql {
   const { model } = plan
   const deleted = model.softDelete === undefined ? sql`false` : sql`${sql.ident(model.softDelete)} IS NOT NULL`
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(model, plan.permissions)}, ${deleted} AS "__deleted" FROM ${model.table} WHERE ${target(plan, rows)} FOR UPDATE`
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(model, plan.permissions)}, ${deleted} AS "__deleted"${tenantColumn(plan)} FROM ${model.table} WHERE ${target(plan, rows)} FOR UPDATE`
 }
 
 /** The columns a create sets whatever its body: the caller's tenant, and the first version. */
@@ -48,7 +53,8 @@ function managedColumns (plan: WritePlan): { columns: Sql[], values: Sql[] } {
   const { model } = plan
   const columns: Sql[] = []
   const values: Sql[] = []
-  if (model.tenant !== undefined) {
+  // A staff create sets the tenant column as a field of its body.
+  if (model.tenant !== undefined && !(model.tenantField !== undefined && plan.values.has(model.tenantField))) {
     columns.push(sql.ident(model.tenant))
     values.push(sql`${plan.tenant ?? null}`)
   }
@@ -66,7 +72,7 @@ function managedColumns (plan: WritePlan): { columns: Sql[], values: Sql[] } {
 function referenceCondition (reference: ReferenceCheck): Sql {
   if (!reference.readable) return sql`false`
   const { target } = reference
-  const conditions = [sql`${columnOf(target.key[0]!)} = ${reference.value}`, ...scopeConditions(target, { tenant: reference.tenant, rows: reference.rows, showDeleted: false })]
+  const conditions = [sql`${columnOf(target.key[0]!)} = ${reference.value}`, ...scopeConditions(target, { tenant: reference.tenant, everyTenant: reference.everyTenant, rows: reference.rows, showDeleted: false })]
   return sql`EXISTS (SELECT 1 FROM ${target.table} WHERE ${sql.join(conditions, sql` AND `)} FOR KEY SHARE)`
 }
 

@@ -107,7 +107,7 @@ function createRun (operations: readonly BatchOperation[], start: number): Creat
 /**
  * The plans of a run of creates that may be one INSERT: the first in full, the others like it
  * (the caller, the resource and the operation are the same; only bodies differ). Undefined when
- * a hook, a record rule or a reference field needs each record on its own. The plans stop before a body that fails,
+ * a hook, a record rule, a reference field or a staff caller's named tenant needs each record on its own. The plans stop before a body that fails,
  * whose operation then runs (and fails) in its turn, after the ones before it.
  */
 async function planRun (run: readonly Create[], refs: Refs, context: BatchContext): Promise<WritePlan[] | undefined> {
@@ -121,8 +121,9 @@ async function planRun (run: readonly Create[], refs: Refs, context: BatchContex
         continue
       }
       const first = await planAdmitted({ operation: 'create', body, withPermissions: context.rowPermissions.has(op.resource) }, write)
-      // References are checked in each record's own INSERT, which names the field they refuse.
-      if (first.hooked || first.access.check !== undefined || first.model.fieldList.some((f) => f.references !== undefined)) return undefined
+      // References are checked in each record's own INSERT, which names the field they refuse; the
+      // tenant of staff across tenants is each create's own, where one INSERT gives every row the first's.
+      if (first.hooked || first.access.check !== undefined || first.everyTenant === true || first.model.fieldList.some((f) => f.references !== undefined)) return undefined
       plans.push(first)
     } catch (err) {
       if (plans.length > 0) return plans

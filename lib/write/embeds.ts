@@ -16,7 +16,7 @@ import type { WriteOutcome } from './pipeline.js'
 
 /** The outcome with its embeds read, on the transaction that wrote it. */
 export async function withEmbeds (plan: WritePlan, outcome: WriteOutcome, tx: Queryable): Promise<WriteOutcome> {
-  const [found] = await rows<Row>(tx, compileEmbedsOf(plan.model, keyParts(plan.model, outcome.row), plan.tenant, plan.embeds))
+  const [found] = await rows<Row>(tx, compileEmbedsOf(plan.model, keyParts(plan.model, outcome.row), plan.tenant, plan.everyTenant, plan.embeds))
   // A hook may have deleted the row it wrote: then nothing is embedded, each relation a null.
   return { ...outcome, embedded: found ?? {} }
 }

@@ -13,7 +13,7 @@ import { keyText } from '../model/keys.js'
 import { compileDelete, compileInsert, compileLock, compileReferenceCheck, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
 import { storedRecord, type Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
-import { requireTenantParent } from './tenant-parent.js'
+import { namedTenant, requireTenantParent } from './tenants.js'
 import { invalidRecord, validateBody } from './validate-body.js'
 import type { ValidateContext } from '../config/functions.js'
 import type { WriteHooks } from '../../hooks/registry.js'
@@ -137,13 +137,16 @@ async function verifyStored (tx: Queryable, plan: WritePlan, filter: CheckedFilt
   if (match === undefined) outsideWritable(plan.model)
 }
 
-/** The reference values a write sets, each with what the caller can read of the resource it names. */
-function referencesOf (values: ColumnValues, ctx: TablegateContext): ReferenceCheck[] {
+/**
+ * The reference values a write sets, each with what the caller can read of the resource it names,
+ * in `tenant` (staff across tenants: in the tenant their create names, else in any).
+ */
+function referencesOf (values: ColumnValues, ctx: TablegateContext, tenant: string | undefined, everyTenant: boolean): ReferenceCheck[] {
   const references: ReferenceCheck[] = []
   for (const [field, value] of values) {
     if (field.references === undefined || value === null) continue
     const target = ctx.access(field.references)
-    references.push({ field, value, target: target.model, readable: target.operations.read.allowed, rows: readRows(target), tenant: ctx.tenant })
+    references.push({ field, value, target: target.model, readable: target.operations.read.allowed, rows: readRows(target), tenant, everyTenant })
   }
   return references
 }
@@ -166,7 +169,7 @@ async function returnedRow (plan: WritePlan, found: Row | undefined, db: Queryab
 }
 
 /** Step 2: the body checked against the caller's fields, the owner filled in, `validate` run. */
-async function checkedBody (operation: 'create' | 'update', body: unknown, allowed: WritePlan['access'], ruleContext: RuleContext, context: WriteContext): Promise<Pick<WritePlan, 'values' | 'sent' | 'references'>> {
+async function checkedBody (operation: 'create' | 'update', body: unknown, allowed: WritePlan['access'], ruleContext: RuleContext, context: WriteContext): Promise<Pick<WritePlan, 'values' | 'sent' | 'references' | 'tenant'>> {
   const { ctx, access } = context
   const { model } = access
   const checked = validateBody(model, access.readable, operation === 'create' ? access.writableOnCreate : access.writable, body, operation)
@@ -174,13 +177,16 @@ async function checkedBody (operation: 'create' | 'update', body: unknown, allow
   const owner = operation === 'create' && access.ownerField !== undefined && !checked.has(access.ownerField) ? access.ownerField : undefined
   const values = owner === undefined ? checked : new Map([...checked, [owner, ctx.user?.id ?? null]])
   requireTenantParent(model, values, operation)
+  // Staff across tenants name the tenant of a create (./tenants.ts); everyone else's is their own.
+  const staff = access.context.allTenants === true
+  const tenant = staff ? namedTenant(model, values) : ctx.tenant
   // What the caller sent, as a record: only a record rule or `validate` reads it.
   let sent: Record<string, unknown> = {}
   if (allowed.check !== undefined || model.validate !== undefined) {
     sent = recordOf(values, body, new Map(owner === undefined ? [] : [[owner.name, ctx.user?.id ?? null]]))
   }
   await validateWithResource(model, sent, { user: ruleContext.user, tenant: ruleContext.tenant, operation })
-  return { values, sent, references: referencesOf(values, ctx) }
+  return { values, sent, tenant, references: referencesOf(values, ctx, tenant, staff && tenant === undefined) }
 }
 
 /** Another create or update like `plan` (same caller, resource and operation), with its own body: only step 2 is new. */
@@ -203,9 +209,9 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     })
   }
   // 2. The body: unknown, hidden, read-only and tenant fields refused; values checked; resource rules.
-  const { values, sent, references } = operation === 'create' || operation === 'update'
+  const { values, sent, references, tenant } = operation === 'create' || operation === 'update'
     ? await checkedBody(operation, request.body, allowed, ruleContext, context)
-    : { values: new Map(), sent: {}, references: [] }
+    : { values: new Map(), sent: {}, references: [], tenant: ctx.tenant }
   const hooked = services.hooks.for(model.name, operation).length > 0
   const select = services.selections.of(model, mask.fields)
   const permissions = request.withPermissions === true ? access.permissions.get : undefined
@@ -214,7 +220,8 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     operation,
     model,
     key: request.key,
-    tenant: ctx.tenant,
+    tenant,
+    everyTenant: access.context.allTenants,
     ifMatch: request.ifMatch,
     access: allowed,
     ruleContext,
@@ -243,6 +250,11 @@ export function outcomeOf (plan: WritePlan, context: RunContext, row: Row, key: 
   return { row, etag: context.services.etags.of(plan.model, plan.readable)(row), key, select: plan.select }
 }
 
+function tenantOfRow (row: Row | undefined): string | undefined {
+  const tenant = row?.__tenant
+  return typeof tenant === 'string' ? tenant : undefined
+}
+
 async function runHooks (plan: WritePlan, context: RunContext, tx: Queryable, key: string, before: Row | undefined, after: Row | undefined): Promise<void> {
   if (!plan.hooked) return
   const { model, operation } = plan
@@ -252,6 +264,8 @@ async function runHooks (plan: WritePlan, context: RunContext, tx: Queryable, ke
     key,
     before: before === undefined ? undefined : storedRecord(model, before),
     after: after === undefined ? undefined : storedRecord(model, after),
+    // What staff across tenants touched is the row's own tenant, read with it.
+    tenant: plan.everyTenant === true ? (plan.tenant ?? tenantOfRow(after ?? before)) : plan.tenant,
     ctx: context.ctx,
   }, tx)
 }

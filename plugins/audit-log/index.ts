@@ -29,7 +29,7 @@ async function auditLog (app: FastifyInstance, options: AuditLogOptions): Promis
   if (app.tablegate.config.migrateOnStart && authDb !== undefined) await createAuditTable(authDb, audit)
   app.tablegate.addWriteHook(async function auditLogRow (event: WriteEvent, tx: Queryable) {
     await query(tx, sql`INSERT INTO ${table} (resource, operation, record_key, user_id, tenant, before, after)
-      VALUES (${event.resource}, ${event.operation}, ${event.key}, ${event.ctx.user?.id ?? HOST_ACTOR}, ${event.ctx.tenant ?? null},
+      VALUES (${event.resource}, ${event.operation}, ${event.key}, ${event.ctx.user?.id ?? HOST_ACTOR}, ${event.tenant ?? event.ctx.tenant ?? null},
               ${event.before === undefined ? null : JSON.stringify(event.before)}, ${event.after === undefined ? null : JSON.stringify(event.after)})`)
   }, options.resources === undefined ? {} : { resources: options.resources })
 }

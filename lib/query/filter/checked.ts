@@ -38,7 +38,7 @@ export type CheckedFilter =
  * checked, before the plan gives each hop the caller's rows there; it is never compiled.
  */
 export type RelatedScope =
-  | { readonly kind: 'caller', readonly tenant: string | undefined, readonly rows: CheckedFilter | undefined }
+  | { readonly kind: 'caller', readonly tenant: string | undefined, readonly rows: CheckedFilter | undefined, readonly everyTenant?: boolean | undefined }
   | { readonly kind: 'stored' }
   | { readonly kind: 'unattached' }
 
@@ -130,5 +130,5 @@ export function filterStructure (filter: CheckedFilter): string {
 /** A related scope's structure: which conditions it adds to the target's rows, without their values. */
 export function scopeStructure (target: ResourceModel, scope: RelatedScope): string {
   if (scope.kind !== 'caller') return scope.kind
-  return `${target.tenancy !== undefined} ${scope.rows === undefined ? '' : filterStructure(scope.rows)}`
+  return `${target.tenancy !== undefined && scope.everyTenant !== true} ${scope.rows === undefined ? '' : filterStructure(scope.rows)}`
 }
