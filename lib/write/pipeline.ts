@@ -96,7 +96,7 @@ function checkPrecondition (operation: RecordWriteOperation, ifMatch: WritePlan[
 /** The record a write sends, as the caller sent it (JSON values, not bound parameters). */
 function recordOf (values: ColumnValues, body: unknown, filled: ReadonlyMap<string, unknown>): Record<string, unknown> {
   const sent = (body ?? {}) as Record<string, unknown>
-  return Object.fromEntries([...values.keys()].map((f) => [f.name, f.name in sent ? sent[f.name] : filled.get(f.name) ?? f.default]))
+  return Object.fromEntries([...values.keys()].map((f) => [f.name, Object.hasOwn(sent, f.name) ? sent[f.name] : filled.get(f.name) ?? f.default]))
 }
 
 async function validateWithResource (model: ResourceModel, record: Readonly<Record<string, unknown>>, ctx: ValidateContext): Promise<void> {
