@@ -263,7 +263,7 @@ export const ConfigSchema = Type.Object({
   resources: Type.Optional(Type.Record(Type.String(), ResourceSchema, { keyName: 'resource', description: 'The resources by name (the name is the URL segment).', default: {}, examples: [{ orders: { fields: { id: { type: 'bigint', readOnly: true, dbDefault: true }, title: { type: 'string', required: true } } } }] })),
   views: Type.Optional(ViewsSchema),
   pages: Type.Optional(Type.Array(PageSchema, { description: 'Pages for clients, served by `/api/meta` with what each caller may do on them (see meta.md).' })),
-  userMenu: Type.Optional(Type.Array(MenuEntrySchema, { description: 'The user menu for clients: resources and pages, in order; entries the caller cannot use are left out.', examples: [[{ resource: 'orders' }, { page: 'overview', label: 'Home' }]] })),
+  userMenu: Type.Optional(Type.Array(MenuEntrySchema, { description: 'The user menu for clients: resources and pages, in order; entries the caller cannot use are left out. Without it, each caller\'s menu in `/api/meta` is every resource they may read, in the order of `resources`.', examples: [[{ resource: 'orders' }, { page: 'overview', label: 'Home' }]] })),
 }, {
   additionalProperties: false,
   title: 'Top-level keys',
