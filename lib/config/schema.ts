@@ -107,7 +107,7 @@ export const ToManyRelationSchema = Type.Object({
 }, { additionalProperties: false, title: 'To-many relation', description: 'The records of another resource whose `by` field names this one (see relations.md).', examples: [{ resource: 'order_lines', by: 'order_id', orderBy: 'position', pageSize: 10 }] })
 
 export const ResourceSchema = Type.Object({
-  table: Type.Optional(Type.String({ description: 'The table; `schema.table` is allowed.', defaultText: 'the resource name', examples: ['sales.orders'] })),
+  table: Type.Optional(Type.String({ description: 'The table as SQL names it: `table` or `schema.table`, an unquoted name folded to lower case, a quoted one kept as written (`"Odd Schema".t2`).', defaultText: 'the resource name', examples: ['sales.orders'] })),
   key: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], { description: 'The key field, or the fields of a composite key, in URL order.', default: 'id', examples: [['region', 'number']] })),
   softDelete: Type.Optional(Type.String({ description: 'A nullable `timestamptz` column that marks deleted rows: DELETE sets it, `:undelete` clears it, reads leave such rows out unless `show_deleted`.', examples: ['deleted_at'] })),
   tenant: Type.Optional(Type.String({ description: 'The column holding the tenant: rows of other tenants do not exist for a caller, creates fill it.', examples: ['tenant_id'] })),

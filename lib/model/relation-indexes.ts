@@ -5,6 +5,7 @@
 // such read scans the table.
 import { quoteIdent } from '../sql/sql.js'
 import type { ResourceModel } from './types.js'
+import { tableNameParts } from './table-name.js'
 
 /** What a table's indexes can serve: the first two key columns of each (null for an expression). */
 export interface TableIndexes {
@@ -37,7 +38,7 @@ export function unindexedRelations (models: ReadonlyMap<string, ResourceModel>, 
     }
   }
   return [...wanted.values()].map(({ holder, column, paths }) => {
-    const table = holder.tableText.split('.').map(quoteIdent).join('.')
+    const table = tableNameParts(holder.tableText).map(quoteIdent).join('.')
     return `${paths.join(', ')}: following the relation reads table ${holder.tableText} by column ${column}, and no index starts with it, so each such read scans the table. Create one: CREATE INDEX ON ${table} (${quoteIdent(column)})`
   })
 }

@@ -43,7 +43,7 @@ function fieldLine (name: string): string {
 test('one resource per table with a primary key; partitions, keyless tables, views and unservable keys left out with why', () => {
   assert.deepEqual(Object.keys(config.resources!), ['customers', 'employees', 'measurements', 'order_lines', 'orders', 'product_tags', 'products', 'regions', 'shipments', 'tags'])
   assert.match(text, /\/\/ left out: logbook, no primary key/)
-  assert.match(text, /\/\/ left out: Audit Trail, its name needs quotes in SQL/)
+  assert.match(text, /\/\/ left out: Audit Trail, its name is not a resource name/)
   assert.match(text, /\/\/ left out: measurements_2025, a partition of measurements: served through it/)
   assert.match(text, /\/\/ left out: customer_names, a view \(pass --views/)
   assert.match(text, /\/\/ left out: stamps, its primary key column at cannot be a field \(timestamp without time zone/)
@@ -183,6 +183,20 @@ test('another schema: its tables keep their schema, and a foreign key into anoth
   // The suggested index is SQL that runs as it is, and then init suggests it no more.
   await pool.query(/CREATE INDEX ON sales\.payments \("Invoice"\)/.exec(sales)![0])
   assert.doesNotMatch(await initConfig(pool, { schema: 'sales' }), /CREATE INDEX/)
+})
+
+test('a schema and a table whose names SQL quotes: table quotes them, and the config is served as it is', async () => {
+  await pool.query('CREATE SCHEMA "Odd Schema"; CREATE TABLE "Odd Schema"."Items" (id integer PRIMARY KEY, "Label" text NOT NULL); INSERT INTO "Odd Schema"."Items" VALUES (1, \'one\')')
+  const odd = await initConfig(pool, { schema: 'Odd Schema' })
+  const loaded = await load(odd, 'odd')
+  assert.equal(loaded.resources!.Items!.table, '"Odd Schema"."Items"')
+  const app = await buildApp({ ...loaded, databaseUrl })
+  await createUser(app, 'odd@example.com', 'admin')
+  const odder = caller(app, await bearer(app, 'odd@example.com'))
+  const listed = await odder('GET', '/api/v1/Items')
+  assert.equal(listed.status, 200, JSON.stringify(listed.body))
+  assert.deepEqual(listed.body.items.map((i: { Label: string }) => i.Label), ['one'])
+  assert.equal((await odder('POST', '/api/v1/Items', { payload: { id: 2, Label: 'two' } })).status, 201)
 })
 
 test('the written config is served as it is: an admin lists every resource, and values outside an enum or bound are refused as the database refuses them', async () => {
