@@ -14,6 +14,7 @@ import { compileDelete, compileInsert, compileLock, compileReferenceCheck, compi
 import { storedRecord, type Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
 import { invalidRecord, validateBody } from './validate-body.js'
+import { insertRows } from './not-null.js'
 import type { ValidateContext } from '../config/functions.js'
 import type { WriteHooks } from '../../hooks/registry.js'
 import type { RecordWriteOperation } from '../../hooks/types.js'
@@ -231,7 +232,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
 
 /** The INSERT of a create, one statement; `check` is verified on the row as written. */
 export async function insertRecord (plan: WritePlan, context: RunContext, db: Queryable, check: CheckedFilter | undefined): Promise<WriteOutcome> {
-  const [found] = await rows<Row>(db, compileInsert(plan, check))
+  const [found] = await insertRows(plan, db, compileInsert(plan, check))
   const row = written(plan.model, await returnedRow(plan, found, db), check)
   return outcomeOf(plan, context, row, keyText(plan.model, row))
 }
