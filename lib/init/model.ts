@@ -6,6 +6,7 @@ import { readCheck, type CheckFact } from './check.js'
 import { applyFacts, columnField, orderedOptions, type FieldDraft } from './fields.js'
 import { RESOURCE_NAME } from '../model/build.js'
 import { sqlNameText } from '../model/table-name.js'
+import { AUTH_STORE_TABLES, AUTH_STORE_TABLE_WHY } from '../auth/store/migrate.js'
 
 export interface InitOptions {
   /** The schema read (default `public`). */
@@ -106,6 +107,7 @@ export function compare (a: string, b: string): number {
 
 function draftResource (catalog: Catalog, relation: CatalogRelation, columns: readonly CatalogColumn[], constraints: readonly CatalogConstraint[], options: InitOptions): ResourceDraft | { why: string } {
   if (relation.partitionOf !== null) return { why: `a partition of ${relation.partitionOf}: served through it` }
+  if (AUTH_STORE_TABLES.has(relation.name)) return { why: `never a resource: ${AUTH_STORE_TABLE_WHY}` }
   // The resource is named after its table; `table` quotes the name where SQL must (capitals, `-`).
   if (!RESOURCE_NAME.test(relation.name)) return { why: 'its name is not a resource name (a letter or _, then letters, digits, _ or -): rename it, or serve it through a view' }
   const view = VIEW_KINDS[relation.kind]

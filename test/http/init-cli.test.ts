@@ -138,6 +138,14 @@ test('init of a schema whose name needs quotes writes tables check accepts; chec
   assert.equal(bare.stderr, `tablegate: config.resources.t2.table: 'Odd Schema.t2' is not a table name: a name that holds spaces, dots or quotes, or keeps capitals, is written in double quotes, as in SQL: '"Odd Schema".t2'\n`)
 })
 
+test('check refuses a resource over a table of the login store, naming it and why', async () => {
+  writeFileSync(join(dir, 'store.config.mjs'), `export default ${JSON.stringify({ resources: { accounts: { table: 'auth_account', fields: { id: { type: 'string' } } } } })}\n`)
+  const check = await cli(['check', '--config', 'store.config.mjs'])
+  assert.equal(check.code, 1)
+  assert.equal(check.stdout, '')
+  assert.equal(check.stderr, "tablegate: config.resources.accounts: table 'auth_account' is never a resource: it is a table of tablegate's own login store, which holds password hashes, session tokens and signing keys and is kept by the login routes and the CLI under rules of their own\n")
+})
+
 test('check prints a line for each constraint that contradicts a field option, and passes, as a start would', async () => {
   await runSql(databaseUrl, DRIFT_SCHEMA)
   writeFileSync(join(dir, 'things.config.mjs'), `export default ${JSON.stringify(DRIFT_CONFIG)}\n`)
