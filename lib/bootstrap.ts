@@ -13,6 +13,9 @@ import { organizationCore } from './auth/organization-core.js'
 import { createVerifier } from './auth/verifier.js'
 import { revocationList } from './auth/revocations.js'
 import { buildModels } from './model/build.js'
+import { tableNameParts } from './model/table-name.js'
+import { AUTH_STORE_TABLES, AUTH_STORE_TABLE_WHY } from './auth/store/migrate.js'
+import { ConfigError } from './config/validate.js'
 import { introspectModels } from './model/introspect.js'
 import { Selections } from './model/selection.js'
 import { AccessResolver } from './access/resolve.js'
@@ -57,6 +60,13 @@ export function migrationsOf (config: ResolvedConfig): Migrations {
  */
 export function declaredModels (config: ResolvedConfig, warn: Warn): Map<string, ResourceModel> {
   const models = buildModels(config.resources, config.presenters)
+  // By name, in any schema: the store's is `authSchema` or the search path's, and a copy of it
+  // elsewhere (one left behind when `authSchema` was set) holds the same hashes.
+  for (const model of models.values()) {
+    if (AUTH_STORE_TABLES.has(tableNameParts(model.tableText).at(-1)!)) {
+      throw new ConfigError(`config.resources.${model.name}: table '${model.tableText}' is never a resource: ${AUTH_STORE_TABLE_WHY}`)
+    }
+  }
   // A throwaway cache: checked filters point at these models, which introspection replaces.
   checkAccessConfig(config.config, models, config.roles, new RuleFilters(models))
   for (const message of shadowedCapabilities(models, config.roles, config.defaultAccess)) warn(message)

@@ -96,7 +96,8 @@ export interface Meta {
   readonly resources: Readonly<Record<string, ResourceMeta>>
   readonly views?: Readonly<Record<string, ViewMeta>>
   readonly permissions?: Readonly<Record<string, Permissions>>
-  readonly userMenu?: readonly MenuEntry[]
+  /** The server's: without a configured menu, every resource the caller may read. */
+  readonly userMenu: readonly MenuEntry[]
   readonly pages?: readonly PageMeta[]
 }
 
@@ -114,9 +115,8 @@ export function labelOf (name: string): string {
 
 /** The menu with only entries whose resource or page the caller has. */
 export function menuOf (meta: Meta): ReadonlyArray<{ readonly href: string, readonly label: string }> {
-  const entries: readonly MenuEntry[] = meta.userMenu ?? Object.keys(meta.resources).map((resource) => ({ resource }))
   const pages = new Map((meta.pages ?? []).map((page) => [page.name, page]))
-  return entries.flatMap((entry) => {
+  return meta.userMenu.flatMap((entry) => {
     if ('resource' in entry) return entry.resource in meta.resources ? [{ href: `#/r/${encodeURIComponent(entry.resource)}`, label: entry.label ?? labelOf(entry.resource) }] : []
     const page = pages.get(entry.page)
     return page === undefined ? [] : [{ href: `#/p/${encodeURIComponent(page.name)}`, label: entry.label ?? page.title ?? labelOf(page.name) }]

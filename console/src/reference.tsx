@@ -34,7 +34,9 @@ export function Reference ({ session, meta, field, relation, target, input, rela
   const key = model?.key[0] ?? 'id'
   const titled = titleFieldsOf(meta, target)
   const searchable = Object.values(model?.fields ?? {}).some((f) => f.searchable === true)
-  const order = titled.find((name) => model?.fields[name]?.sortable === true)
+  // Sorted by what the title shows, the key breaking ties: a title made of the key alone needs no
+  // order_by, and no key field is named twice in it (the API refuses that).
+  const order = titled.find((name) => model?.key.includes(name) !== true && model?.fields[name]?.sortable === true)
   const [chosen, setChosen] = useState<{ readonly id: string, readonly title: string } | undefined>(
     related === undefined ? undefined : { id: textOf(model?.fields[key], related[key]), title: titleOf(meta, target, related) })
   const [open, setOpen] = useState(false)
@@ -53,7 +55,7 @@ export function Reference ({ session, meta, field, relation, target, input, rela
     let current = true
     const params = new URLSearchParams({ page_size: String(PICK_SIZE), fields: [...new Set([key, ...titled])].join(',') })
     if (asked.text !== '') params.set('filter', `search(${quoted(asked.text)})`)
-    if (order !== undefined) params.set('order_by', [order, key].join(', '))
+    if (order !== undefined) params.set('order_by', `${order}, ${key}`)
     if (asked.token !== undefined) params.set('page_token', asked.token)
     session.get<{ items: readonly Row[], next_page_token?: string }>(`${basePath}/${encodeURIComponent(target)}?${params}`)
       .then((answer) => {

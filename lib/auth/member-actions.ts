@@ -45,7 +45,8 @@ function badQuery (parameter: string, message: string): Error {
 }
 
 function column (parameter: string, field: string): Sql {
-  const name = MEMBER_FIELDS[field]
+  // Own members only: `constructor` or `toString` is a name asked for, not one of Object's.
+  const name = Object.hasOwn(MEMBER_FIELDS, field) ? MEMBER_FIELDS[field] : undefined
   if (name === undefined) throw badQuery(parameter, `${parameter} must be one of ${Object.keys(MEMBER_FIELDS).join(', ')}`)
   return sql`m.${sql.ident(name)}`
 }
@@ -58,7 +59,7 @@ function filterOf (query: ListMembersQuery): Sql {
   if (values.some((v) => v.includes('\u0000'))) throw badQuery('filterValue', 'filterValue must not contain NUL characters')
   if (operator === 'in') return sql` AND ${target}::text = ANY (${values})`
   if (operator === 'not_in') return sql` AND NOT (${target}::text = ANY (${values}))`
-  const comparison = COMPARISONS[operator]
+  const comparison = Object.hasOwn(COMPARISONS, operator) ? COMPARISONS[operator] : undefined
   if (comparison === undefined) throw badQuery('filterOperator', `filterOperator must be one of ${[...Object.keys(COMPARISONS), 'in', 'not_in'].join(', ')}`)
   if (typeof query.filterValue !== 'string') throw badQuery('filterValue', `filterValue must be given once for ${operator}`)
   const value = query.filterField === 'createdAt' ? sql`${query.filterValue}::timestamptz` : sql`${query.filterValue}`

@@ -107,7 +107,7 @@ export const ToManyRelationSchema = Type.Object({
 }, { additionalProperties: false, title: 'To-many relation', description: 'The records of another resource whose `by` field names this one (see relations.md).', examples: [{ resource: 'order_lines', by: 'order_id', orderBy: 'position', pageSize: 10 }] })
 
 export const ResourceSchema = Type.Object({
-  table: Type.Optional(Type.String({ description: 'The table; `schema.table` is allowed.', defaultText: 'the resource name', examples: ['sales.orders'] })),
+  table: Type.Optional(Type.String({ description: 'The table as SQL names it: `table` or `schema.table`, an unquoted name folded to lower case, a quoted one kept as written (`"Odd Schema".t2`). A table of the login store (named as in `authSchema`, in any schema) is refused: it holds password hashes, session tokens and signing keys, kept under rules of their own.', defaultText: 'the resource name', examples: ['sales.orders'] })),
   key: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], { description: 'The key field, or the fields of a composite key, in URL order.', default: 'id', examples: [['region', 'number']] })),
   softDelete: Type.Optional(Type.String({ description: 'A nullable `timestamptz` column that marks deleted rows: DELETE sets it, `:undelete` clears it, reads leave such rows out unless `show_deleted`.', examples: ['deleted_at'] })),
   tenant: Type.Optional(Type.Union([
@@ -186,7 +186,7 @@ export const ConfigSchema = Type.Object({
   databaseUrl: Type.Optional(Type.String({ description: 'The application database.', env: 'DATABASE_URL', defaultText: 'embedded PostgreSQL in `dataDir`', examples: ['postgres://app:secret@db.internal:5432/app'] })),
   databaseReadUrl: Type.Optional(Type.String({ description: 'Reads (one read-only statement each) go here: a read replica.', env: 'DATABASE_READ_URL', defaultText: 'the application database', examples: ['postgres://app:secret@replica.internal:5432/app'] })),
   adminDatabaseUrl: Type.Optional(Type.String({ description: 'Where the auth store lives.', env: 'ADMIN_DATABASE_URL', defaultText: 'the application database', examples: ['postgres://auth:secret@db.internal:5432/auth'] })),
-  authSchema: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', description: 'The schema of the auth tables (`auth_user`, `auth_account`, `auth_session`, `auth_key`, `auth_rate_limit`, `auth_revocation`, and `auth_organization`, `auth_member`, `auth_invitation`).', defaultText: 'the connection\'s search path', examples: ['auth'] })),
+  authSchema: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', description: 'The schema of the auth tables (`auth_user`, `auth_account`, `auth_session`, `auth_key`, `auth_rate_limit`, `auth_revocation`, and `auth_organization`, `auth_member`, `auth_invitation`). No resource may serve a table of these names, in this schema or any other.', defaultText: 'the connection\'s search path', examples: ['auth'] })),
   authSecret: Type.Optional(Type.String({ minLength: 16, description: 'Signs cookies and encrypts signing keys and page tokens.', env: 'AUTH_SECRET', defaultText: 'generated into `dataDir/auth-secret` with the embedded database; required with `DATABASE_URL`', examples: ['a-long-random-secret-from-your-vault'] })),
   dataDir: Type.Optional(Type.String({ description: 'The embedded PostgreSQL\'s data, its credentials and the generated secret.', default: '.tablegate', examples: ['/var/lib/tablegate'] })),
   basePath: Type.Optional(Type.String({ pattern: '^/[A-Za-z0-9_\\-/.]*[A-Za-z0-9_\\-]$', description: 'The resource API prefix; system and login routes sit at its parent (`/api`).', default: '/api/v1', examples: ['/service/v2'] })),
@@ -267,7 +267,7 @@ export const ConfigSchema = Type.Object({
   resources: Type.Optional(Type.Record(Type.String(), ResourceSchema, { keyName: 'resource', description: 'The resources by name (the name is the URL segment).', default: {}, examples: [{ orders: { fields: { id: { type: 'bigint', readOnly: true, dbDefault: true }, title: { type: 'string', required: true } } } }] })),
   views: Type.Optional(ViewsSchema),
   pages: Type.Optional(Type.Array(PageSchema, { description: 'Pages for clients, served by `/api/meta` with what each caller may do on them (see meta.md).' })),
-  userMenu: Type.Optional(Type.Array(MenuEntrySchema, { description: 'The user menu for clients: resources and pages, in order; entries the caller cannot use are left out.', examples: [[{ resource: 'orders' }, { page: 'overview', label: 'Home' }]] })),
+  userMenu: Type.Optional(Type.Array(MenuEntrySchema, { description: 'The user menu for clients: resources and pages, in order; entries the caller cannot use are left out. Without it, each caller\'s menu in `/api/meta` is every resource they may read, in the order of `resources`.', examples: [[{ resource: 'orders' }, { page: 'overview', label: 'Home' }]] })),
 }, {
   additionalProperties: false,
   title: 'Top-level keys',

@@ -1,7 +1,7 @@
-// `tablegate check`'s drift lines, both ways: a column the database has and no field serves, a
-// field whose column is gone or changed to a type the field does not fit, and a constraint that
-// contradicts a field option (contradictions.ts). One line each, read in two catalog queries for all
-// the resources' tables; what a start refuses still fails the check after.
+// `tablegate check`'s drift lines, both ways: a column the database has and no field serves (saying
+// so when it fails every create), a field whose column is gone or changed to a type the field does
+// not fit, and a constraint that contradicts a field option (contradictions.ts). One line each, read
+// in two catalog queries for all the resources' tables; what a start refuses still fails the check after.
 import { sql } from '../sql/sql.js'
 import { rows, type Queryable } from '../db/query.js'
 import { COMPATIBLE_PG_TYPES } from '../model/field-types.js'
@@ -59,6 +59,7 @@ export async function driftLines (db: Queryable, models: Iterable<ResourceModel>
     if (columns === undefined) continue
     const path = `config.resources.${model.name}`
     const byName = new Map(columns.map((c) => [c.column, c]))
+    const noCreate = resources[model.name]?.access?.create === false
     for (const field of model.fields.values()) {
       const column = byName.get(field.column)
       if (field.managed === 'version' || field.managed === 'softDelete') continue
@@ -66,13 +67,15 @@ export async function driftLines (db: Queryable, models: Iterable<ResourceModel>
       else if (!COMPATIBLE_PG_TYPES[field.type].includes(column.type)) lines.push(`drift: ${path}.fields.${field.name}: column '${field.column}' of table ${model.tableText} is ${column.typeText} now, which a ${field.type} field does not fit`)
       else {
         const options = resources[model.name]?.fields[field.name]
-        if (options !== undefined) for (const line of contradictions({ path, table: model.tableText, field, options, column, checks: checksOf.get(model.tableText) ?? [], owner: model.owner === field.name, noCreate: resources[model.name]?.access?.create === false })) lines.push(`drift: ${line}`)
+        if (options !== undefined) for (const line of contradictions({ path, table: model.tableText, field, options, column, checks: checksOf.get(model.tableText) ?? [], owner: model.owner === field.name, noCreate })) lines.push(`drift: ${line}`)
       }
     }
     const served = new Set([...model.fields.values()].map((f) => f.column))
     for (const managed of [model.tenant, model.softDelete, model.version?.column]) if (managed !== undefined) served.add(managed)
     for (const column of columns) {
-      if (!served.has(column.column)) lines.push(`drift: ${path}: column '${column.column}' (${column.typeText}) of table ${model.tableText} is served by no field`)
+      if (served.has(column.column)) continue
+      const unserved = `drift: ${path}: column '${column.column}' (${column.typeText}) of table ${model.tableText} is served by no field`
+      lines.push(!noCreate && column.notNull && !column.filled ? `${unserved}, and it is NOT NULL without a default, so every create fails: serve it as a required field, or give the column a default` : unserved)
     }
   }
   return lines

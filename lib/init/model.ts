@@ -4,6 +4,9 @@
 import type { Catalog, CatalogColumn, CatalogConstraint, CatalogRelation } from './catalog.js'
 import { readCheck, type CheckFact } from './check.js'
 import { applyFacts, columnField, orderedOptions, type FieldDraft } from './fields.js'
+import { RESOURCE_NAME } from '../model/build.js'
+import { sqlNameText } from '../model/table-name.js'
+import { AUTH_STORE_TABLES, AUTH_STORE_TABLE_WHY } from '../auth/store/migrate.js'
 
 export interface InitOptions {
   /** The schema read (default `public`). */
@@ -104,8 +107,9 @@ export function compare (a: string, b: string): number {
 
 function draftResource (catalog: Catalog, relation: CatalogRelation, columns: readonly CatalogColumn[], constraints: readonly CatalogConstraint[], options: InitOptions): ResourceDraft | { why: string } {
   if (relation.partitionOf !== null) return { why: `a partition of ${relation.partitionOf}: served through it` }
-  // `table` names a table as unquoted SQL text (the start looks it up so), which folds case.
-  if (!/^[a-z_][a-z0-9_]*$/.test(relation.name)) return { why: 'its name needs quotes in SQL, which the table option does not take: rename it, or serve it through a view' }
+  if (AUTH_STORE_TABLES.has(relation.name)) return { why: `never a resource: ${AUTH_STORE_TABLE_WHY}` }
+  // The resource is named after its table; `table` quotes the name where SQL must (capitals, `-`).
+  if (!RESOURCE_NAME.test(relation.name)) return { why: 'its name is not a resource name (a letter or _, then letters, digits, _ or -): rename it, or serve it through a view' }
   const view = VIEW_KINDS[relation.kind]
   if (view !== undefined && options.views !== true) return { why: `${view} (pass --views to serve views, read-only)` }
   const fields: FieldDraft[] = []
@@ -138,7 +142,7 @@ function draftResource (catalog: Catalog, relation: CatalogRelation, columns: re
   if (view !== undefined) notes.push(`${view}: served read-only, keyed by id (check that it is unique)`)
   applyChecks(constraints, fields, notes)
   const name = relation.name
-  const table = catalog.schema === 'public' ? name : `${catalog.schema}.${name}`
+  const table = sqlNameText(catalog.schema === 'public' ? [name] : [catalog.schema, name])
   const draft: ResourceDraft = { name, table, tableName: relation.name, view: view !== undefined, key, fields, leftOut: leftOutColumns, relations: new Map(), suggestions: [], notes, indexed: catalog.indexLeads.get(relation.oid) ?? new Set() }
   suggest(draft, columns, catalog)
   return draft
@@ -205,11 +209,6 @@ function linkReferences (resource: ResourceDraft, constraints: readonly CatalogC
   for (const field of resource.fields) Object.assign(field, { options: orderedOptions(field.options) })
 }
 
-/** A name as SQL text: each dotted part quoted where it needs quotes (table names here never hold a dot). */
-function sqlName (name: string): string {
-  return name.split('.').map((part) => /^[a-z_][a-z0-9_$]*$/.test(part) ? part : `"${part.replace(/"/g, '""')}"`).join('.')
-}
-
 function stem (field: FieldDraft): string {
   const m = /^(.+?)_?(id|Id|ID)$/.exec(field.name)
   return m === null ? field.name : m[1]!.replace(/_$/, '')
@@ -237,7 +236,7 @@ function addRelations (resources: readonly ResourceDraft[]): void {
     const siblings = links.filter((l) => l.resource === resource && l.target === target).length
     const qualified = `${source}_by_${stem(field)}`
     const name = pick(target, resource === target || siblings > 1 ? [qualified] : [source, qualified])
-    const unindexed = resource.indexed.has(field.column) ? {} : { unindexed: { table: resource.table, index: `CREATE INDEX ON ${sqlName(resource.table)} (${sqlName(field.column)})` } }
+    const unindexed = resource.indexed.has(field.column) ? {} : { unindexed: { table: resource.table, index: `CREATE INDEX ON ${resource.table} (${sqlNameText([field.column])})` } }
     if (name !== undefined) target.relations.set(name, { resource: resource.name, by: field.name, ...unindexed })
   }
 }

@@ -11,7 +11,8 @@ import { sortTerms, titleFields } from './view-fields.js'
 export interface ClientMetadata {
   readonly views: ViewsConfig
   readonly pages: readonly PageConfig[]
-  readonly userMenu: readonly MenuEntryConfig[]
+  /** Undefined when the config has none: then each caller's menu is every resource they may read. */
+  readonly userMenu: readonly MenuEntryConfig[] | undefined
 }
 
 function didYouMean (word: string, candidates: Iterable<string>): string {
@@ -87,7 +88,7 @@ class Checker {
 }
 
 export function clientMetadata (config: ResolvedConfig): ClientMetadata {
-  return { views: config.config.views ?? {}, pages: config.config.pages ?? [], userMenu: config.config.userMenu ?? [] }
+  return { views: config.config.views ?? {}, pages: config.config.pages ?? [], userMenu: config.config.userMenu }
 }
 
 /** Throws a ConfigError naming the first reference that does not exist. */
@@ -104,7 +105,7 @@ export function checkClientMetadata (metadata: ClientMetadata, models: ReadonlyM
     pageNames.add(page.name)
     check.page(`config.pages[${i}]`, page)
   })
-  metadata.userMenu.forEach((entry, i) => {
+  metadata.userMenu?.forEach((entry, i) => {
     if ('resource' in entry) check.resource(`config.userMenu[${i}].resource`, entry.resource)
     else if (!pageNames.has(entry.page)) throw new ConfigError(`config.userMenu[${i}].page: '${entry.page}' is not a page${didYouMean(entry.page, pageNames)}`)
   })

@@ -81,7 +81,9 @@ export function trimPages (pages: readonly PageConfig[], plans: VisiblePlans, ro
   }))
 }
 
-export function trimMenu (menu: readonly MenuEntryConfig[], plans: VisiblePlans, pages: ReadonlyArray<{ readonly name: string }>): MenuEntryConfig[] {
+/** The caller's menu: the configured one without what they cannot use, else every resource they may read. */
+export function trimMenu (menu: readonly MenuEntryConfig[] | undefined, plans: VisiblePlans, pages: ReadonlyArray<{ readonly name: string }>): MenuEntryConfig[] {
+  if (menu === undefined) return [...plans.values()].filter((p) => p.operations.read.allowed).map((p) => ({ resource: p.resource }))
   const pageNames = new Set(pages.map((p) => p.name))
   return menu.filter((entry) => 'resource' in entry ? plans.has(entry.resource) : pageNames.has(entry.page))
 }

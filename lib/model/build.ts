@@ -10,11 +10,12 @@ import { didYouMean } from '../text.js'
 import type { FieldModel, ManagedRole, RelationModel, ResourceModel } from './types.js'
 import { withRelations } from './relations.js'
 import { withTenancy } from './tenancy.js'
+import { TableNameError, tableNameParts, sqlNameText } from './table-name.js'
 
 const RESERVED_FIELDS = new Set(['etag', 'permissions'])
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 const NO_RELATIONS: ReadonlyMap<string, RelationModel> = new Map()
-const RESOURCE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
+export const RESOURCE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
 
 /** A field's value schema, and the check compiled from it. */
 export function fieldSchema (config: FieldConfig): Pick<FieldModel, 'schema' | 'accepts'> {
@@ -49,11 +50,19 @@ function fieldModel (name: string, config: FieldConfig, managed: ManagedRole | u
   })
 }
 
-/** The table's text form and its SQL identifier; `schema.table` is allowed. */
+/** The table's text form and its SQL identifier (lib/model/table-name.ts says how `table` reads). */
 function tableOf (path: string, table: string): { text: string, ident: ReturnType<typeof sql.ident> } {
-  const parts = table.split('.')
-  if (parts.length > 2 || parts.some((p) => p === '')) throw new ConfigError(`${path}.table: '${table}' is not a table name (use 'table' or 'schema.table')`)
-  return { text: table, ident: sql.ident(...parts) }
+  let parts: string[]
+  try {
+    parts = tableNameParts(table)
+  } catch (err) {
+    if (!(err instanceof TableNameError)) throw err
+    // Written as the names themselves ('Odd Schema.t2'): the same names in quotes is what was meant.
+    const literal = table.split('.')
+    const meant = !table.includes('"') && literal.length <= 2 && literal.every((p) => p !== '') ? `: '${sqlNameText(literal)}'` : ''
+    throw new ConfigError(`${path}.table: '${table}' is not a table name: ${err.message}${meant}`)
+  }
+  return { text: sqlNameText(parts), ident: sql.ident(...parts) }
 }
 
 export function buildModel (name: string, config: ResourceConfig, present?: RowPresenter): ResourceModel {

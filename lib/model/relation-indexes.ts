@@ -7,6 +7,7 @@
 // relations' columns (advised above, as those of any relation).
 import { quoteIdent } from '../sql/sql.js'
 import type { ResourceModel } from './types.js'
+import { tableNameParts } from './table-name.js'
 
 /** What a table's indexes can serve: the first two key columns of each (null for an expression). */
 export interface TableIndexes {
@@ -43,7 +44,7 @@ export function unindexedRelations (models: ReadonlyMap<string, ResourceModel>, 
     if (tenancy?.kind === 'through') want(models.get(tenancy.hops.at(-1)!.target)!, tenancy.column, `config.resources.${model.name}.tenant.through`)
   }
   return [...wanted.values()].map(({ holder, column, paths }) => {
-    const table = holder.tableText.split('.').map(quoteIdent).join('.')
+    const table = tableNameParts(holder.tableText).map(quoteIdent).join('.')
     return `${paths.join(', ')}: following the relation reads table ${holder.tableText} by column ${column}, and no index starts with it, so each such read scans the table. Create one: CREATE INDEX ON ${table} (${quoteIdent(column)})`
   })
 }

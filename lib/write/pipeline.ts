@@ -15,6 +15,7 @@ import { storedRecord, type Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
 import { namedTenant, requireTenantParent } from './tenants.js'
 import { invalidRecord, validateBody } from './validate-body.js'
+import { insertRows } from './not-null.js'
 import type { ValidateContext } from '../config/functions.js'
 import type { WriteHooks } from '../../hooks/registry.js'
 import type { RecordWriteOperation } from '../../hooks/types.js'
@@ -97,7 +98,7 @@ function checkPrecondition (operation: RecordWriteOperation, ifMatch: WritePlan[
 /** The record a write sends, as the caller sent it (JSON values, not bound parameters). */
 function recordOf (values: ColumnValues, body: unknown, filled: ReadonlyMap<string, unknown>): Record<string, unknown> {
   const sent = (body ?? {}) as Record<string, unknown>
-  return Object.fromEntries([...values.keys()].map((f) => [f.name, f.name in sent ? sent[f.name] : filled.get(f.name) ?? f.default]))
+  return Object.fromEntries([...values.keys()].map((f) => [f.name, Object.hasOwn(sent, f.name) ? sent[f.name] : filled.get(f.name) ?? f.default]))
 }
 
 async function validateWithResource (model: ResourceModel, record: Readonly<Record<string, unknown>>, ctx: ValidateContext): Promise<void> {
@@ -240,7 +241,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
 
 /** The INSERT of a create, one statement; `check` is verified on the row as written. */
 export async function insertRecord (plan: WritePlan, context: RunContext, db: Queryable, check: CheckedFilter | undefined): Promise<WriteOutcome> {
-  const [found] = await rows<Row>(db, compileInsert(plan, check))
+  const [found] = await insertRows(plan, db, compileInsert(plan, check))
   const row = written(plan.model, await returnedRow(plan, found, db), check)
   return outcomeOf(plan, context, row, keyText(plan.model, row))
 }

@@ -51,7 +51,7 @@ export async function reorder (op: Reorder, refs: Refs, context: WriteContext, t
   const plans: WritePlan[] = []
   const locked: LockedRecord[] = []
   for (const [i, key] of keys.entries()) {
-    const etag = op.etags[texts[i]!]
+    const etag = Object.hasOwn(op.etags, texts[i]!) ? op.etags[texts[i]!] : undefined
     if (etag !== undefined && typeof etag !== 'string') throw invalidOperation(op.index, 'etags', `the etag of ${texts[i]} is text.`, at)
     const plan = await planAdmitted({ operation: 'update', key, body: { [field.name]: i + 1 }, ifMatch: etag === undefined ? '*' : parseIfMatch(etag) }, context)
     plans.push(plan)

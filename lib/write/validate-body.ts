@@ -91,7 +91,7 @@ export function validateBody (model: ResourceModel, readable: readonly FieldMode
   }
   if (mode === 'create') {
     for (const field of writable) {
-      if (values.has(field) || (body as Record<string, unknown>)[field.name] !== undefined) continue
+      if (values.has(field) || Object.hasOwn(body, field.name)) continue
       if (field.hasDefault) values.set(field, toParameter(field, field.default))
       else if (field.required && !field.dbDefault) issues.push({ field: field.name, code: 'required', message: `${field.name} is required.` })
     }

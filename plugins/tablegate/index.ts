@@ -66,11 +66,17 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   problemHandling(app, runtime.config.onUnhandledError)
   // Bodies are JSON only (Fastify's text/plain parser would hand a string to every write), read as
   // UTF-8 (lib/http/json-body.ts), parsed by Fastify's own parser (prototype poisoning refused),
-  // then names given twice refused. Config `bodyLimit` is this parser's own, so it holds in an app
+  // then names given twice refused; an empty body is no body. Config `bodyLimit` is this parser's own, so it holds in an app
   // tablegate is registered in as in createServer's (a route's own `bodyLimit` still wins, as in Fastify).
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser(['application/json', 'text/plain'])
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: runtime.config.bodyLimit }, (request, body, done) => {
+    // Clients send `Content-Type: application/json` on every request, a DELETE's included: no
+    // bytes is no body, so a route that takes none answers and one that needs one says so.
+    if ((body as Buffer).length === 0) {
+      done(null, undefined)
+      return
+    }
     const unreadable = unreadableJsonBody(request.headers, body as Buffer)
     if (unreadable !== undefined) {
       done(unreadable, undefined)

@@ -33,11 +33,19 @@ function assertProblem (response: { statusCode: number, headers: Record<string, 
   return body
 }
 
-test('malformed and empty JSON bodies are 400 malformed-json', async () => {
-  for (const payload of ['{"email": ', '']) {
+test('a malformed JSON body is 400 malformed-json', async () => {
+  for (const payload of ['{"email": ', ' ']) {
     const response = await app.inject({ method: 'POST', url: '/api/auth/sign-in/email', headers: { 'content-type': 'application/json' }, payload })
     assertProblem(response, 400, 'malformed-json', '/api/auth/sign-in/email')
   }
+})
+
+test('an empty JSON body is no body: the route asks for the body it needs', async () => {
+  const sent = await app.inject({ method: 'POST', url: '/api/auth/sign-in/email', headers: { 'content-type': 'application/json' }, payload: '' })
+  const none = await app.inject({ method: 'POST', url: '/api/auth/sign-in/email' })
+  const body = assertProblem(sent, 400, 'invalid-record', '/api/auth/sign-in/email')
+  assert.deepEqual(body.errors, [{ field: 'body', code: 'invalid', message: 'body must be object' }])
+  assert.deepEqual(body, json(none))
 })
 
 test('a prototype-poisoning body is refused as malformed JSON', async () => {

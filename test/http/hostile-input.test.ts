@@ -181,3 +181,16 @@ test('a body that names a member twice, in any spelling, is refused as malformed
     assert.equal((await send('POST', '/api/v1/items', { body })).status, 201, body)
   }
 })
+
+test('an empty body sent as JSON is no body: DELETE answers 204, a create asks for its record; a malformed one stays 400', async () => {
+  const created = await send('POST', '/api/v1/items', { body: '{"title":"to delete"}' })
+  assert.equal(created.status, 201)
+  const deleted = await send('DELETE', `/api/v1/items/${created.body.id as number}`, { body: '', headers: { 'content-length': '0' } })
+  assert.equal(deleted.status, 204, JSON.stringify(deleted.body))
+  const empty = await send('POST', '/api/v1/items', { body: '', headers: { 'content-length': '0' } })
+  isProblem(empty, 400, 'invalid-record')
+  assert.deepEqual(empty.body.errors, [{ field: 'body', code: 'type', message: 'The body must be a JSON object of field values.' }])
+  for (const body of ['{', ' ']) {
+    isProblem(await send('DELETE', '/api/v1/items/1', { body, headers: { 'content-length': '1' } }), 400, 'malformed-json')
+  }
+})

@@ -119,6 +119,33 @@ test('--tables, --out and --schema', async () => {
   assert.equal(schema.stderr, 'tablegate: schema elsewhere has no tables or views\n')
 })
 
+test('init of a schema whose name needs quotes writes tables check accepts; check names a resource whose table it cannot read', async () => {
+  await runSql(databaseUrl, 'CREATE SCHEMA "Odd Schema"; CREATE TABLE "Odd Schema".t2 (id integer PRIMARY KEY); CREATE TABLE "Odd Schema"."Mixed-Case" (id integer PRIMARY KEY)')
+  const run = await cli(['init', '--schema', 'Odd Schema', '--out', 'odd.config.ts'])
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stdout, /^2 tables served: Mixed-Case, t2\n/)
+  const written = readFileSync(join(dir, 'odd.config.ts'), 'utf8')
+  assert.match(written, /\n {4}t2: \{\n(?: {6}\/\/.*\n)* {6}table: '"Odd Schema"\.t2',\n/)
+  assert.match(written, /\n {4}'Mixed-Case': \{\n(?: {6}\/\/.*\n)* {6}table: '"Odd Schema"\."Mixed-Case"',\n/)
+  const check = await cli(['check', '--config', 'odd.config.ts'])
+  assert.equal(check.code, 0, check.stderr)
+  assert.equal(check.stdout, 'the config and the database agree (2 resources)\n')
+  // The names written bare, as init wrote them before: refused by name, saying how to write them.
+  writeFileSync(join(dir, 'bare.config.ts'), written.replace(`'"Odd Schema".t2'`, "'Odd Schema.t2'"))
+  const bare = await cli(['check', '--config', 'bare.config.ts'])
+  assert.equal(bare.code, 1)
+  assert.equal(bare.stdout, '')
+  assert.equal(bare.stderr, `tablegate: config.resources.t2.table: 'Odd Schema.t2' is not a table name: a name that holds spaces, dots or quotes, or keeps capitals, is written in double quotes, as in SQL: '"Odd Schema".t2'\n`)
+})
+
+test('check refuses a resource over a table of the login store, naming it and why', async () => {
+  writeFileSync(join(dir, 'store.config.mjs'), `export default ${JSON.stringify({ resources: { accounts: { table: 'auth_account', fields: { id: { type: 'string' } } } } })}\n`)
+  const check = await cli(['check', '--config', 'store.config.mjs'])
+  assert.equal(check.code, 1)
+  assert.equal(check.stdout, '')
+  assert.equal(check.stderr, "tablegate: config.resources.accounts: table 'auth_account' is never a resource: it is a table of tablegate's own login store, which holds password hashes, session tokens and signing keys and is kept by the login routes and the CLI under rules of their own\n")
+})
+
 test('check prints a line for each constraint that contradicts a field option, and passes, as a start would', async () => {
   await runSql(databaseUrl, DRIFT_SCHEMA)
   writeFileSync(join(dir, 'things.config.mjs'), `export default ${JSON.stringify(DRIFT_CONFIG)}\n`)

@@ -43,7 +43,7 @@ function fieldLine (name: string): string {
 test('one resource per table with a primary key; partitions, keyless tables, views and unservable keys left out with why', () => {
   assert.deepEqual(Object.keys(config.resources!), ['customers', 'employees', 'measurements', 'order_lines', 'orders', 'product_tags', 'products', 'regions', 'shipments', 'tags'])
   assert.match(text, /\/\/ left out: logbook, no primary key/)
-  assert.match(text, /\/\/ left out: Audit Trail, its name needs quotes in SQL/)
+  assert.match(text, /\/\/ left out: Audit Trail, its name is not a resource name/)
   assert.match(text, /\/\/ left out: measurements_2025, a partition of measurements: served through it/)
   assert.match(text, /\/\/ left out: customer_names, a view \(pass --views/)
   assert.match(text, /\/\/ left out: stamps, its primary key column at cannot be a field \(timestamp without time zone/)
@@ -185,6 +185,20 @@ test('another schema: its tables keep their schema, and a foreign key into anoth
   assert.doesNotMatch(await initConfig(pool, { schema: 'sales' }), /CREATE INDEX/)
 })
 
+test('a schema and a table whose names SQL quotes: table quotes them, and the config is served as it is', async () => {
+  await pool.query('CREATE SCHEMA "Odd Schema"; CREATE TABLE "Odd Schema"."Items" (id integer PRIMARY KEY, "Label" text NOT NULL); INSERT INTO "Odd Schema"."Items" VALUES (1, \'one\')')
+  const odd = await initConfig(pool, { schema: 'Odd Schema' })
+  const loaded = await load(odd, 'odd')
+  assert.equal(loaded.resources!.Items!.table, '"Odd Schema"."Items"')
+  const app = await buildApp({ ...loaded, databaseUrl })
+  await createUser(app, 'odd@example.com', 'admin')
+  const odder = caller(app, await bearer(app, 'odd@example.com'))
+  const listed = await odder('GET', '/api/v1/Items')
+  assert.equal(listed.status, 200, JSON.stringify(listed.body))
+  assert.deepEqual(listed.body.items.map((i: { Label: string }) => i.Label), ['one'])
+  assert.equal((await odder('POST', '/api/v1/Items', { payload: { id: 2, Label: 'two' } })).status, 201)
+})
+
 test('the written config is served as it is: an admin lists every resource, and values outside an enum or bound are refused as the database refuses them', async () => {
   const app = await buildApp({ ...config, databaseUrl })
   await createUser(app, 'admin@example.com', 'admin')
@@ -214,4 +228,18 @@ test('the written config is served as it is: an admin lists every resource, and 
   const created = await admin('POST', '/api/v1/customers', { payload: { name: 'Bo', status: 'blocked', mood: 'ok' } })
   assert.equal(created.status, 201, JSON.stringify(created.body))
   assert.equal(created.body.status, 'blocked')
+})
+
+test('the login store\'s tables are left out, each with a comment saying why, wherever the store lives', async () => {
+  // The apps above made the store on the search path; this one makes it in a schema of its own.
+  await buildApp({ databaseUrl, authSchema: 'logins' })
+  const store = ['auth_account', 'auth_invitation', 'auth_key', 'auth_member', 'auth_organization', 'auth_rate_limit', 'auth_revocation', 'auth_session', 'auth_user']
+  const why = "never a resource: it is a table of tablegate's own login store, which holds password hashes, session tokens and signing keys and is kept by the login routes and the CLI under rules of their own"
+  for (const schema of ['public', 'logins']) {
+    const written = await initConfig(pool, { schema })
+    const resources = Object.keys((await load(written, `store-${schema}`)).resources ?? {})
+    assert.deepEqual(resources.filter((name) => name.startsWith('auth_')), [], schema)
+    for (const table of store) assert.ok(written.includes(`// left out: ${table}, ${why}\n`), `${schema}.${table} in\n${written}`)
+  }
+  assert.deepEqual(Object.keys((await load(await initConfig(pool), 'store-again')).resources!), Object.keys(config.resources!))
 })

@@ -131,6 +131,19 @@ test('pages and the menu lose what the caller cannot see or do', async () => {
   assert.deepEqual(managerMeta.pages[0].elements.map((e: { type: string, action?: string }) => e.action ?? e.type), ['table', 'delete', 'create', 'chart', 'text'])
 })
 
+test('without userMenu, each caller\'s menu is every resource they may read, in the config\'s order', async () => {
+  const { userMenu: _menu, ...withoutMenu } = METADATA_CONFIG
+  const unmenued = await buildApp({ databaseUrl, ...withoutMenu, roles: { ...METADATA_CONFIG.roles, writer: ['tags.create'] } })
+  await createUser(unmenued, 'writer@example.com', 'writer')
+  const menuOf = async (email: string): Promise<unknown> => (await caller(unmenued, await bearer(unmenued, email))('GET', '/api/meta')).body.userMenu
+  assert.deepEqual(await menuOf('admin@example.com'), [{ resource: 'orders' }, { resource: 'secrets' }, { resource: 'tags' }])
+  assert.deepEqual(await menuOf('clerk@example.com'), [{ resource: 'orders' }, { resource: 'tags' }])
+  // A resource the caller may only create is in their models, not in their menu.
+  const writer = (await caller(unmenued, await bearer(unmenued, 'writer@example.com'))('GET', '/api/meta')).body
+  assert.deepEqual(Object.keys(writer.resources), ['tags'])
+  assert.deepEqual(writer.userMenu, [])
+})
+
 test('the ETag hashes the whole response: equal for equal content, 304 on If-None-Match, differs per role', async () => {
   const first = await clerk('GET', '/api/meta')
   const other = await caller(app, await bearer(app, 'clerk2@example.com'))('GET', '/api/meta')

@@ -52,6 +52,15 @@ test('schema-qualified tables, managed columns left out of fields, and valid mod
   }), 'started')
 })
 
+test('a table of the login store is never a resource, in the store\'s own schema or any other', async () => {
+  const why = "is never a resource: it is a table of tablegate's own login store, which holds password hashes, session tokens and signing keys and is kept by the login routes and the CLI under rules of their own"
+  const account = { id: { type: 'string' }, password: { type: 'string' } } as const
+  assert.equal(await startupError({ accounts: { table: 'auth_account', fields: account } }), `config.resources.accounts: table 'auth_account' ${why}`)
+  assert.equal(await startupError({ keys: { table: 'logins.auth_key', fields: { id: { type: 'string' } } } }, { authSchema: 'logins' }), `config.resources.keys: table 'logins.auth_key' ${why}`)
+  assert.equal(await startupError({ auth_session: { fields: { id: { type: 'string' } } } }), `config.resources.auth_session: table 'auth_session' ${why}`)
+  assert.equal(await startupError({ members: { table: 'public.auth_member', fields: { id: { type: 'string' } } } }, { authSchema: 'logins' }), `config.resources.members: table 'public.auth_member' ${why}`)
+})
+
 test('every name the access config gives is checked at startup, with its path and the nearest name', async () => {
   const fields = { id, name }
   const roles = { auditor: ['things.read'] }

@@ -155,6 +155,10 @@ test('list-members, get-active-member and get-active-member-role', async () => {
   assert.deepEqual(admins.data!.members.map((m) => m.user.email), ['cat@example.com'])
   assert.equal(admins.data!.total, 1)
   assertError((await bob.client.organization.listMembers({ query: { sortBy: 'password' } })).error, 400, 'VALIDATION_ERROR')
+  // Names of Object.prototype's members are names like any other: refused, never looked up there.
+  assertError((await bob.client.organization.listMembers({ query: { sortBy: 'constructor' } })).error, 400, 'VALIDATION_ERROR')
+  assertError((await bob.client.organization.listMembers({ query: { filterField: 'toString', filterValue: 'x' } })).error, 400, 'VALIDATION_ERROR')
+  assertError((await bob.client.organization.listMembers({ query: { filterField: 'role', filterValue: 'admin', filterOperator: 'valueOf' as 'eq' } })).error, 400, 'VALIDATION_ERROR')
   const foreign = await eve.client.organization.listMembers({ query: { organizationId: acme.id } })
   assertError(foreign.error, 403, 'YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION')
   assertSameRefusal(foreign.error, (await eve.client.organization.listMembers({ query: { organizationSlug: 'no-such-slug' } })).error)

@@ -194,7 +194,7 @@ test('the text depends on the shape only: other values, same text', () => {
 })
 
 test('schema-qualified tables and odd column names are quoted', () => {
-  const odd = buildModel('odd', { table: 'shop.odd items', fields: { id: { type: 'integer' }, label: { type: 'string', column: 'la"bel' } } })
+  const odd = buildModel('odd', { table: 'shop."odd items"', fields: { id: { type: 'integer' }, label: { type: 'string', column: 'la"bel' } } })
   assert.deepEqual(sqlOf('label = x AND label:y', odd), { text: '("shop"."odd items"."la""bel" = $1 AND "shop"."odd items"."la""bel" ILIKE $2)', values: ['x', '%y%'] })
 })
 

@@ -67,18 +67,41 @@ export interface AuthTables {
   readonly invitation: Sql
 }
 
+const TABLE_NAMES = {
+  user: 'auth_user',
+  account: 'auth_account',
+  session: 'auth_session',
+  key: 'auth_key',
+  rateLimit: 'auth_rate_limit',
+  revocation: 'auth_revocation',
+  organization: 'auth_organization',
+  member: 'auth_member',
+  invitation: 'auth_invitation',
+} as const satisfies Record<Exclude<keyof AuthTables, 'schema'>, string>
+
+/** The store's table names, the same in whichever schema it lives: none of them is ever a resource. */
+export const AUTH_STORE_TABLES: ReadonlySet<string> = new Set(Object.values(TABLE_NAMES))
+
+/**
+ * Why a table of the store is never a resource, for the start's refusal and init's comment: its
+ * rows are kept by the login routes and the CLI under rules of their own, which no resource rule
+ * could repeat.
+ */
+export const AUTH_STORE_TABLE_WHY = 'it is a table of tablegate\'s own login store, which holds password hashes, session tokens and signing keys and is kept by the login routes and the CLI under rules of their own'
+
 export function authTables (schema: string | undefined): AuthTables {
+  const table = (name: keyof typeof TABLE_NAMES): Sql => sql.ident(schema, TABLE_NAMES[name])
   return {
     schema,
-    user: sql.ident(schema, 'auth_user'),
-    account: sql.ident(schema, 'auth_account'),
-    session: sql.ident(schema, 'auth_session'),
-    key: sql.ident(schema, 'auth_key'),
-    rateLimit: sql.ident(schema, 'auth_rate_limit'),
-    revocation: sql.ident(schema, 'auth_revocation'),
-    organization: sql.ident(schema, 'auth_organization'),
-    member: sql.ident(schema, 'auth_member'),
-    invitation: sql.ident(schema, 'auth_invitation'),
+    user: table('user'),
+    account: table('account'),
+    session: table('session'),
+    key: table('key'),
+    rateLimit: table('rateLimit'),
+    revocation: table('revocation'),
+    organization: table('organization'),
+    member: table('member'),
+    invitation: table('invitation'),
   }
 }
 

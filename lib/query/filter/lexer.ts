@@ -10,7 +10,8 @@ const TEXT_STOP = new Set([' ', '\t', '\n', '\r', '(', ')', ',', '=', '!', '<', 
 const EXPONENT_START = /^-?(?:\d+\.?\d*|\.\d+)[eE]$/
 /** An RFC 3339 date-time at a word's start; whether it is a valid one is the checker's business. */
 const TIMESTAMP_WORD = /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})/
-const KEYWORDS: Record<string, TokenKind> = { AND: 'and', OR: 'or', NOT: 'not' }
+// A Map, not an object: a word such as `constructor` or `toString` is a field, never a prototype member.
+const KEYWORDS: ReadonlyMap<string, TokenKind> = new Map([['AND', 'and'], ['OR', 'or'], ['NOT', 'not']])
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\\\', '"': '"', "'": "'", '*': '\\*' }
 
 function isDigit (c: string | undefined): boolean {
@@ -95,7 +96,7 @@ export function lex (input: string): Token[] {
       i++
     }
     const text = input.slice(start, i)
-    push(KEYWORDS[text] ?? 'text', start, i)
+    push(KEYWORDS.get(text) ?? 'text', start, i)
   }
   push('eof', input.length, input.length, '')
   return tokens
