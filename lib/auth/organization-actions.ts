@@ -134,19 +134,20 @@ export function organizationActions (core: OrganizationCore): OrganizationAction
         return null
       }
       const ref: OrganizationLookup = body.organizationId !== undefined ? { id: body.organizationId } : body.organizationSlug !== undefined ? { slug: body.organizationSlug } : { id: active! }
-      return await core.tx(async (db) => {
+      const made = await core.tx(async (db) => {
         const found = await membership(db, core, ref, caller.user.id)
         // Set only while the membership holds: a removal committed meanwhile clears it again.
         const [set] = found === undefined
           ? []
           : await rows(db, sql`UPDATE ${tables.session} s SET active_organization_id = ${found.organization.id} WHERE s.id = ${caller.session.id}
               AND EXISTS (SELECT 1 FROM ${tables.member} m WHERE m.id = ${found.member.id}) RETURNING s.id`)
-        if (found === undefined || set === undefined) {
-          if (active !== null) await setActive(db, caller.session, null)
-          throw orgRefusal(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION')
-        }
-        return authOrganization(found.organization)
+        return found === undefined || set === undefined ? undefined : authOrganization(found.organization)
       })
+      if (made !== undefined) return made
+      // Refused, the session leaves its organization (as better-auth's does), outside the
+      // transaction the refusal would roll back.
+      if (active !== null) await setActive(core.pool, caller.session, null)
+      throw orgRefusal(403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION')
     },
 
     getFull: async (caller, asked) => {

@@ -98,6 +98,11 @@ test('set-active: only an organization the caller is a member of; null clears it
   assertSameRefusal(foreign.error, missing.error)
   assertError((await eve.client.organization.setActive({ organizationSlug: 'acme' })).error, 403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION')
   assert.equal(await activeOf(eve), null)
+  // A refused set-active leaves the session in no organization, as organizations.md says.
+  assert.equal(await activeOf(bob), acme.id)
+  assertError((await bob.client.organization.setActive({ organizationId: 'no-such-organization' })).error, 403, 'USER_IS_NOT_A_MEMBER_OF_THE_ORGANIZATION')
+  assert.equal(await activeOf(bob), null)
+  assert.equal((await bob.client.organization.setActive({ organizationId: acme.id })).error, null)
 })
 
 test('get-full-organization: members with their users; invitations only for owners and admins; nothing for non-members', async () => {
