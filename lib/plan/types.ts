@@ -63,6 +63,8 @@ export interface ToManyEmbed extends EmbedBase {
   /** The relation's order, ending with the target's key: the children's order and their tokens'. */
   readonly order: readonly OrderTerm[]
   readonly pageSize: number
+  /** The caller's scope, which its `next_page_token` is bound to (lib/query/page-token.ts). */
+  readonly tokenScope: string
 }
 
 export interface GetPlan {
@@ -105,6 +107,8 @@ export interface ListPlan {
   readonly count: boolean
   /** What a page token is bound to: resource, filter text, order and show_deleted. */
   readonly tokenBinding: string
+  /** The caller's scope (shape and tenant) a page token is bound to besides: another's is refused. */
+  readonly tokenScope: string
   /** The filtered rows' identity for the cached estimate: the binding and the caller (row filters). */
   readonly estimateKey: string
   /** The caller's key where a row filter or tenant narrows their rows, else '': callers who see every row share samples. */

@@ -56,7 +56,7 @@ export async function pageJson (plan: ListPlan, read: PageRead, services: ReadSe
   const rowsAfter = backward ? page.length > 0 : read.hasMore
   const rowsBefore = backward ? read.hasMore : (plan.cursor !== undefined || plan.position > 0) && page.length > 0
   const tokenFrom = (row: Row | undefined, direction: PageDirection): string =>
-    row === undefined ? '' : services.pageTokens.encode(plan.tokenBinding, { direction, values: orderValues(plan, row) }, plan.parent)
+    row === undefined ? '' : services.pageTokens.encode(plan.tokenBinding, { direction, values: orderValues(plan, row) }, plan.parent, plan.tokenScope)
   const nextPageToken = rowsAfter ? tokenFrom(page.at(-1), 'forward') : ''
   if (plan.kind === 'seek') return seekJson(records, nextPageToken, rowsBefore ? tokenFrom(page[0], 'backward') : '')
   return listJson(records, nextPageToken, read.estimate, read.total)

@@ -87,6 +87,6 @@ export function manyReader (embed: ToManyEmbed, etags: Etags | undefined, tokens
     const parentPage = { resource: embed.parent.name, relation: embed.relation.name, key: String(parent[keyName]) }
     // A value that JSON carries as a number (an int2/int4 field's) is read back as its text.
     const cursor = { direction: 'forward' as const, values: layout.order.map((i) => last[i] === null ? null : String(last[i])) }
-    return { items, next_page_token: tokens.encode(relationTokenBinding(embed.model.name, parentPage, embed.order), cursor, parentPage) } satisfies ToManyPage
+    return { items, next_page_token: tokens.encode(relationTokenBinding(embed.model.name, parentPage, embed.order), cursor, parentPage, embed.tokenScope) } satisfies ToManyPage
   }
 }

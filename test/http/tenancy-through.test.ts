@@ -172,3 +172,22 @@ test('one statement a request: the tenant is an EXISTS over the parents, in the 
   assert.equal(statements.length, 1, statements.join('\n'))
   assert.match(statements[0]!, /EXISTS \(SELECT 1 FROM "tasks" AS "__tenant_1", "projects" AS "__tenant_2" WHERE "__tenant_1"\."id" = "comments"\."task_id" AND "__tenant_2"\."id" = "__tenant_1"\."project_id" AND "__tenant_2"\."org_id" = \$\d+\)/)
 })
+
+test('a page token belongs to the scope it was made for: another organization\'s, even the same user\'s, is not a token this server issued', async () => {
+  const first = await bob.acme('GET', '/api/v1/comments?page_size=1')
+  const token = first.body.next_page_token as string
+  assert.notEqual(token, '')
+  assert.equal((await bob.acme('GET', `/api/v1/comments?page_size=1&page_token=${encodeURIComponent(token)}`)).status, 200)
+  const foreign = await bob.globex('GET', `/api/v1/comments?page_size=1&page_token=${encodeURIComponent(token)}`)
+  const forged = await bob.globex('GET', '/api/v1/comments?page_size=1&page_token=bm90LWEtdG9rZW4')
+  assertProblem(foreign, 400, 'invalid-parameter')
+  assert.deepEqual({ ...foreign.body, instance: '' }, { ...forged.body, instance: '' })
+  // A to-many embed's token too.
+  const projects = await ann('GET', '/api/v1/projects?fields=id,name,tasks.title&filter=name%3D%22acme%20active%22')
+  const [project] = projects.body.items
+  await withClient(databaseUrl, async (c) => { await c.query("INSERT INTO tasks (project_id, title) SELECT $1, 'acme filler ' || n FROM generate_series(1, 12) n", [project.id]) })
+  const embedded = (await ann('GET', '/api/v1/projects?fields=name,tasks.title&filter=name%3D%22acme%20active%22')).body.items[0].tasks.next_page_token as string
+  assert.notEqual(embedded, '')
+  assert.equal((await ann('GET', `/api/v1/tasks?page_token=${encodeURIComponent(embedded)}`)).status, 200)
+  assertProblem(await bob.acme('GET', `/api/v1/tasks?page_token=${encodeURIComponent(embedded)}`), 400, 'invalid-parameter')
+})

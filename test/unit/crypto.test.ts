@@ -38,10 +38,10 @@ test('derived keys are secret key objects of 32 bytes, one per purpose, so ciphe
 test('a page served again gets its kept token from the second time on; a page served once is not kept', () => {
   const tokens = pageTokens(deriveKey('a-secret-that-is-long-enough-0123456789', 'page-token'))
   const cursor = { direction: 'forward' as const, values: ['50'] }
-  const first = tokens.encode('["items","",[["id","ASC"]],false]', cursor)
-  const second = tokens.encode('["items","",[["id","ASC"]],false]', cursor)
-  const third = tokens.encode('["items","",[["id","ASC"]],false]', cursor)
+  const first = tokens.encode('["items","",[["id","ASC"]],false]', cursor, undefined, 'scope')
+  const second = tokens.encode('["items","",[["id","ASC"]],false]', cursor, undefined, 'scope')
+  const third = tokens.encode('["items","",[["id","ASC"]],false]', cursor, undefined, 'scope')
   assert.notEqual(first, second, 'the first encryption is not kept')
   assert.equal(third, second)
-  for (const token of [first, second]) assert.deepEqual(tokens.decode('["items","",[["id","ASC"]],false]', token), cursor)
+  for (const token of [first, second]) assert.deepEqual(tokens.decode('["items","",[["id","ASC"]],false]', token, 'scope'), cursor)
 })

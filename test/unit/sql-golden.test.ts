@@ -91,7 +91,7 @@ function list (input: ListInput, rowPermissions = false): ListPlan {
 
 /** A list continuing after the row whose order values are `last`, with a token the server issued. */
 function listAfter (input: ListInput, last: ReadonlyArray<string | null>): ListPlan {
-  return list({ ...input, page_token: services.pageTokens.encode(list(input).tokenBinding, { direction: 'forward', values: last }) })
+  return list({ ...input, page_token: services.pageTokens.encode(list(input).tokenBinding, { direction: 'forward', values: last }, undefined, list(input).tokenScope) })
 }
 
 test('compileList: the first page is the scope, the key order and one row more than the page, written into the text', async () => {
