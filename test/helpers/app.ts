@@ -35,6 +35,11 @@ export async function bearer (app: FastifyInstance, email: string): Promise<Reco
   return { authorization: `Bearer ${token}` }
 }
 
+/** The user id a bearer token names (its `sub`): what rules see as `ctx.user.id`. */
+export function subjectOf (auth: Record<string, string>): string {
+  return (JSON.parse(Buffer.from(auth.authorization!.split('.')[1]!, 'base64url').toString()) as { sub: string }).sub
+}
+
 export async function signIn (app: FastifyInstance, email: string, password = PASSWORD, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
   return await app.inject({ method: 'POST', url: '/api/auth/sign-in/email', headers, payload: { email, password } })
 }

@@ -46,3 +46,12 @@ export function refusal (run: Run, label: string, pattern: RegExp): string {
   assert.match(lines[0]!, pattern, label)
   return lines[0]!
 }
+
+/** The CLI's stdout, trimmed, for a run that must succeed. */
+export function stdoutOf (cli: ReturnType<typeof cliRunner>): (args: string[]) => Promise<string> {
+  return async (args) => {
+    const result = await cli(args)
+    ok(result, args.join(' '))
+    return result.stdout.trimEnd()
+  }
+}

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { buildApp, createUser, usersOf } from '../helpers/app.js'
 import { freshDatabase } from '../helpers/db.js'
-import { cliRunner, ok, refusal, root } from '../helpers/cli.js'
+import { cliRunner, refusal, root, stdoutOf } from '../helpers/cli.js'
 
 const SECRET = 'org-cli-test-secret-0123456789-abcdefghijk'
 const databaseUrl = await freshDatabase()
@@ -27,11 +27,7 @@ const cli = cliRunner({ databaseUrl, secret: SECRET, config })
 const app = await buildApp({ databaseUrl, authSecret: SECRET, roles: ['admin', 'user'], organizations: {} })
 for (const email of ['ann@example.com', 'bob@example.com']) await createUser(app, email, 'user')
 
-async function run (args: string[]): Promise<string> {
-  const result = await cli(args)
-  ok(result, args.join(' '))
-  return result.stdout.trimEnd()
-}
+const run = stdoutOf(cli)
 
 test('org create, add-member, set-role, list, list --json and remove-member; each change runs the config\'s hooks with host as the actor', async () => {
   assert.equal(await run(['org', 'create', '--name', 'Acme Inc', '--slug', 'acme', '--owner', 'Ann@Example.com']), 'created organization acme (Acme Inc) owned by ann@example.com')

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildApp, createUser, usersOf } from '../helpers/app.js'
 import { freshDatabase } from '../helpers/db.js'
-import { cliRunner, ok, refusal } from '../helpers/cli.js'
+import { cliRunner, refusal, stdoutOf } from '../helpers/cli.js'
 
 const SECRET = 'org-import-cli-secret-0123456789-abcdefghijk'
 const databaseUrl = await freshDatabase()
@@ -23,11 +23,7 @@ const cli = cliRunner({ databaseUrl, secret: SECRET, config })
 const app = await buildApp({ databaseUrl, authSecret: SECRET, roles: ['admin', 'user'], organizations: {} })
 for (const email of ['ann@example.com', 'bob@example.com']) await createUser(app, email, 'user')
 
-async function run (args: string[]): Promise<string> {
-  const result = await cli(args)
-  ok(result, args.join(' '))
-  return result.stdout.trimEnd()
-}
+const run = stdoutOf(cli)
 
 /** A file of `dir` holding `text`. */
 function file (name: string, text: string): string {

@@ -6,7 +6,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { bearer, buildApp, caller, createUser } from '../helpers/app.js'
+import { bearer, buildApp, caller, createUser, subjectOf } from '../helpers/app.js'
 import { runtimeOf } from '../../lib/runtime.js'
 import type { ResourceConfig } from '../../lib/config/schema.js'
 import { RELATIONS_FILTER_CONFIG, RELATIONS_FILTER_SCHEMA } from '../fixtures/relations-filter.js'
@@ -31,7 +31,7 @@ await createUser(app, 'retail@example.com', 'clerk')
 await createUser(app, 'wholesale@example.com', 'clerk')
 const retail = caller(app, await bearer(app, 'retail@example.com'))
 const wholesaleAuth = await bearer(app, 'wholesale@example.com')
-wholesalers.add((JSON.parse(Buffer.from(wholesaleAuth.authorization!.split('.')[1]!, 'base64url').toString()) as { sub: string }).sub)
+wholesalers.add(subjectOf(wholesaleAuth))
 const wholesale = caller(app, wholesaleAuth)
 
 function refusal (answer: { status: number, body: any }): string {

@@ -219,7 +219,7 @@ test('NDJSON: a to-many holds the children the caller may read, in the relation\
 })
 
 test('NDJSON: a to-many\'s token continues its children on the child\'s list, though fields names no key', async () => {
-  const [order] = records(await exported('clerk', 'fields=title,lines.sku&filter=id%3D1'))
+  const [order] = records(await exported('courier', 'fields=title,lines.sku&filter=id%3D1'))
   assert.deepEqual(Object.keys(order), ['title', 'lines'])
   assert.equal(order.lines.items.length, 10)
   const rest = await app.inject({ method: 'GET', url: `/api/v1/order_lines?fields=sku&page_token=${encodeURIComponent(order.lines.next_page_token)}`, headers: auth.courier })

@@ -2,7 +2,7 @@ import { test } from 'node:test'
 import { runtimeOf } from '../../lib/runtime.js'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
+import { buildApp, createUser, bearer, caller, subjectOf } from '../helpers/app.js'
 import { compile } from '../../lib/sql/sql.js'
 import { compileFiltered, compileList } from '../../lib/sql/read.js'
 import { planList, MAX_FILTER_QUERY } from '../../lib/plan/list.js'
@@ -200,7 +200,9 @@ test('the 100th page is read by keyset: an index range scan, not an offset', asy
   // Plan the 100th page exactly as the route does, and ask PostgreSQL how it would run it.
   const model = app.tablegate.models.get('big')!
   const runtime = runtimeOf(app)
-  const access = runtime.access.plan({ user: { id: 'x', roles: ['admin'] } }, 'x', model.name)!
+  // The admin the pages were read as: a page token belongs to its caller.
+  const admin = { user: { id: subjectOf(await bearer(app, 'admin@example.com')), roles: ['admin'] } }
+  const access = runtime.access.plan(admin, runtime.access.keyOf(admin), model.name)!
   const context = { access, accessOf: () => access, services: runtime.services, rowPermissions: false, maxFilterLength: MAX_FILTER_QUERY }
   const plan = planList({ page_size: '50', fields: 'id', page_token: tokenOfPage100 }, context)
   const { text, values } = compile(compileList(plan))
