@@ -46,6 +46,7 @@ export class CallerDocuments {
       roles: caller.roles,
       metadata: clientMetadata(config),
       resources: config.resources,
+      allTenants: caller.roles.some((role) => config.allTenants.includes(role)),
     })))
   }
 

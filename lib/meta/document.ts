@@ -46,6 +46,8 @@ export interface MetaResource {
   readonly fields: Readonly<Record<string, MetaField>>
   /** Absent when the caller can follow none (as for a resource without relations). */
   readonly relations?: Readonly<Record<string, MetaRelation>>
+  /** The field holding the tenant, where the caller reads it (staff across tenants only, docs/access.md). */
+  readonly tenantField?: string
 }
 
 export const META_OPERATIONS = ['read', 'create', 'update', 'delete', 'export'] as const satisfies readonly Operation[]
@@ -90,6 +92,7 @@ function metaResource (plan: AccessPlan, config: ResourceConfig | undefined, acc
   const { model } = plan
   const relations = followable(plan, accessOf)
   const marker = plan.readable.find((f) => f.managed === 'softDelete')
+  const tenant = model.tenantField !== undefined && plan.readable.includes(model.tenantField) ? model.tenantField.name : undefined
   return {
     key: model.key.map((f) => f.name),
     softDelete: model.softDelete !== undefined,
@@ -97,6 +100,7 @@ function metaResource (plan: AccessPlan, config: ResourceConfig | undefined, acc
     version: model.version !== undefined,
     fields: Object.fromEntries(plan.readable.map((f) => [f.name, metaField(f, plan, config?.fields[f.name])])),
     ...(relations.length === 0 ? {} : { relations: Object.fromEntries(relations.map((r) => [r.name, metaRelation(r)])) }),
+    ...(tenant === undefined ? {} : { tenantField: tenant }),
   }
 }
 
@@ -132,6 +136,8 @@ export interface MetaInput {
   readonly roles: readonly string[]
   readonly metadata: ClientMetadata
   readonly resources: Readonly<Record<string, ResourceConfig>>
+  /** A service role of the caller is in config `allTenants`, whether or not a tenant is active. */
+  readonly allTenants: boolean
 }
 
 export function metaDocument (input: MetaInput) {
@@ -146,5 +152,7 @@ export function metaDocument (input: MetaInput) {
     permissions: Object.fromEntries(plans.map((p) => [p.resource, metaPermissions(p)])),
     userMenu: trimMenu(input.metadata.userMenu, visible, pages),
     pages,
+    // A front end offers staff the way back to every tenant, even while one is active.
+    ...(input.allTenants ? { allTenants: true as const } : {}),
   }
 }

@@ -82,8 +82,13 @@ export function trimPages (pages: readonly PageConfig[], plans: VisiblePlans, ro
 }
 
 /** The caller's menu: the configured one without what they cannot use, else every resource they may read. */
+/** Whether the caller has the tenant a resource kept per tenant needs (or works across tenants): else every list is 403 tenant-required. */
+function servesCaller (plan: AccessPlan): boolean {
+  return plan.model.tenancy === undefined || plan.context.tenant !== undefined || plan.context.allTenants === true
+}
+
 export function trimMenu (menu: readonly MenuEntryConfig[] | undefined, plans: VisiblePlans, pages: ReadonlyArray<{ readonly name: string }>): MenuEntryConfig[] {
-  if (menu === undefined) return [...plans.values()].filter((p) => p.operations.read.allowed).map((p) => ({ resource: p.resource }))
+  if (menu === undefined) return [...plans.values()].filter((p) => p.operations.read.allowed && servesCaller(p)).map((p) => ({ resource: p.resource }))
   const pageNames = new Set(pages.map((p) => p.name))
   return menu.filter((entry) => 'resource' in entry ? plans.has(entry.resource) : pageNames.has(entry.page))
 }
