@@ -1,6 +1,8 @@
 // The console's one way to the API: the session cookie gives a 15-minute token (GET
 // {apiRoot}/auth/token), renewed a minute before it expires and once more on a 401; every answer's
 // X-Meta-Version is compared with the one /api/meta was read at, and a change asks for a refetch.
+// With organizations on, the session's active organization is the caller's tenant: switching it
+// (set-active) takes a fresh token, which carries the new one.
 import type { Meta } from './meta.js'
 
 const RENEW_BEFORE_MS = 60_000
@@ -45,6 +47,22 @@ export interface Answer<T> {
   readonly headers: Headers
 }
 
+/** One of the session's organizations, as `GET {apiRoot}/auth/organization/list` gives it. */
+export interface Organization {
+  readonly id: string
+  readonly name: string
+  readonly slug: string
+}
+
+/**
+ * A live session as get-session describes it. better-auth's organization plugin adds
+ * `activeOrganizationId` to the session (null for none): its presence says organizations are on.
+ */
+export interface SessionInfo {
+  readonly organizations: boolean
+  readonly activeOrganizationId: string | null
+}
+
 function expiryOf (token: string): number {
   const payload = token.split('.')[1] ?? ''
   const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: number }
@@ -61,14 +79,16 @@ export class Session {
   onSignedOut: () => void = () => {}
 
   /**
-   * Whether the cookie holds a live session, and if so a token from it. Asked of get-session
+   * The cookie's live session, with a token from it; undefined without one. Asked of get-session
    * first, which answers null rather than 401, so a signed-out start logs no failed request.
    */
-  async start (): Promise<boolean> {
+  async start (): Promise<SessionInfo | undefined> {
     const response = await fetch(`${apiRoot}/auth/get-session`, { credentials: 'same-origin', cache: 'no-store' })
     if (!response.ok) throw await failure(response)
-    if (await response.json() === null) return false
-    return await this.resume()
+    const found = await response.json() as { session: { activeOrganizationId?: string | null } } | null
+    if (found === null || !await this.resume()) return undefined
+    const active = found.session.activeOrganizationId
+    return { organizations: active !== undefined, activeOrganizationId: active ?? null }
   }
 
   /** A token from the session cookie; false without a live session. */
@@ -94,6 +114,17 @@ export class Session {
     await fetch(`${apiRoot}/auth/sign-out`, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' })
   }
 
+  /** The session's organizations (with organizations on). */
+  async organizations (): Promise<Organization[]> {
+    return await (await this.auth('organization/list')).json() as Organization[]
+  }
+
+  /** Makes `organizationId` the session's active organization (null: none), then takes a token that carries it. */
+  async switchOrganization (organizationId: string | null): Promise<void> {
+    await this.auth('organization/set-active', { organizationId })
+    if (!await this.resume()) this.gone()
+  }
+
   async meta (): Promise<Meta> {
     const response = await this.send(`${apiRoot}/meta`)
     this.metaVersion = response.headers.get('x-meta-version') ?? undefined
@@ -117,6 +148,16 @@ export class Session {
   /** A file the API streams (an :export), as a Blob the page can offer for download. */
   async download (path: string): Promise<Blob> {
     return await (await this.send(path, { headers: { accept: '*/*' } })).blob()
+  }
+
+  /** A login route with the session cookie: a GET, or a POST of `body`. */
+  private async auth (route: string, body?: unknown): Promise<Response> {
+    const response = await fetch(`${apiRoot}/auth/${route}`, body === undefined
+      ? { credentials: 'same-origin', cache: 'no-store' }
+      : { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    if (response.status === 401) return this.gone()
+    if (!response.ok) throw await failure(response)
+    return response
   }
 
   private async send (path: string, options: RequestOptions = {}, retried = false): Promise<Response> {

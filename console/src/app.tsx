@@ -1,7 +1,9 @@
 // The shell: signed out, the sign-in form; signed in, the caller's menu beside the open resource
 // or page. /api/meta is read on sign-in and again whenever an answer's X-Meta-Version changes.
+// With organizations on, the header's picker switches the active organization, and the menu and
+// the open screen are read again for it.
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
-import { Session } from './api.js'
+import { Session, type SessionInfo } from './api.js'
 import { labelOf, menuOf, type Meta } from './meta.js'
 import { hrefOf, useRoute, type Route } from './route.js'
 import { SignIn } from './sign-in.js'
@@ -11,13 +13,38 @@ import { ViewChart } from './chart.js'
 import { Board } from './board.js'
 import { RecordScreen } from './record.js'
 import { NewRecord } from './record-new.js'
+import { CHOOSE_MESSAGE, ChooseOrganization, mustChoose, OrganizationPicker, type Organizations, type Switch } from './organizations.js'
 
 /** The menu entry a screen belongs to: a resource's list, its records and forms fall under the resource. */
 function menuHrefOf (route: Route): string {
   return route.kind === 'record' || route.kind === 'new' || route.kind === 'resource' ? hrefOf({ kind: 'resource', name: route.name, query: new URLSearchParams() }) : hrefOf(route)
 }
 
-type State = { readonly kind: 'starting' } | { readonly kind: 'signed-out' } | { readonly kind: 'signed-in', readonly meta: Meta } | { readonly kind: 'failed', readonly message: string }
+interface SignedIn {
+  readonly kind: 'signed-in'
+  readonly meta: Meta
+  /** Undefined where the server has no organizations. */
+  readonly organizations: Organizations | undefined
+}
+
+type State = { readonly kind: 'starting' } | { readonly kind: 'signed-out' } | SignedIn | { readonly kind: 'failed', readonly message: string }
+
+/**
+ * The caller's meta and organizations. A member of exactly one organization with none active is
+ * put in it: without one they would see none of its records. Staff across tenants are left in
+ * none, where they see every organization's.
+ */
+async function signedIn (session: Session, started: SessionInfo): Promise<SignedIn> {
+  if (!started.organizations) return { kind: 'signed-in', meta: await session.meta(), organizations: undefined }
+  const [meta, list] = await Promise.all([session.meta(), session.organizations()])
+  const allTenants = meta.allTenants === true
+  const only = list.length === 1 ? list[0] : undefined
+  if (started.activeOrganizationId === null && !allTenants && only !== undefined) {
+    await session.switchOrganization(only.id)
+    return { kind: 'signed-in', meta: await session.meta(), organizations: { list, active: only.id, allTenants } }
+  }
+  return { kind: 'signed-in', meta, organizations: { list, active: started.activeOrganizationId, allTenants } }
+}
 
 export function App () {
   const session = useMemo(() => new Session(), [])
@@ -25,8 +52,8 @@ export function App () {
   const route = useRoute()
   const load = useCallback(async () => {
     try {
-      if (!await session.start()) return setState({ kind: 'signed-out' })
-      setState({ kind: 'signed-in', meta: await session.meta() })
+      const started = await session.start()
+      setState(started === undefined ? { kind: 'signed-out' } : await signedIn(session, started))
     } catch (err) {
       setState({ kind: 'failed', message: err instanceof Error ? err.message : String(err) })
     }
@@ -44,6 +71,17 @@ export function App () {
     await session.signOut()
     setState({ kind: 'signed-out' })
   }
+  // A refused switch (the membership ended meanwhile) reads the session again, then says why.
+  const switchTo: Switch = async (organizationId) => {
+    try {
+      await session.switchOrganization(organizationId)
+      setState(await signedIn(session, { organizations: true, activeOrganizationId: organizationId }))
+    } catch (err) {
+      void load()
+      throw err
+    }
+  }
+  const { organizations } = state
   return (
     <div class="shell">
       <header>
@@ -53,17 +91,30 @@ export function App () {
           document.getElementById('content')?.focus()
         }}>Skip to content</a>
         <span class="brand">tablegate</span>
+        {organizations !== undefined && <OrganizationPicker organizations={organizations} onSwitch={switchTo} />}
         <button type="button" onClick={() => { void signOut() }}>Sign out</button>
       </header>
       <nav class="menu" aria-label="Main">
         <ul>{menuOf(state.meta).map((entry) => <li key={entry.href}><a href={entry.href} aria-current={menuHrefOf(route) === entry.href ? 'page' : undefined}>{entry.label}</a></li>)}</ul>
       </nav>
-      <main id="content" tabIndex={-1}><Screen session={session} meta={state.meta} route={route} /></main>
+      <main id="content" tabIndex={-1}>
+        {organizations !== undefined && mustChoose(organizations) && route.kind !== 'home' && <p class="notice">{CHOOSE_MESSAGE}</p>}
+        {/* Another organization is another set of records: the screen starts again and reads its own. */}
+        <Screen key={organizations?.active ?? ''} session={session} meta={state.meta} route={route} organizations={organizations} onSwitch={switchTo} />
+      </main>
     </div>
   )
 }
 
-function Screen ({ session, meta, route }: { readonly session: Session, readonly meta: Meta, readonly route: Route }) {
+interface ScreenProps {
+  readonly session: Session
+  readonly meta: Meta
+  readonly route: Route
+  readonly organizations: Organizations | undefined
+  readonly onSwitch: Switch
+}
+
+function Screen ({ session, meta, route, organizations, onSwitch }: ScreenProps) {
   if (route.kind === 'resource' && route.name in meta.resources) {
     const reorder = meta.views?.[route.name]?.reorder
     if (reorder === undefined) return <ListScreen session={session} meta={meta} resource={route.name} query={route.query} />
@@ -82,5 +133,13 @@ function Screen ({ session, meta, route }: { readonly session: Session, readonly
   const page = route.kind === 'page' ? meta.pages?.find((candidate) => candidate.name === route.name) : undefined
   if (page !== undefined) return <Page session={session} meta={meta} page={page} />
   if (route.kind !== 'home') return <p role="alert">There is nothing here for you.</p>
-  return <><h1>Welcome</h1><p>Choose an entry of the menu.</p></>
+  if (organizations !== undefined && mustChoose(organizations)) return <ChooseOrganization organizations={organizations} onSwitch={onSwitch} />
+  const outside = organizations !== undefined && organizations.list.length === 0 && !organizations.allTenants
+  return (
+    <>
+      <h1>Welcome</h1>
+      {outside && <p>You belong to no organization yet, so no organization's records are shown.</p>}
+      <p>Choose an entry of the menu.</p>
+    </>
+  )
 }

@@ -39,6 +39,8 @@ export interface ResourceMeta {
   readonly version?: boolean
   readonly fields: Readonly<Record<string, FieldMeta>>
   readonly relations?: Readonly<Record<string, RelationMeta>>
+  /** Staff across tenants in no organization: the field that says whose each record is. */
+  readonly tenantField?: string
 }
 
 export interface ChartMeta {
@@ -99,13 +101,20 @@ export interface Meta {
   /** The server's: without a configured menu, every resource the caller may read. */
   readonly userMenu: readonly MenuEntry[]
   readonly pages?: readonly PageMeta[]
+  /** The caller is staff across tenants: without an active organization they see every organization's records. */
+  readonly allTenants?: boolean
 }
 
-/** The columns a list shows: the view's, else every field the caller may read. */
+/**
+ * The columns a list shows: the view's, else every field the caller may read; where the caller
+ * sees every organization's records, the tenant field too, so each row says whose it is.
+ */
 export function columnsOf (meta: Meta, resource: string, chosen?: readonly string[]): readonly string[] {
-  const fields = meta.resources[resource]?.fields ?? {}
+  const model = meta.resources[resource]
+  const fields = model?.fields ?? {}
   const wanted = chosen ?? meta.views?.[resource]?.columns ?? Object.keys(fields)
-  return wanted.filter((name) => name in fields)
+  const tenant = model?.tenantField
+  return [...wanted, ...tenant === undefined || wanted.includes(tenant) ? [] : [tenant]].filter((name) => name in fields)
 }
 
 export function labelOf (name: string): string {

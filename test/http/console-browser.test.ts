@@ -59,6 +59,7 @@ test('an admin and a clerk each see their own menu and columns, page by keyset t
   const adminOrders = await openOrders(admin)
   assert.deepEqual(adminOrders.menu, ['Orders', 'Secrets', 'Home', 'Admin tools'])
   assert.deepEqual(adminOrders.headers, ['Id', 'Title', 'Cost', 'Owner id'])
+  assert.equal(await admin.$('header .org-picker'), null, 'no organization picker without organizations')
   assert.match(adminOrders.caption, /about 35$/)
   await server.screenshot(admin, 'list-admin')
   const adminNext = await turn(admin, 'Next page', 2)
