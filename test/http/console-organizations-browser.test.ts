@@ -212,9 +212,9 @@ test('the console in an organization: choosing, switching, one organization, non
     assert.deepEqual(server.errors.splice(0), ['sue@example.com: Failed to load resource: the server responded with a status of 403 (Forbidden)'])
   })
 
-  await t.test('without userMenu, each menu is every resource the caller may read', async () => {
+  await t.test('without userMenu, each menu is every resource the caller may read, but those kept per organization while they are in none', async () => {
     const page = await signIn(server, 'admin@example.com')
-    assert.deepEqual((await settled(page, 'No organization')).menu, ['Projects', 'Notes', 'Secrets'])
+    assert.deepEqual((await settled(page, 'No organization')).menu, ['Notes', 'Secrets'])
   })
 
   assert.deepEqual(server.errors, [])

@@ -43,8 +43,12 @@ test('staff read every organization\'s rows, the tenant column a field of theirs
   assert.equal('org_id' in own.body.items[0], false)
   assert.equal((await ann('GET', `/api/v1/projects?filter=${encodeURIComponent(`org_id = "${acme}"`)}`)).body.errors[0].code, 'unknown-field')
   const meta = (await sue('GET', '/api/meta')).body
-  assert.ok(JSON.stringify(meta).includes('"org_id"'))
-  assert.ok(!JSON.stringify((await ann('GET', '/api/meta')).body).includes('"org_id"'))
+  assert.equal(meta.allTenants, true)
+  assert.equal(meta.resources.projects.tenantField, 'org_id')
+  assert.deepEqual(meta.resources.projects.fields.org_id, { type: 'string', readOnly: true, readOnlyOnCreate: false, required: true, nullable: false, filterable: true, sortable: true, searchable: false })
+  const members = (await ann('GET', '/api/meta')).body
+  assert.equal(members.allTenants, undefined)
+  assert.ok(!JSON.stringify(members).includes('"org_id"'))
 })
 
 test('a staff create names its tenant, else it is the 400 naming the field; a through create names a parent in any tenant', async () => {
