@@ -109,7 +109,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
     const users = builtInLogin ? userStoreOf(config, db, hooks) : undefined
     const organizationStore = users === undefined || config.organizations === undefined
       ? undefined
-      : organizationCore({ pool: users.pool, schema: config.authSchema, settings: config.organizations, events: hooks })
+      : organizationCore({ pool: users.pool, schema: db.authSchema, settings: config.organizations, events: hooks })
     const organizations = organizationStore === undefined ? undefined : organizationOperations(organizationStore)
     // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
     if (users !== undefined) await users.keys.current()

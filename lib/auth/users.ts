@@ -144,8 +144,8 @@ export const HOST_CONTEXT: TablegateContext = Object.freeze({
 })
 
 /** The user store a resolved config describes, on the auth store's pool. */
-export function userStoreOf (config: ResolvedConfig, db: Pick<Databases, 'admin' | 'authSecret'>, events?: UserEvents): UserStore {
-  return createUserStore({ pool: db.admin, schema: config.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl, events })
+export function userStoreOf (config: ResolvedConfig, db: Pick<Databases, 'admin' | 'authSecret' | 'authSchema'>, events?: UserEvents): UserStore {
+  return createUserStore({ pool: db.admin, schema: db.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl, events })
 }
 
 export function createUserStore (options: UserStoreOptions): UserStore {

@@ -9,6 +9,7 @@ import { ConfigError } from '../config/validate.js'
 import { createPool, type Pool } from './pool.js'
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js'
 import { serverVersionNum, unsupportedServer } from './server-version.js'
+import { storeSchema } from './store-schema.js'
 
 export interface Databases {
   /** Writes: transactions with the configured statement timeout. */
@@ -18,6 +19,8 @@ export interface Databases {
   /** The auth store's pool: ADMIN_DATABASE_URL when given, else the application database. */
   readonly admin: Pool
   readonly authSecret: string
+  /** The built-in login's store schema (./store-schema.ts); undefined where another issuer's tokens are verified. */
+  readonly authSchema: string | undefined
   readonly embedded: EmbeddedDatabase | undefined
   close (): Promise<void>
 }
@@ -74,7 +77,8 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
     await close()
     throw new ConfigError(unsupported)
   }
-  return { app, read, admin, authSecret, embedded, close }
+  const authSchema = config.verifier === undefined ? await storeSchema(admin, config.authSchema) : config.authSchema
+  return { app, read, admin, authSecret, authSchema, embedded, close }
 }
 
 function checkUrl (name: string, url: string): void {

@@ -20,10 +20,18 @@ export async function withClient<T> (url: string, work: (client: pg.Client) => P
   }
 }
 
-/** Creates an empty database for the calling test file and returns its URL; dropped after the file. */
-export async function freshDatabase (): Promise<string> {
+/**
+ * Creates an empty database for the calling test file and returns its URL; dropped after the file.
+ * The login store's own schema (tablegate_auth, a new database's default) is on its search path, so
+ * that tests read the store's tables by their names; `storeOnSearchPath: false` leaves the search
+ * path as a new install's is.
+ */
+export async function freshDatabase (options: { readonly storeOnSearchPath?: boolean } = {}): Promise<string> {
   const name = `tablegate_test_${randomBytes(6).toString('hex')}`
-  await withClient(serverUrl(), async (c) => { await c.query(`CREATE DATABASE "${name}"`) })
+  await withClient(serverUrl(), async (c) => {
+    await c.query(`CREATE DATABASE "${name}"`)
+    if (options.storeOnSearchPath !== false) await c.query(`ALTER DATABASE "${name}" SET search_path TO "$user", public, tablegate_auth`)
+  })
   after(async () => {
     await withClient(serverUrl(), async (c) => { await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) })
   })
