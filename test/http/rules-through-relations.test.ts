@@ -13,6 +13,7 @@ import { createServer } from '../../lib/server.js'
 import type { Config, ResourceConfig } from '../../lib/config/schema.js'
 import { RELATIONS_FILTER_CONFIG, RELATIONS_FILTER_SCHEMA } from '../fixtures/relations-filter.js'
 import { TENANCY_RESOURCES, TENANCY_ROLES, TENANCY_SCHEMA } from '../fixtures/tenancy-through.js'
+import { warningsLogger } from '../helpers/warnings.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, RELATIONS_FILTER_SCHEMA + TENANCY_SCHEMA)
@@ -148,4 +149,14 @@ test('the start refuses a tenancy through relations that cannot hold, naming the
     },
   } satisfies Config
   assert.equal(await start(tooFar), "config.resources.task_labels.tenant.through: 'comment' reaches the tenant column through 3 relations (comment.task.project): at most 2")
+})
+
+test('a tenancy through relations warns where the parents\' tenant column has no index, as a relation\'s column does', async () => {
+  await runSql(databaseUrl, 'DROP INDEX projects_org_id_idx')
+  const warnings: string[] = []
+  const app = await createServer({ databaseUrl, authSecret: TEST_SECRET, ...TENANCY_ROLES, resources: TENANCY_RESOURCES }, { loggerInstance: warningsLogger(warnings) })
+  await app.close()
+  assert.deepEqual(warnings.filter((w) => w.includes('org_id')), [
+    'config.resources.tasks.tenant.through, config.resources.comments.tenant.through, config.resources.task_labels.tenant.through: following the relation reads table projects by column org_id, and no index starts with it, so each such read scans the table. Create one: CREATE INDEX ON "projects" ("org_id")',
+  ])
 })
