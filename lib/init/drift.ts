@@ -62,7 +62,8 @@ export async function driftLines (db: Queryable, models: Iterable<ResourceModel>
     const noCreate = resources[model.name]?.access?.create === false
     for (const field of model.fields.values()) {
       const column = byName.get(field.column)
-      if (field.managed === 'version' || field.managed === 'softDelete') continue
+      // Managed columns take their type from the column (the tenant's, a field to staff only, too).
+      if (field.managed === 'version' || field.managed === 'softDelete' || field === model.tenantField) continue
       if (column === undefined) lines.push(`drift: ${path}.fields.${field.name}: column '${field.column}' is gone from table ${model.tableText}`)
       else if (!COMPATIBLE_PG_TYPES[field.type].includes(column.type)) lines.push(`drift: ${path}.fields.${field.name}: column '${field.column}' of table ${model.tableText} is ${column.typeText} now, which a ${field.type} field does not fit`)
       else {

@@ -7,6 +7,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildApp, caller, createUser, json, sessionCookie, signIn } from '../helpers/app.js'
 import { freshDatabase, withClient } from '../helpers/db.js'
+import { driftLines } from '../../lib/init/drift.js'
+import { buildModels } from '../../lib/model/build.js'
 
 const ACME_UUID = '6f1c7b9e-2d4a-4c8e-9b1f-3a5d7e9c0b2a'
 const GLOBEX_UUID = 'b3e0a6d2-8f14-4e7a-a9c5-1d2f3e4a5b6c'
@@ -128,4 +130,10 @@ test('an organization whose id is no value of the tenant column matches no row t
   const upper = await memberIn('cid@example.com', ACME_UUID.toUpperCase())
   assert.deepEqual(await names(upper, 'documents'), [])
   assert.deepEqual(await stored('projects'), before)
+})
+
+test('check finds no drift in an integer or uuid tenant column: staff\'s tenant field takes its column\'s type', async () => {
+  const resources = { projects: { tenant: 'org_id', fields: { id: { type: 'integer', readOnly: true, dbDefault: true }, name: { type: 'string', required: true } } }, documents: { tenant: 'company_id', fields: { id: { type: 'integer', readOnly: true, dbDefault: true }, title: { type: 'string', required: true } } } } as const
+  const lines = await withClient(databaseUrl, async (client) => await driftLines(client, buildModels(resources).values(), resources))
+  assert.deepEqual(lines, [])
 })
