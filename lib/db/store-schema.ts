@@ -1,4 +1,4 @@
-// Where the built-in login keeps its store (docs/login.md, "The store"): `authSchema` when the
+// Where the built-in login keeps its store (docs/decisions.md, "Login store"): `authSchema` when the
 // config sets it; else where the store already is, so an install from before the default keeps
 // its tables where they are (the search path's schema, usually public); else, on a new database, a
 // schema of its own, apart from the application's tables, so that nothing that reads the
