@@ -7,7 +7,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import type { FieldMeta } from './meta.js'
 import { FieldInput } from './field.js'
 import { createInputOf, inputOf, valueOf, type Input } from './field-values.js'
-import { holdHistory } from './route.js'
+import { holdHistory } from './history.js'
 
 export type FieldErrors = Readonly<Record<string, string>>
 
