@@ -21,7 +21,8 @@ async function catalog (pool: Pick<pg.Pool, 'query'>, schema: string): Promise<s
 test('the store has organizations, members and invitations even with organizations off, and sessions an active organization', async () => {
   const app = await buildApp()
   assert.equal(app.tablegate.organizations, undefined)
-  const lines = await catalog(usersOf(app).pool, 'public')
+  // A new database keeps the store in a schema of its own.
+  const lines = await catalog(usersOf(app).pool, 'tablegate_auth')
   for (const expected of [
     'column auth_organization.slug text NO ',
     'column auth_organization.metadata jsonb YES ',
@@ -30,10 +31,10 @@ test('the store has organizations, members and invitations even with organizatio
     'column auth_invitation.inviter_id text YES ',
     'column auth_session.active_organization_id text YES ',
     'column auth_revocation.organizations jsonb YES ',
-    'index CREATE UNIQUE INDEX auth_organization_slug_key ON public.auth_organization USING btree (slug)',
-    'index CREATE UNIQUE INDEX auth_member_organization_id_user_id_key ON public.auth_member USING btree (organization_id, user_id)',
-    'index CREATE INDEX auth_member_user_id_idx ON public.auth_member USING btree (user_id)',
-    'index CREATE INDEX auth_invitation_email_idx ON public.auth_invitation USING btree (lower(email))',
+    'index CREATE UNIQUE INDEX auth_organization_slug_key ON tablegate_auth.auth_organization USING btree (slug)',
+    'index CREATE UNIQUE INDEX auth_member_organization_id_user_id_key ON tablegate_auth.auth_member USING btree (organization_id, user_id)',
+    'index CREATE INDEX auth_member_user_id_idx ON tablegate_auth.auth_member USING btree (user_id)',
+    'index CREATE INDEX auth_invitation_email_idx ON tablegate_auth.auth_invitation USING btree (lower(email))',
     'constraint auth_member auth_member_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES auth_organization(id) ON DELETE CASCADE',
     'constraint auth_member auth_member_user_id_fkey FOREIGN KEY (user_id) REFERENCES auth_user(id) ON DELETE CASCADE',
     'constraint auth_invitation auth_invitation_inviter_id_fkey FOREIGN KEY (inviter_id) REFERENCES auth_user(id) ON DELETE SET NULL',
