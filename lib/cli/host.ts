@@ -16,6 +16,7 @@ import { createServer, type ServerOptions } from '../server.js'
 import { runningServerUrl } from './running-server.js'
 import { driftLines } from '../init/drift.js'
 import { buildModels } from '../model/build.js'
+import type { CliIo } from './io.js'
 
 export async function loadResolvedConfig (explicit: string | undefined): Promise<ResolvedConfig> {
   const file = discoverConfigFile(explicit)
@@ -36,9 +37,13 @@ async function loadJoiningConfig (explicit: string | undefined): Promise<Resolve
   return running === undefined ? config : resolveConfig(config.config, { ...process.env, AUTH_URL: running })
 }
 
-const warn = (message: string): void => { process.stderr.write(`tablegate: ${message}\n`) }
+type Warn = (message: string) => void
 
-async function withDatabases<T> (config: ResolvedConfig, work: (db: Databases) => Promise<T>): Promise<T> {
+// A warning is a line of the command's io, as its refusal is: a caller with an io of its own (the
+// tests run the CLI in-process) gets every line the process would print.
+const warnTo = (io: CliIo): Warn => (message) => { io.err(`tablegate: ${message}`) }
+
+async function withDatabases<T> (config: ResolvedConfig, warn: Warn, work: (db: Databases) => Promise<T>): Promise<T> {
   const db = await connectDatabases(config, { warn })
   try {
     return await work(db)
@@ -48,7 +53,7 @@ async function withDatabases<T> (config: ResolvedConfig, work: (db: Databases) =
 }
 
 // Warnings and errors as the CLI's one-line messages; nothing else of the app's log.
-function cliLogger (): NonNullable<ServerOptions['loggerInstance']> {
+function cliLogger (warn: Warn): NonNullable<ServerOptions['loggerInstance']> {
   const line = (obj: unknown, message?: string): void => { warn(message ?? (obj instanceof Error ? obj.message : String(obj))) }
   const quiet = (): void => {}
   const logger = { level: 'warn', fatal: line, error: line, warn: line, info: quiet, debug: quiet, trace: quiet, silent: quiet, child: () => logger }
@@ -56,13 +61,13 @@ function cliLogger (): NonNullable<ServerOptions['loggerInstance']> {
 }
 
 /** The app (not listening) the config makes, for one host-side command. */
-async function withApp<T> (configFile: string | undefined, work: (app: TablegateDecorator) => Promise<T>, needsOrganizations = false): Promise<T> {
+async function withApp<T> (configFile: string | undefined, io: CliIo, work: (app: TablegateDecorator) => Promise<T>, needsOrganizations = false): Promise<T> {
   const config = await loadJoiningConfig(configFile)
   if (config.verifier !== undefined) throw new ConfigError('this config verifies tokens of another auth server: manage users there')
   // Before connecting: a config without organizations says so at once.
   if (needsOrganizations && config.organizations === undefined) throw new ConfigError('organizations are off: add `organizations: {}` to the config (docs/organizations.md)')
   // The public URL as resolved (a running server's, when the config and AUTH_URL give none).
-  const app = await createServer({ ...config.config, publicUrl: config.publicUrl }, { loggerInstance: cliLogger() })
+  const app = await createServer({ ...config.config, publicUrl: config.publicUrl }, { loggerInstance: cliLogger(warnTo(io)) })
   try {
     await app.ready()
     return await work(app.tablegate)
@@ -71,21 +76,22 @@ async function withApp<T> (configFile: string | undefined, work: (app: Tablegate
   }
 }
 
-export async function withUsers<T> (configFile: string | undefined, work: (users: UserOperations) => Promise<T>): Promise<T> {
-  return await withApp(configFile, async (app) => await work(app.users!))
+export async function withUsers<T> (configFile: string | undefined, io: CliIo, work: (users: UserOperations) => Promise<T>): Promise<T> {
+  return await withApp(configFile, io, async (app) => await work(app.users!))
 }
 
-export async function withOrganizations<T> (configFile: string | undefined, work: (organizations: OrganizationOperations) => Promise<T>): Promise<T> {
-  return await withApp(configFile, async (app) => await work(app.organizations!), true)
+export async function withOrganizations<T> (configFile: string | undefined, io: CliIo, work: (organizations: OrganizationOperations) => Promise<T>): Promise<T> {
+  return await withApp(configFile, io, async (app) => await work(app.organizations!), true)
 }
 
 /**
  * `tablegate migrate`: the auth store, pg_trgm, the plugins' tables and the application's own migrations; then the
  * same model check as `check`, so "up to date" means a server would start.
  */
-export async function migrateAll (configFile: string | undefined): Promise<string[]> {
+export async function migrateAll (configFile: string | undefined, io: CliIo): Promise<string[]> {
   const config = await loadResolvedConfig(configFile)
-  return await withDatabases(config, async (db) => {
+  const warn = warnTo(io)
+  return await withDatabases(config, warn, async (db) => {
     const applied = await migrateDatabase(config, db, warn)
     await checkModels(config, db.app, warn)
     return applied
@@ -96,11 +102,12 @@ export async function migrateAll (configFile: string | undefined): Promise<strin
  * `tablegate check`: the config's names and its resources against the database, as a start checks
  * them, after a line for each drift between them (see docs/init.md); changes nothing.
  */
-export async function checkAll (configFile: string | undefined): Promise<number> {
+export async function checkAll (configFile: string | undefined, io: CliIo): Promise<number> {
   const config = await loadResolvedConfig(configFile)
+  const warn = warnTo(io)
   // As a start would: the plugins' tables and the pending migrations applied first (and so checked
   // too), in a transaction that is rolled back once the models are checked against what they made.
-  return await withDatabases(config, async (db) => {
+  return await withDatabases(config, warn, async (db) => {
     const transaction = await beginTransaction(db.app, { timeoutMs: MIGRATION_TIMEOUT_MS })
     try {
       if (config.migrateOnStart) await applyPending(transaction.tx, migrationsOf(config))

@@ -58,7 +58,7 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .description('create the auth schema and tables, pg_trgm, and apply the config\'s migrations (safe to repeat)')
     .option(...configOption)
     .action(async (opts: { config?: string }) => {
-      const applied = await migrateAll(opts.config)
+      const applied = await migrateAll(opts.config, io)
       io.out(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`)
     })
 
@@ -66,7 +66,7 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .description('check the config and its resources against the database, as a start would (changes nothing)')
     .option(...configOption)
     .action(async (opts: { config?: string }) => {
-      const resources = await checkAll(opts.config)
+      const resources = await checkAll(opts.config, io)
       io.out(`the config and the database agree (${resources} ${resources === 1 ? 'resource' : 'resources'})`)
     })
 
@@ -96,7 +96,7 @@ export function buildProgram (io: CliIo = defaultIo): Command {
         throw new UsageError('give exactly one of --password and --generate-password')
       }
       const password = opts.password ?? generatePassword()
-      const created = await withUsers(opts.config, async (users) => await users.create({ email: opts.email, password, name: opts.name, role: opts.role }))
+      const created = await withUsers(opts.config, io, async (users) => await users.create({ email: opts.email, password, name: opts.name, role: opts.role }))
       io.out(`created ${created.email} with role ${created.role}`)
       if (opts.generatePassword === true) io.out(`password: ${password}`)
     })
@@ -106,7 +106,7 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .requiredOption('--email <email>', 'the user')
     .requiredOption('--role <roles>', 'role, or several comma separated')
     .action(async (opts: { config?: string, email: string, role: string }) => {
-      const updated = await withUsers(opts.config, async (users) => await users.setRole(opts.email, opts.role))
+      const updated = await withUsers(opts.config, io, async (users) => await users.setRole(opts.email, opts.role))
       io.out(`${updated.email} now has role ${updated.role}`)
     })
   for (const [name, banned] of [['ban', true], ['unban', false]] as const) {
@@ -115,7 +115,7 @@ export function buildProgram (io: CliIo = defaultIo): Command {
       .option(...configOption)
       .requiredOption('--email <email>', 'the user')
       .action(async (opts: { config?: string, email: string }) => {
-        const updated = await withUsers(opts.config, async (users) => await users.setBanned(opts.email, banned))
+        const updated = await withUsers(opts.config, io, async (users) => await users.setBanned(opts.email, banned))
         io.out(`${updated.email} is ${banned ? 'banned' : 'no longer banned'}`)
       })
   }
@@ -124,7 +124,7 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .option(...configOption)
     .requiredOption('--email <email>', 'the user')
     .action(async (opts: { config?: string, email: string }) => {
-      await withUsers(opts.config, async (users) => { await users.delete(opts.email) })
+      await withUsers(opts.config, io, async (users) => { await users.delete(opts.email) })
       io.out(`deleted ${opts.email.trim().toLowerCase()}`)
     })
   user.command('list')
@@ -132,7 +132,7 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .option(...configOption)
     .option('--json', 'print JSON')
     .action(async (opts: { config?: string, json?: boolean }) => {
-      const list = await withUsers(opts.config, async (users) => await users.list())
+      const list = await withUsers(opts.config, io, async (users) => await users.list())
       io.out(opts.json === true ? JSON.stringify(list, null, 2) : formatUserTable(list))
     })
 
@@ -143,7 +143,7 @@ export function buildProgram (io: CliIo = defaultIo): Command {
     .option('--ttl <seconds>', 'lifetime in seconds', positiveInteger)
     .option('--json', 'print { token, expiresAt }')
     .action(async (opts: { config?: string, email: string, ttl?: number, json?: boolean }) => {
-      const issued = await withUsers(opts.config, async (users) => await users.issueToken(opts.email, { ttlSeconds: opts.ttl }))
+      const issued = await withUsers(opts.config, io, async (users) => await users.issueToken(opts.email, { ttlSeconds: opts.ttl }))
       io.out(opts.json === true ? JSON.stringify(issued) : issued.token)
     })
 

@@ -17,7 +17,7 @@ export function addOrganizationCommands (program: Command, configOption: readonl
     .requiredOption('--owner <email>', 'the user who owns it')
     .option('--id <id>', 'its id, kept as given (an existing tenant\'s); default: a new random one')
     .action(async (opts: { config?: string, name: string, slug: string, owner: string, id?: string }) => {
-      const created = await withOrganizations(opts.config, async (organizations) =>
+      const created = await withOrganizations(opts.config, io, async (organizations) =>
         await organizations.create({ id: opts.id, name: opts.name, slug: opts.slug, owner: opts.owner }))
       const withId = opts.id === undefined ? '' : ` with id ${created.id}`
       io.out(`created organization ${created.slug} (${created.name})${withId} owned by ${opts.owner.trim().toLowerCase()}`)
@@ -28,7 +28,7 @@ export function addOrganizationCommands (program: Command, configOption: readonl
     .option(...configOption)
     .action(async (file: string, opts: { config?: string }) => {
       const { entries, lines } = readImportFile(file)
-      const result = await withOrganizations(opts.config, async (organizations) =>
+      const result = await withOrganizations(opts.config, io, async (organizations) =>
         await organizations.import(entries, { label: (index) => `line ${lines[index]!}` }))
       io.out(`${result.created.length} created, ${result.unchanged.length} unchanged`)
     })
@@ -37,7 +37,7 @@ export function addOrganizationCommands (program: Command, configOption: readonl
     .option(...configOption)
     .option('--json', 'print JSON')
     .action(async (opts: { config?: string, json?: boolean }) => {
-      const list = await withOrganizations(opts.config, async (organizations) => await organizations.list())
+      const list = await withOrganizations(opts.config, io, async (organizations) => await organizations.list())
       io.out(opts.json === true ? JSON.stringify(list, null, 2) : formatOrganizationTable(list))
     })
   org.command('add-member')
@@ -47,7 +47,7 @@ export function addOrganizationCommands (program: Command, configOption: readonl
     .requiredOption('--email <email>', 'the user')
     .requiredOption('--role <roles>', 'organization role, or several comma separated')
     .action(async (opts: { config?: string, org: string, email: string, role: string }) => {
-      const member = await withOrganizations(opts.config, async (organizations) => await organizations.addMember(opts.org, opts.email, opts.role))
+      const member = await withOrganizations(opts.config, io, async (organizations) => await organizations.addMember(opts.org, opts.email, opts.role))
       io.out(`added ${opts.email.trim().toLowerCase()} to ${opts.org} as ${member.role}`)
     })
   org.command('remove-member')
@@ -56,7 +56,7 @@ export function addOrganizationCommands (program: Command, configOption: readonl
     .requiredOption('--org <slug>', 'the organization')
     .requiredOption('--email <email>', 'the user')
     .action(async (opts: { config?: string, org: string, email: string }) => {
-      await withOrganizations(opts.config, async (organizations) => { await organizations.removeMember(opts.org, opts.email) })
+      await withOrganizations(opts.config, io, async (organizations) => { await organizations.removeMember(opts.org, opts.email) })
       io.out(`removed ${opts.email.trim().toLowerCase()} from ${opts.org}`)
     })
   org.command('set-role')
@@ -66,7 +66,7 @@ export function addOrganizationCommands (program: Command, configOption: readonl
     .requiredOption('--email <email>', 'the member')
     .requiredOption('--role <roles>', 'organization role, or several comma separated')
     .action(async (opts: { config?: string, org: string, email: string, role: string }) => {
-      const member = await withOrganizations(opts.config, async (organizations) => await organizations.setRole(opts.org, opts.email, opts.role))
+      const member = await withOrganizations(opts.config, io, async (organizations) => await organizations.setRole(opts.org, opts.email, opts.role))
       io.out(`${opts.email.trim().toLowerCase()} now has role ${member.role} in ${opts.org}`)
     })
 }

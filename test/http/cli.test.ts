@@ -1,5 +1,8 @@
-// The real `tablegate` command line (bin/tablegate.js over dist/) against a fresh database, and
-// the tokens it mints checked over HTTP against the JWKS of an app on the same database.
+// The `tablegate` command line against a fresh database, and the tokens it mints checked over HTTP
+// against the JWKS of an app on the same database. The commands run in this process (main() as
+// bin/tablegate.js calls it); a few tests spawn the real bin/tablegate.js over dist/, so the
+// binary itself stays covered: its Node check, --help, a refusal read from a real environment,
+// a JSON config and a TypeScript one through tsx, and `serve`.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
@@ -11,7 +14,7 @@ import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import { buildApp, json, sessionCookie, signIn } from '../helpers/app.js'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { freePort } from '../../lib/db/embedded.js'
-import { bin, cliRunner, ok, refusal, root } from '../helpers/cli.js'
+import { bin, cliRunner, cliRunnerInProcess, ok, refusal, root } from '../helpers/cli.js'
 
 const SECRET = 'cli-test-secret-0123456789-abcdefghijklmnop'
 const STRONG = 'a-strong-password-123'
@@ -31,7 +34,8 @@ export default { roles: ['admin', 'user'], plugins: [auditLog] }
 mkdirSync(emptyDir)
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 
-const cli = cliRunner({ databaseUrl, secret: SECRET, config })
+const cli = cliRunnerInProcess({ databaseUrl, secret: SECRET, config })
+const spawned = cliRunner({ databaseUrl, secret: SECRET, config })
 
 let password = ''
 
@@ -60,8 +64,9 @@ test('user create --generate-password prints the password once; it signs in and 
   assert.equal(payload.role, 'admin')
   assert.equal(payload.exp! - payload.iat!, 900)
 
-  // A token minted on the host is signed with the same keys and accepted by the API.
-  const minted = await cli(['token', '--email', 'a@example.com'])
+  // A token minted on the host is signed with the same keys and accepted by the API. Spawned: a
+  // command of the real binary with a JSON config, its stdout exactly the token and a newline.
+  const minted = await spawned(['token', '--email', 'a@example.com'])
   ok(minted, 'token')
   const jwt = minted.stdout.trim()
   assert.match(jwt, /^[\w-]+\.[\w-]+\.[\w-]+$/)
@@ -157,17 +162,25 @@ test('on a Node older than 22 the CLI says so in one line and exits 1, before lo
   // This Node, told it is 20: loading tablegate on a real Node 20 ends in a segmentation fault.
   const oldNode = join(dir, 'node-20.mjs')
   writeFileSync(oldNode, "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.11.1' } })\n")
-  const runs = [await cli(['--help'], { config: null, nodeArgs: ['--import', pathToFileURL(oldNode).href] })]
+  // Spawned: the check is bin/tablegate.js's own, made before main() is loaded.
+  const runs = [await spawned(['--help'], { config: null, nodeArgs: ['--import', pathToFileURL(oldNode).href] })]
   // The machine's own Node too, where it is an older one (a distribution's package often is).
   const machine = spawnSync('/usr/bin/node', ['--version'], { encoding: 'utf8' })
   const machineVersion = machine.status === 0 ? machine.stdout.trim().slice(1) : undefined
-  if (machineVersion !== undefined && Number(machineVersion.split('.')[0]) < 22) runs.push(await cli(['--help'], { config: null, node: '/usr/bin/node' }))
+  if (machineVersion !== undefined && Number(machineVersion.split('.')[0]) < 22) runs.push(await spawned(['--help'], { config: null, node: '/usr/bin/node' }))
   for (const [i, run] of runs.entries()) {
     const version = i === 0 ? '20.11.1' : machineVersion!
     assert.equal(run.code, 1, run.stderr)
     assert.equal(run.stdout, '')
     assert.equal(run.stderr, `tablegate: Node ${version} is too old: tablegate runs on Node 22 or 24 (install one, e.g. nvm install 22, and run it again)\n`)
   }
+})
+
+test('bin/tablegate.js --help lists the commands on stdout and exits 0', async () => {
+  const help = await spawned(['--help'], { config: null })
+  ok(help, '--help')
+  assert.match(help.stdout, /^Usage: tablegate \[options\] \[command\]\n/)
+  for (const command of ['serve', 'migrate', 'check', 'init', 'user', 'token', 'org']) assert.match(help.stdout, new RegExp(`^  ${command} `, 'm'))
 })
 
 test('every refusal exits non-zero with one line on stderr', async () => {
@@ -188,7 +201,9 @@ test('every refusal exits non-zero with one line on stderr', async () => {
     cli(['token', '--email', 'a@example.com', '--ttl', 'soon']),
     cli(['user', 'list'], { config: null, env: { TABLEGATE_CONFIG: join(dir, 'missing.json') } }),
     cli(['user', 'list'], { config: join(dir, 'typo.json') }),
-    cli(['user', 'list'], { env: { AUTH_SECRET: 'short' } }),
+    // Spawned: a refusal of the real binary as a shell sees it (exit code, stderr), of a variable
+    // in its real environment.
+    spawned(['user', 'list'], { env: { AUTH_SECRET: 'short' } }),
   ])
   const expected: Array<[string, RegExp]> = [
     ['unknown email (ban)', /nobody@example\.com/],
@@ -213,6 +228,13 @@ test('every refusal exits non-zero with one line on stderr', async () => {
 
   const list = JSON.parse((await cli(['user', 'list', '--json'])).stdout) as Array<{ email: string, role: string, banned: boolean }>
   assert.deepEqual(list.map((u) => [u.email, u.role, u.banned]), [['a@example.com', 'admin', false]])
+})
+
+test('an in-process run has the environment and working directory it is given, and leaves this process\'s as they were', async () => {
+  const before = { env: { ...process.env }, cwd: process.cwd() }
+  const run = await cli(['user', 'list'], { config: null, cwd: emptyDir, env: { TABLEGATE_CONFIG: threeRoles } })
+  ok(run, 'list with TABLEGATE_CONFIG')
+  assert.deepEqual({ env: { ...process.env }, cwd: process.cwd() }, before)
 })
 
 test('migrate applies the config\'s migrations once each, and says so', async () => {
@@ -322,7 +344,8 @@ test('check refuses a relation\'s mistake as a start does, and warns of a foreig
 
 test('check finds the example shop (npm start\'s config) agreeing with its migrations, relations and their indexes included', async () => {
   const shop = await freshDatabase()
-  const checked = await cli(['check', '--config', join(root, 'tablegate.config.ts')], { config: null, env: { DATABASE_URL: shop } })
+  // Spawned: the real binary loading a TypeScript config through tsx, as `npx tablegate check` does.
+  const checked = await spawned(['check', '--config', join(root, 'tablegate.config.ts')], { config: null, env: { DATABASE_URL: shop } })
   ok(checked, 'check')
   assert.equal(checked.stdout.trim(), 'the config and the database agree (5 resources)')
 })
@@ -363,6 +386,8 @@ test('serve takes PORT; a token minted beside a running server fits it, though o
   const publicUrl = `http://127.0.0.1:${port}`
   const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET, AUTH_URL: publicUrl, TABLEGATE_CONFIG: served, PORT: String(port) }
   delete env.NODE_OPTIONS
+  // Spawned: serve runs until a signal stops it, with handlers of the process's own and the power
+  // to end it, and logs to the process's stdout.
   const server = spawn(process.execPath, [bin, 'serve', '--host', '127.0.0.1'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   after(() => { server.kill('SIGTERM') })
   await new Promise<void>((resolve, reject) => {

@@ -2,15 +2,12 @@
 // `postgres` (tablegate as root, as in CI), and a failure to start as one line through the CLI.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { fileURLToPath } from 'node:url'
 import { placeBinaries, placeData, postgresAccount, unreachablePart } from '../../lib/db/embedded-placement.js'
+import { cliRunnerInProcess } from '../helpers/cli.js'
 
-const root = fileURLToPath(new URL('../../../', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'tablegate-embedded-start-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 // The test's own cache and data roots, which `postgres` can reach; the projects inside are 0700.
@@ -80,11 +77,8 @@ test('a failure to start the embedded database is one line on stderr naming the 
   writeFileSync(join(dataDir, 'pgdata', 'PG_VERSION'), '9\n')
   const config = join(dir, 'broken.json')
   writeFileSync(config, JSON.stringify({ dataDir }))
-  const env: Record<string, string | undefined> = { ...process.env }
-  for (const key of ['DATABASE_URL', 'AUTH_SECRET', 'TABLEGATE_CONFIG', 'NODE_OPTIONS']) delete env[key]
-  const failed = await promisify(execFile)(process.execPath, [join(root, 'bin', 'tablegate.js'), 'migrate', '--config', config], { env }).then(
-    () => assert.fail('migrate succeeded'),
-    (err: { code: number, stdout: string, stderr: string }) => err)
+  // In this process, with neither DATABASE_URL nor AUTH_SECRET in the environment the run is given.
+  const failed = await cliRunnerInProcess({ config })(['migrate'])
   assert.equal(failed.code, 1)
   assert.equal(failed.stdout, '')
   assert.match(failed.stderr, /^tablegate: the embedded PostgreSQL did not start: [^\n]+ \(its log: [^\n]*\/broken\/postgres\.log\); or set DATABASE_URL to use a PostgreSQL of your own\n$/)

@@ -7,14 +7,14 @@ import { join } from 'node:path'
 import shop from '../../examples/shop/tablegate.config.js'
 import { buildApp, caller, createUser, json, sessionCookie, signIn } from '../helpers/app.js'
 import { freshDatabase } from '../helpers/db.js'
-import { cliRunner, ok, root } from '../helpers/cli.js'
+import { cliRunnerInProcess, ok, root } from '../helpers/cli.js'
 import { assertProblem } from '../helpers/login.js'
 
 const SECRET = 'example-shop-secret-0123456789-abcdefghijk'
 const databaseUrl = await freshDatabase()
 // The compiled config sits in dist/, its migrations beside the source.
 const app = await buildApp({ ...shop, databaseUrl, authSecret: SECRET, migrations: join(root, 'examples', 'shop', 'migrations') })
-const cli = cliRunner({ databaseUrl, secret: SECRET, config: join(root, 'tablegate.config.ts') })
+const cli = cliRunnerInProcess({ databaseUrl, secret: SECRET, config: join(root, 'tablegate.config.ts') })
 for (const email of ['admin@example.com', 'ann@example.com', 'bob@example.com', 'cid@example.com']) await createUser(app, email)
 
 /** A bearer token of `email` working in the organization `slug` (set active as the console or a client would). */

@@ -1,36 +1,23 @@
-// `tablegate init` as a user runs it (bin/tablegate.js over dist/): the file it writes, the summary
-// it prints, its refusal to overwrite, and `tablegate check` accepting what it wrote.
+// `tablegate init` as a user runs it, in a project's directory (the command line run in this
+// process, test/helpers/cli.ts): the file it writes, the summary it prints, its refusal to
+// overwrite, and `tablegate check` accepting what it wrote.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { freshDatabase, runSql } from '../helpers/db.js'
+import { cliRunnerInProcess, root } from '../helpers/cli.js'
 import { INIT_SCHEMA } from '../fixtures/init.js'
 import { DRIFT_CONFIG, DRIFT_LINES, DRIFT_SCHEMA } from '../fixtures/init-drift.js'
 
-const root = fileURLToPath(new URL('../../../', import.meta.url))
-const bin = join(root, 'bin', 'tablegate.js')
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, INIT_SCHEMA)
 // Inside the package, so the written file's `import ... from 'tablegate'` resolves to this build.
 const dir = mkdtempSync(join(root, '.out-init-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 
-interface Run { code: number | null, stdout: string, stderr: string }
-
-async function cli (args: string[]): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: 'init-cli-secret-0123456789-abcdef' }
-  delete env.TABLEGATE_CONFIG
-  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-  const code = await new Promise<number | null>((resolve) => { child.on('close', resolve) })
-  return { code, stdout, stderr }
-}
+const cli = cliRunnerInProcess({ databaseUrl, secret: 'init-cli-secret-0123456789-abcdef', cwd: dir })
 
 test('init writes the config and prints what it served, left out and found; check accepts the file', async () => {
   const run = await cli(['init'])

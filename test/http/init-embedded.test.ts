@@ -2,15 +2,13 @@
 // as the other commands use it: started for the command and stopped after it.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { isAlive, startEmbedded } from '../../lib/db/embedded.js'
 import { runSql } from '../helpers/db.js'
+import { cliRunnerInProcess } from '../helpers/cli.js'
 
-const root = fileURLToPath(new URL('../../../', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'tablegate-init-embedded-'))
 const dataDir = join(dir, '.tablegate')
 after(() => {
@@ -34,14 +32,9 @@ test('init with no DATABASE_URL reads the embedded database of the project and s
   } finally {
     await database.stop()
   }
-  const env: Record<string, string | undefined> = { ...process.env }
-  for (const key of ['DATABASE_URL', 'TABLEGATE_CONFIG', 'AUTH_SECRET', 'NODE_OPTIONS']) delete env[key]
-  const child = spawn(process.execPath, [join(root, 'bin', 'tablegate.js'), 'init'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-  assert.equal(await new Promise((resolve) => { child.on('close', resolve) }), 0, stderr)
+  // In this process, with neither DATABASE_URL nor AUTH_SECRET in the environment the run is given.
+  const { code, stdout, stderr } = await cliRunnerInProcess({ cwd: dir })(['init'])
+  assert.equal(code, 0, stderr)
   assert.equal(stderr, '')
   assert.match(stdout, /^1 table served: notes\n/)
   assert.match(readFileSync(join(dir, 'tablegate.config.ts'), 'utf8'), /body: \{ type: 'string', required: true, maxLength: 50 \},/)

@@ -1,7 +1,7 @@
-// `tablegate org ...` (docs/organizations.md, "The CLI"): the real command line against a fresh
-// database. Each run starts the app, so these are few: the rules themselves are tested through the
-// library (organizations.test.ts); here, that each command does its change, runs the config's write
-// hooks, and that each refusal is one line on stderr with exit 1.
+// `tablegate org ...` (docs/organizations.md, "The CLI"): the command line, run in this process
+// (test/helpers/cli.ts), against a fresh database. Each run starts the app, so these are few: the
+// rules themselves are tested through the library (organizations.test.ts); here, that each command
+// does its change, runs the config's write hooks, and that each refusal is one line on stderr with exit 1.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { buildApp, createUser, usersOf } from '../helpers/app.js'
 import { freshDatabase } from '../helpers/db.js'
-import { cliRunner, refusal, root, stdoutOf } from '../helpers/cli.js'
+import { cliRunnerInProcess, refusal, root, stdoutOf } from '../helpers/cli.js'
 
 const SECRET = 'org-cli-test-secret-0123456789-abcdefghijk'
 const databaseUrl = await freshDatabase()
@@ -22,7 +22,7 @@ export default { roles: ['admin', 'user'], organizations: {}, plugins: [auditLog
 `)
 const withoutOrganizations = join(dir, 'plain.json')
 writeFileSync(withoutOrganizations, JSON.stringify({ roles: ['admin', 'user'] }))
-const cli = cliRunner({ databaseUrl, secret: SECRET, config })
+const cli = cliRunnerInProcess({ databaseUrl, secret: SECRET, config })
 
 const app = await buildApp({ databaseUrl, authSecret: SECRET, roles: ['admin', 'user'], organizations: {} })
 for (const email of ['ann@example.com', 'bob@example.com']) await createUser(app, email, 'user')

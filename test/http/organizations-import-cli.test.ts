@@ -1,8 +1,8 @@
 // `tablegate org create --id` and `tablegate org import` (docs/organizations.md, "Moving an existing
-// multi-tenant database"): the real command line against a fresh database. The rules of ids and
-// entries are tested through the library (organizations-import.test.ts) and the file's reading by
-// unit (test/unit/csv.test.ts); here, what the commands print, their exit codes, and that a refused
-// import imports nothing.
+// multi-tenant database"): the command line, run in this process (test/helpers/cli.ts), against a
+// fresh database. The rules of ids and entries are tested through the library
+// (organizations-import.test.ts) and the file's reading by unit (test/unit/csv.test.ts); here, what
+// the commands print, their exit codes, and that a refused import imports nothing.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildApp, createUser, usersOf } from '../helpers/app.js'
 import { freshDatabase } from '../helpers/db.js'
-import { cliRunner, refusal, stdoutOf } from '../helpers/cli.js'
+import { cliRunnerInProcess, refusal, stdoutOf } from '../helpers/cli.js'
 
 const SECRET = 'org-import-cli-secret-0123456789-abcdefghijk'
 const databaseUrl = await freshDatabase()
@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tablegate-org-import-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 const config = join(dir, 'tablegate.config.json')
 writeFileSync(config, JSON.stringify({ roles: ['admin', 'user'], organizations: {} }))
-const cli = cliRunner({ databaseUrl, secret: SECRET, config })
+const cli = cliRunnerInProcess({ databaseUrl, secret: SECRET, config })
 
 const app = await buildApp({ databaseUrl, authSecret: SECRET, roles: ['admin', 'user'], organizations: {} })
 for (const email of ['ann@example.com', 'bob@example.com']) await createUser(app, email, 'user')

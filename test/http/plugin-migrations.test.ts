@@ -3,17 +3,16 @@
 // audit log on a fresh database. The audit log brings the index its history-of-a-record list needs.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { bearer, buildApp, caller, createUser } from '../helpers/app.js'
+import { cliRunnerInProcess, root, type Run } from '../helpers/cli.js'
 import auditLog from '../../plugins/audit-log/index.js'
 import type { Config } from '../../lib/config/schema.js'
 
-const root = fileURLToPath(new URL('../../../', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'tablegate-plugin-migrations-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 
@@ -28,18 +27,9 @@ writeFileSync(configFile, `import { auditLog } from '${pathToFileURL(join(root, 
 export default { roles: ['admin', 'user'], migrations: ${JSON.stringify(migrations)}, resources: { tasks: ${JSON.stringify(tasks)} }, plugins: [[auditLog, { resource: 'audit_log' }]] }
 `)
 
-interface Run { code: number | null, stdout: string, stderr: string }
-
+/** `tablegate <command> --config <configFile>` on the database, run in this process. */
 async function cli (databaseUrl: string, command: string): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: 'plugin-migrations-secret-0123456789' }
-  for (const key of ['TABLEGATE_CONFIG', 'AUTH_URL', 'ADMIN_DATABASE_URL', 'NODE_OPTIONS']) delete env[key]
-  const child = spawn(process.execPath, [join(root, 'bin', 'tablegate.js'), command, '--config', configFile], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-  const code = await new Promise<number | null>((resolve) => { child.on('close', resolve) })
-  return { code, stdout, stderr }
+  return await cliRunnerInProcess({ databaseUrl, secret: 'plugin-migrations-secret-0123456789', config: configFile, cwd: dir })([command])
 }
 
 async function indexesOf (databaseUrl: string): Promise<string[]> {

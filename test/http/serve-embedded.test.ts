@@ -3,13 +3,14 @@
 // database is refused, as the first to stop would stop the database under the other.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort, isAlive } from '../../lib/db/embedded.js'
+import { cliRunnerInProcess, stdoutOf } from '../helpers/cli.js'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 const bin = join(root, 'bin', 'tablegate.js')
@@ -17,7 +18,8 @@ const dir = mkdtempSync(join(tmpdir(), 'tablegate-serve-embedded-'))
 const dataDir = join(dir, 'data')
 const config = join(dir, 'tablegate.config.mjs')
 writeFileSync(config, `export default { roles: ['admin', 'user'], dataDir: ${JSON.stringify(dataDir)} }\n`)
-const env: Record<string, string | undefined> = { ...process.env, AUTH_SECRET: 'serve-embedded-secret-0123456789' }
+const secret = 'serve-embedded-secret-0123456789'
+const env: Record<string, string | undefined> = { ...process.env, AUTH_SECRET: secret }
 for (const key of ['DATABASE_URL', 'TABLEGATE_CONFIG', 'AUTH_URL', 'PORT', 'NODE_OPTIONS']) delete env[key]
 
 interface Run { child: ChildProcess, output: () => string, exited: Promise<number | null> }
@@ -109,9 +111,10 @@ test('--workers: SIGTERM closes every worker and ends at once, exit 0', { timeou
   await until(() => run.output().includes('tablegate is serving'))
   assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200)
   // Each scrape reaches one worker: its series say which.
-  const cli = (...args: string[]): string => execFileSync(process.execPath, [bin, ...args, '--config', config], { env, encoding: 'utf8' })
-  cli('user', 'create', '--email', 'admin@example.com', '--password', 'correct-horse-battery')
-  const token = cli('token', '--email', 'admin@example.com').trim()
+  // The commands beside it run in this process, on the same embedded database (no DATABASE_URL).
+  const cli = stdoutOf(cliRunnerInProcess({ secret, config }))
+  await cli(['user', 'create', '--email', 'admin@example.com', '--password', 'correct-horse-battery'])
+  const token = await cli(['token', '--email', 'admin@example.com'])
   const metrics = await (await fetch(`http://127.0.0.1:${port}/api/metrics`, { headers: { authorization: `Bearer ${token}` } })).text()
   assert.match(metrics, /^tablegate_statement_timeouts_total\{worker="[12]"\} 0$/m)
   const asked = Date.now()

@@ -2,13 +2,14 @@
 // names the port it was told (or picked), and every 5xx logged with its request id and stack.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { freshDatabase } from '../helpers/db.js'
 import { freePort } from '../../lib/db/embedded.js'
+import { cliRunnerInProcess, stdoutOf } from '../helpers/cli.js'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 const bin = join(root, 'bin', 'tablegate.js')
@@ -30,11 +31,14 @@ export default {
   }, { name: 'failing-routes', dependencies: ['tablegate'] })],
 }
 `)
-const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: await freshDatabase(), AUTH_SECRET: 'serve-logs-secret-0123456789abcdef' }
+const databaseUrl = await freshDatabase()
+const secret = 'serve-logs-secret-0123456789abcdef'
+const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: secret }
 for (const key of ['TABLEGATE_CONFIG', 'AUTH_URL', 'PORT', 'NODE_OPTIONS']) delete env[key]
-const cli = (...args: string[]): string => execFileSync(process.execPath, [bin, ...args, '--config', config], { env, encoding: 'utf8' })
-cli('user', 'create', '--email', 'admin@example.com', '--password', 'correct-horse-battery')
-const token = (JSON.parse(cli('token', '--email', 'admin@example.com', '--json')) as { token: string }).token
+// The commands before serve run in this process; serve itself is spawned, its stdout a pipe.
+const cli = stdoutOf(cliRunnerInProcess({ databaseUrl, secret, config }))
+await cli(['user', 'create', '--email', 'admin@example.com', '--password', 'correct-horse-battery'])
+const token = (JSON.parse(await cli(['token', '--email', 'admin@example.com', '--json'])) as { token: string }).token
 
 interface Served { child: ChildProcess, startup: string, output: () => string }
 
