@@ -6,6 +6,7 @@ import type { Principal } from '../principal.js'
 import { BoundedCache, type CacheStats } from '../cache.js'
 import { NO_ROUTE_DETAIL, problem } from '../problems.js'
 import { queryModel } from '../query/query-model.js'
+import { tokenScope } from '../query/page-token.js'
 import { bundlesNameExport, capabilitiesOf, grantFor } from './capabilities.js'
 import { AccessRuleError, RuleFilters } from './row-filter.js'
 import { permissionPlans } from './permissions.js'
@@ -181,6 +182,7 @@ export function resolveAccess (caller: Principal, model: ResourceModel, settings
     ownerField: create.allowed && create.rows !== undefined ? owner : undefined,
     context: base,
     callerKey: key,
+    tokenScope: tokenScope(key),
     present: undefined,
   }
 }

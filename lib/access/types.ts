@@ -67,6 +67,8 @@ export interface AccessPlan {
   readonly context: Omit<RuleContext, 'operation'>
   /** The caller's shape (id, roles, tenant) as text: plans, and what depends on them, are kept by it. */
   readonly callerKey: string
+  /** The scope the caller's page tokens are bound to (lib/query/page-token.ts), made once with the plan. */
+  readonly tokenScope: string
   /** How this caller sees a row, for a plugin's resource that says (ResourceModel.present). */
   readonly present: ((row: Record<string, unknown>) => Record<string, unknown>) | undefined
 }

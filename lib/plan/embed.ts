@@ -11,7 +11,6 @@ import type { BoundedCache } from '../cache.js'
 import { fieldMaskItems, fieldMaskName, invalidParameter, parseFieldMask } from '../query/params.js'
 import { MAX_HOPS, resolvePath, type PathPurpose, type RelationGraph } from '../query/paths.js'
 import { readScope } from './scope.js'
-import { tokenScope } from '../query/page-token.js'
 import type { EmbedPlan } from './types.js'
 import { callerGraph, type AccessOf } from './graph.js'
 
@@ -102,7 +101,7 @@ function embedsOf (asked: Asked, prefix: string, selections: Selections, count: 
     const { relation } = embedded
     const nested = embedsOf(embedded.asked, `${path}.`, selections, count)
     if (relation.kind === 'one') embeds.push({ kind: 'one', relation, ...read, embeds: nested })
-    else embeds.push({ kind: 'many', relation, ...read, embeds: nested, parent: asked.access.model, order: relationOrder(relation, access.model), pageSize: relation.pageSize, tokenScope: tokenScope(asked.access.callerKey) })
+    else embeds.push({ kind: 'many', relation, ...read, embeds: nested, parent: asked.access.model, order: relationOrder(relation, access.model), pageSize: relation.pageSize, tokenScope: asked.access.tokenScope })
   }
   return embeds
 }

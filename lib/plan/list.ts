@@ -7,7 +7,7 @@ import { planFilter, planOrder, type AccessOf } from './filter.js'
 import { traverses } from '../query/filter/checked.js'
 import { narrowed, pageTokenBinding, readScope, recordsRead, type PlanServices } from './read.js'
 import { childrenPage } from './relation-page.js'
-import { cursorOf, tokenScope } from '../query/page-token.js'
+import { cursorOf } from '../query/page-token.js'
 import type { ListPlan } from './types.js'
 
 export { MAX_FILTER_BODY, MAX_FILTER_QUERY } from './filter.js'
@@ -56,7 +56,7 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
   const order = children?.order ?? planOrder(textParameter('order_by', input.order_by), access, context.accessOf, services.checks)
   const showDeleted = children === undefined && parseShowDeleted(model, input.show_deleted)
   const tokenBinding = children?.binding ?? pageTokenBinding(model.name, filterText, order, showDeleted)
-  const scope = tokenScope(access.callerKey)
+  const scope = access.tokenScope
   const read = recordsRead(access, input.fields, services, context.rowPermissions ? access.permissions.list : undefined, context.accessOf)
   const rows = readScope(access, showDeleted)
   const own = narrowed(read.model, rows)

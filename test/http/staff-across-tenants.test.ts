@@ -49,6 +49,9 @@ test('staff read every organization\'s rows, the tenant column a field of theirs
   const members = (await ann('GET', '/api/meta')).body
   assert.equal(members.allTenants, undefined)
   assert.ok(!JSON.stringify(members).includes('"org_id"'))
+  // Each caller's OpenAPI document says the same: the tenant is a field of staff's records alone.
+  assert.ok(JSON.stringify((await sue('GET', '/api/openapi.json')).body).includes('"org_id"'))
+  assert.ok(!JSON.stringify((await ann('GET', '/api/openapi.json')).body).includes('"org_id"'))
 })
 
 test('a staff create names its tenant, else it is the 400 naming the field; a through create names a parent in any tenant', async () => {
