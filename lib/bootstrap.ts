@@ -13,6 +13,7 @@ import { organizationCore } from './auth/organization-core.js'
 import { createVerifier } from './auth/verifier.js'
 import { revocationList } from './auth/revocations.js'
 import { buildModels } from './model/build.js'
+import { migrateChangeLog } from './changes/log.js'
 import { tableNameParts } from './model/table-name.js'
 import { AUTH_STORE_TABLES, AUTH_STORE_TABLE_WHY } from './auth/store/migrate.js'
 import { ConfigError } from './config/validate.js'
@@ -51,7 +52,10 @@ export async function migrateDatabase (config: ResolvedConfig, db: Databases, wa
 
 /** What `migrateDatabase` (and `check`, in a transaction it rolls back) applies to the application database. */
 export function migrationsOf (config: ResolvedConfig): Migrations {
-  return { plugins: config.pluginMigrations, directory: config.migrations }
+  const followed = [...buildModels(config.resources, config.presenters).values()].filter((m) => m.changes !== undefined)
+  // The change log, where a resource has one, before the application's files (which may index it).
+  const changeLog = followed.length === 0 ? [] : [async (db: Queryable) => { await migrateChangeLog(db, followed) }]
+  return { plugins: [...config.pluginMigrations, ...changeLog], directory: config.migrations }
 }
 
 /**

@@ -3,7 +3,7 @@
 // rest, page tokens). A leaf: it knows nothing of auth or queries.
 import { hkdfSync, createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
 
-export type KeyPurpose = 'cookie' | 'key-encryption' | 'page-token' | 'etag'
+export type KeyPurpose = 'cookie' | 'key-encryption' | 'page-token' | 'etag' | 'change-token'
 
 /**
  * A key object, not a Buffer: Node 24 tells a Buffer key from a KeyObject and a CryptoKey by

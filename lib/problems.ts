@@ -16,6 +16,7 @@ export const PROBLEMS = {
   'not-found': { status: 404, title: 'Not found' },
   'conflict': { status: 409, title: 'Conflict' },
   'request-timeout': { status: 408, title: 'Request timeout' },
+  'changes-expired': { status: 410, title: 'Changes expired' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'uri-too-long': { status: 414, title: 'URI too long' },

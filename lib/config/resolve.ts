@@ -7,6 +7,7 @@ import type { UnhandledErrorHandler } from './functions.js'
 import { roleSetup, RoleError, type RoleSetup } from './roles.js'
 import { resolveTrustProxy, type TrustProxy } from './trust-proxy.js'
 import { organizationSettings, type OrganizationSettings } from './organizations.js'
+import { changeSettings, type ChangeSettings } from './changes.js'
 import { contributedResources, type PluginMigration, type RowPresenter } from './plugin-resources.js'
 
 export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
@@ -57,6 +58,8 @@ export interface ResolvedConfig {
   /** Whether the database URLs lead to a transaction pooler rather than to PostgreSQL. */
   readonly databasePooler: 'none' | 'transaction'
   readonly revocationPollMs: number
+  /** The change feed's log and streams; the listen URL is undefined with the embedded database until it starts (the app then listens on it). */
+  readonly changes: ChangeSettings
   readonly verifier: VerifierConfig | undefined
   /** Undefined when organizations are off. */
   readonly organizations: OrganizationSettings | undefined
@@ -192,6 +195,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     poolSizes: poolSizesOf(config, env.DATABASE_POOL_SIZE),
     databasePooler: poolerOf(config.databasePooler, env.DATABASE_POOLER),
     revocationPollMs: config.revocationPollMs ?? 5_000,
+    changes: changeSettings(config, config.databaseUrl ?? nonEmpty(env.DATABASE_URL), poolerOf(config.databasePooler, env.DATABASE_POOLER), env.DATABASE_LISTEN_URL),
     verifier: config.verifier,
     organizations: organizationSettings(config),
     migrateOnStart: config.migrateOnStart ?? true,

@@ -121,6 +121,13 @@ export const ResourceSchema = Type.Object({
     description: 'A check of every record created or updated, after the field rules: answers `[{ field, code?, message }]` (empty: valid), each a field error of the 400 `invalid-record`. `ctx` is `{ user, tenant, operation }`. `record` is the fields the body sets (on create with the defaults): on update the patch, not the stored record (see resources.md#validate).',
     examples: ["(record) => record.ends_at < record.starts_at ? [{ field: 'ends_at', message: 'ends_at must be after starts_at.' }] : []"],
   })),
+  changes: Type.Optional(Type.Object({
+    capture: Type.Optional(Type.Union([Type.Literal('pipeline'), Type.Literal('trigger')], {
+      description: '`pipeline`: every write through tablegate (batch ops included) is recorded in its own transaction. `trigger`: `tablegate migrate` installs a row trigger on the table, so writes made outside tablegate (plain SQL, other services) are recorded too.',
+      default: 'pipeline',
+      examples: ['trigger'],
+    })),
+  }, { additionalProperties: false, title: 'Change feed', description: 'Records every write to the table in the change log, so callers can follow it at `GET {basePath}/{resource}:changes` under their own read access (see changes.md).', examples: [{ capture: 'trigger' }] })),
   access: Type.Optional(AccessSchema),
   relations: Type.Optional(Type.Record(Type.String(), Type.Union([ToOneRelationSchema, ToManyRelationSchema]), {
     keyName: 'relation',
@@ -231,6 +238,14 @@ export const ConfigSchema = Type.Object({
   })),
   exportTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'How long one `:export` may stream, in one read-only transaction (its statement timeout).', default: 600_000, examples: [1_800_000] })),
   exportsPerCaller: Type.Optional(Type.Integer({ minimum: 1, description: 'How many `:export`s one caller (user id and tenant) streams at once in one process; past it, 429 `too-many-requests` with `Retry-After`. The process also streams at most a quarter of `poolSizes.read` in all.', default: 1, examples: [2] })),
+  changes: Type.Optional(Type.Object({
+    retention: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*(s|m|h|d)$', description: 'How long the change log keeps a change: a token older than this is 410 `changes-expired`. A number and a unit, `s`, `m`, `h` or `d`; at least 1 s. Pruned in the background at least once a minute.', default: '24h', examples: ['7d', '3s'] })),
+    streamsPerCaller: Type.Optional(Type.Integer({ minimum: 1, description: 'Open change streams (Server-Sent Events and waiting long-polls) one caller (user id and tenant) holds at once in one process; past it, 429 `too-many-requests`.', default: 5, examples: [10] })),
+    streamsPerProcess: Type.Optional(Type.Integer({ minimum: 1, description: 'Open change streams one process holds in all; past it, 503 `service-unavailable` with `Retry-After`.', default: 2000, examples: [5000] })),
+    heartbeatSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 300, description: 'How often a quiet stream sends a comment line (and its newest resume id), so proxies keep it open.', default: 15, examples: [30] })),
+    pollMs: Type.Optional(Type.Integer({ minimum: 10, maximum: 60_000, description: 'How often a process reads the change log when no `NOTIFY` woke it: the delivery delay where `LISTEN` cannot run (a transaction pooler without `DATABASE_LISTEN_URL`), and a safety net beside it.', default: 1_000, examples: [250] })),
+    listenUrl: Type.Optional(Type.String({ description: 'A direct connection (not through a transaction pooler) on which the process LISTENs for new changes. Without it the process listens on `DATABASE_URL` unless `databasePooler` says that is a pooler, and polls otherwise.', env: 'DATABASE_LISTEN_URL', examples: ['postgres://app@db:5432/shop'] })),
+  }, { additionalProperties: false, title: 'Change feed settings', description: 'The change log and the streams that follow it (see changes.md).', examples: [{ retention: '7d', streamsPerCaller: 10 }] })),
   revocationPollMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 10_000, description: 'How often each process reads new bans, deletions and role changes that void or limit tokens issued before them.', default: 5_000, examples: [1_000] })),
   poolSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'The connections of each application pool (writes, reads) of one process; a request that finds none free within `connectTimeoutMs` is a 503. For N processes see deployment.md.', env: 'DATABASE_POOL_SIZE', default: 10, examples: [20] })),
   poolSizes: Type.Optional(Type.Object({

@@ -127,6 +127,7 @@ export function buildModel (name: string, config: ResourceConfig, present?: RowP
     access: config.access,
     present,
     relations: NO_RELATIONS,
+    changes: config.changes === undefined ? undefined : config.changes.capture ?? 'pipeline',
   })
 }
 

@@ -125,4 +125,6 @@ export interface ResourceModel {
   readonly present: RowPresenter | undefined
   /** The relations to other resources, by name (none unless the config declares them). */
   readonly relations: ReadonlyMap<string, RelationModel>
+  /** How its writes reach the change log (config `changes`), if they do (docs/changes.md). */
+  readonly changes: 'pipeline' | 'trigger' | undefined
 }

@@ -59,7 +59,7 @@ export const PARAMETERS = {
   },
 } satisfies Record<string, JsonSchema>
 
-export type ProblemStatus = 400 | 401 | 403 | 404 | 408 | 409 | 412 | 413 | 414 | 415 | 428 | 429 | 431 | 500 | 503 | 504
+export type ProblemStatus = 400 | 401 | 403 | 404 | 408 | 409 | 410 | 412 | 413 | 414 | 415 | 428 | 429 | 431 | 500 | 503 | 504
 
 export const PROBLEM_RESPONSES: Record<ProblemStatus, { readonly name: string, readonly description: string }> = {
   400: { name: 'BadRequest', description: 'Invalid parameter, filter, key or record, or a URL that is not valid percent-encoded UTF-8 (problem details say which).' },
@@ -68,6 +68,7 @@ export const PROBLEM_RESPONSES: Record<ProblemStatus, { readonly name: string, r
   404: { name: 'NotFound', description: 'No such record, or none the caller may see.' },
   408: { name: 'RequestTimeout', description: 'The request did not arrive in time; the connection is closed.' },
   409: { name: 'Conflict', description: 'The write conflicts with stored data.' },
+  410: { name: 'ChangesExpired', description: 'The change token is older than the change log\'s retention: list the records again and follow from now.' },
   412: { name: 'PreconditionFailed', description: 'If-Match does not match the current ETag.' },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than the server accepts (config bodyLimit, 1 MiB by default).' },
   414: { name: 'UriTooLong', description: 'A path segment (the key) is longer than 4096 characters.' },

@@ -187,6 +187,8 @@ export interface WritePlan {
   readonly sent: Readonly<Record<string, unknown>>
   /** Write hooks hear of this write: they run, and they need the stored rows. */
   readonly hooked: boolean
+  /** The write is recorded in the change log by the pipeline (config `changes`, capture `pipeline`). */
+  readonly capture: boolean
   /** `permissions` of the record as written, as on a get (a batch answers with them), read back with it. */
   readonly permissions: PermissionPlan | undefined
   /** To-one relations the `fields` paths embed in the answer, read after the write in its transaction; none without a path. */

@@ -28,7 +28,7 @@ export async function recordAnswer (plan: GetPlan, found: Row, services: ReadSer
 }
 
 /** A page's records, as objects for JSON.stringify. */
-async function pageRecords (plan: ListPlan, page: readonly Row[], services: ReadServices): Promise<Row[]> {
+export async function pageRecords (plan: ListPlan, page: readonly Row[], services: ReadServices): Promise<Row[]> {
   // Worked out once per page, so the loop does only per-row work; permissions decided by rows
   // come back as one of the plan's four forms, so a page of them costs no await per row.
   const build = recordBuilder(plan.select, plan.embeds.map((embed) => embed.relation.name))

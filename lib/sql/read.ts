@@ -74,10 +74,15 @@ const builtEmbeds = new WeakMap<readonly EmbedPlan[], { readonly columns: Sql, r
 export function embedsSql (model: ResourceModel, embeds: readonly EmbedPlan[]): { readonly columns: Sql, readonly joins: Sql } {
   let built = builtEmbeds.get(embeds)
   if (built === undefined) {
-    built = { columns: embedColumns(model, embeds), joins: embedJoins(model, embeds) }
+    built = embedsOn(model, embeds)
     builtEmbeds.set(embeds, built)
   }
   return built
+}
+
+/** The embeds' SQL for a parent row that `model.table` names otherwise (a change's image): never cached, as embedsSql's are. */
+export function embedsOn (model: ResourceModel, embeds: readonly EmbedPlan[]): { readonly columns: Sql, readonly joins: Sql } {
+  return { columns: embedColumns(model, embeds), joins: embedJoins(model, embeds) }
 }
 
 /**

@@ -42,10 +42,16 @@ function versionBump (model: ResourceModel): Sql[] {
  * The stored row, locked for the rest of the transaction; soft-deleted rows included. `rows` is the
  * caller's read filter and the operation's own: a row outside them does not exist for the write.
  */
+/** `to_jsonb` of the locked row, as text: a change's image before the write (lib/changes/log.ts). */
+function imageColumn (model: ResourceModel): Sql {
+  return sql`, to_jsonb(${model.table}.*)::text AS "__image"`
+}
+
 export function compileLock (plan: WritePlan, rows: CheckedFilter | undefined): Sql {
   const { model } = plan
   const deleted = model.softDelete === undefined ? sql`false` : sql`${sql.ident(model.softDelete)} IS NOT NULL`
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(model, plan.permissions)}, ${deleted} AS "__deleted"${tenantColumn(plan)} FROM ${model.table} WHERE ${target(plan, rows)} FOR UPDATE`
+  const image = plan.capture ? imageColumn(model) : sql.empty
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(model, plan.permissions)}, ${deleted} AS "__deleted"${tenantColumn(plan)}${image} FROM ${model.table} WHERE ${target(plan, rows)} FOR UPDATE`
 }
 
 /** The columns a create sets whatever its body: the caller's tenant, and the first version. */

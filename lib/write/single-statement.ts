@@ -62,7 +62,7 @@ async function guardedUpdate (plan: WritePlan, context: RunContext, db: Queryabl
 
 /** The write as one statement on `db` (no transaction), or undefined when it needs the full pipeline. */
 export async function writeInOneStatement (plan: WritePlan, context: RunContext, db: Queryable): Promise<WriteOutcome | undefined> {
-  if (plan.hooked) return undefined
+  if (plan.hooked || plan.capture) return undefined
   if (plan.operation === 'create') {
     return plan.access.rows === undefined && plan.access.check === undefined ? await insertRecord(plan, context, db, undefined) : undefined
   }

@@ -20,6 +20,7 @@ import resources from '../resources/index.js'
 import scanGuard from '../scan-guard/index.js'
 import batch from '../batch/index.js'
 import exportRoutes from '../export/index.js'
+import changes from '../changes/index.js'
 import health from '../health/index.js'
 import metrics from '../metrics/index.js'
 import aggregates from '../aggregates/index.js'
@@ -112,6 +113,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   await app.register(aggregates)
   await app.register(batch)
   await app.register(exportRoutes)
+  await app.register(changes)
   await app.register(meta)
   await app.register(consoleApp)
   for (const [i, [plugin, pluginOptions]] of runtime.config.plugins.entries()) {

@@ -172,6 +172,7 @@ function write (resource: string, operation: RecordWriteOperation, key: string[]
     sent: values,
     references: [],
     hooked: false,
+    capture: false,
     permissions: undefined,
     embeds: [],
   }
