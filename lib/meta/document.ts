@@ -48,6 +48,8 @@ export interface MetaResource {
   readonly relations?: Readonly<Record<string, MetaRelation>>
   /** The field holding the tenant, where the caller reads it (staff across tenants only, docs/access.md). */
   readonly tenantField?: string
+  /** `GET {resource}:changes` follows the resource's changes (config `changes`, docs/changes.md); absent where it does not. */
+  readonly changes?: true
 }
 
 export const META_OPERATIONS = ['read', 'create', 'update', 'delete', 'export'] as const satisfies readonly Operation[]
@@ -101,6 +103,7 @@ function metaResource (plan: AccessPlan, config: ResourceConfig | undefined, acc
     fields: Object.fromEntries(plan.readable.map((f) => [f.name, metaField(f, plan, config?.fields[f.name])])),
     ...(relations.length === 0 ? {} : { relations: Object.fromEntries(relations.map((r) => [r.name, metaRelation(r)])) }),
     ...(tenant === undefined ? {} : { tenantField: tenant }),
+    ...(model.changes === undefined ? {} : { changes: true as const }),
   }
 }
 
