@@ -14,6 +14,7 @@ import { createVerifier } from './auth/verifier.js'
 import { revocationList } from './auth/revocations.js'
 import { buildModels } from './model/build.js'
 import { migrateChangeLog } from './changes/log.js'
+import { ChangeHub } from './changes/hub.js'
 import { tableNameParts } from './model/table-name.js'
 import { AUTH_STORE_TABLES, AUTH_STORE_TABLE_WHY } from './auth/store/migrate.js'
 import { ConfigError } from './config/validate.js'
@@ -127,6 +128,9 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       : createVerifier({ ...config.verifier, tenant: config.verifier?.tenant ?? config.tenant })
     revocations?.start(config.revocationPollMs)
     const services = appServices(config, db.authSecret, hooks, models)
+    const changes = [...models.values()].some((m) => m.changes !== undefined)
+      ? new ChangeHub(db.app, { pollMs: config.changes.pollMs, onError: (err) => { warn(`change feed: reading the change log failed (tried again at the next wake): ${(err as Error).message}`) } })
+      : undefined
     return {
       config,
       db,
@@ -141,7 +145,9 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       routes: new RouteTable(),
       metaVersion: createMetaVersion({ resources: config.resources, roles: config.roles.list, views: config.config.views, pages: config.config.pages, userMenu: config.config.userMenu }),
       services,
+      changes,
       close: async () => {
+        changes?.close()
         revocations?.stop()
         await db.close()
       },

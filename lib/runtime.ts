@@ -15,6 +15,7 @@ import type { WriteServices } from './write/pipeline.js'
 import type { Extensions } from './extensions.js'
 import type { RouteTable } from './route/table.js'
 import type { MetaVersion } from './meta-version.js'
+import type { ChangeHub } from './changes/hub.js'
 
 /** What plans, reads and writes use of the app: checks, selections, page tokens, ETags, estimates, hooks. */
 export type AppServices = PlanServices & ReadServices & WriteServices & { readonly ruleFilters: RuleFilters }
@@ -41,6 +42,8 @@ export interface Runtime {
   /** `X-Meta-Version` for a role set. */
   readonly metaVersion: MetaVersion
   readonly services: AppServices
+  /** The readers of the change log, where a resource has `changes` (lib/changes/hub.ts). */
+  readonly changes: ChangeHub | undefined
   /** Stops the app's timers and closes its pools (and the embedded database it started). */
   close (): Promise<void>
 }

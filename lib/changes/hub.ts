@@ -57,6 +57,8 @@ export class ChangeHub {
   #poll: NodeJS.Timeout | undefined
   #waiters: Array<() => void> = []
   #closed = false
+  #windows = 0
+  #reads = 0
 
   constructor (db: Queryable, options: HubOptions) {
     this.#db = db
@@ -73,6 +75,11 @@ export class ChangeHub {
   /** Cohorts now: the statements each window costs. */
   get cohorts (): number {
     return this.#cohorts.size
+  }
+
+  /** Windows of the log read past the tail, and the cohorts' statements that read them, since the start. */
+  get counts (): { readonly windows: number, readonly reads: number } {
+    return { windows: this.#windows, reads: this.#reads }
   }
 
   /** Where a reader starts that wants the changes from now on. */
@@ -127,6 +134,8 @@ export class ChangeHub {
     }
     if (compare(window.end, from) === 0) return
     const asked = [...this.#cohorts.values()].filter((c) => window.resources.has(c.question.resource))
+    this.#windows++
+    this.#reads += asked.length
     const answers = await Promise.all(asked.map(async (cohort) => await cohort.question.read({ from, to: window.end }).catch((err: unknown) => err as Error)))
     const events = new Map(asked.map((cohort, i) => [cohort, answers[i]!]))
     for (const cohort of this.#cohorts.values()) {

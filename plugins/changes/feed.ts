@@ -129,7 +129,8 @@ export function changeStream (request: FeedRequest, options: StreamOptions): Rea
     fail: (error) => { end(isProblem(error) && error.slug === 'changes-expired' ? { event: 'expired' } : { event: 'unavailable' }) },
   }
   request.onClose(() => { end() })
-  write(`retry: 1000\nevent: ready\nid: ${token(request.start)}\ndata: ${JSON.stringify({ next_page_token: token(request.start) })}\n\n`)
+  const ready = token(request.start)
+  write(`retry: 1000\nevent: ready\nid: ${ready}\ndata: ${JSON.stringify({ next_page_token: ready })}\n\n`)
   timers.push(setInterval(() => {
     const moved = position !== sentPosition
     if (moved) sentPosition = position

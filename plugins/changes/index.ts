@@ -4,7 +4,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { runtimeOf } from '../../lib/runtime.js'
-import { ChangeHub } from '../../lib/changes/hub.js'
 import { listenForChanges, type Listener } from '../../lib/changes/listen.js'
 import { pruneLog } from '../../lib/changes/log.js'
 import { changeTokens } from '../../lib/changes/position.js'
@@ -18,9 +17,9 @@ const PRUNE_MS = { min: 1000, max: 60_000 }
 async function changes (app: FastifyInstance): Promise<void> {
   const runtime = runtimeOf(app)
   const { config, db } = runtime
-  if (![...runtime.models.values()].some((m) => m.changes !== undefined)) return
+  const hub = runtime.changes
+  if (hub === undefined) return
   const settings = config.changes
-  const hub = new ChangeHub(db.app, { pollMs: settings.pollMs, onError: (err) => { app.log.error({ err }, 'change feed: reading the change log failed') } })
   const listenUrl = settings.listenUrl ?? (config.databasePooler === 'none' ? db.embedded?.url : undefined)
   let listener: Listener | undefined
   const startListening = (): void => {

@@ -74,6 +74,16 @@ export function appMetrics (runtime: Runtime, signInPath: string): AppMetrics {
   }
   countedAtScrape(registry, 'tablegate_cache_hits_total', 'Lookups a cache answered.', ['cache'], () => Object.entries(caches).map(([cache, stats]) => [{ cache }, stats.hits]))
   countedAtScrape(registry, 'tablegate_cache_misses_total', 'Lookups a cache could not answer (then worked out, and kept; the filters cache keeps a filter from its second miss).', ['cache'], () => Object.entries(caches).map(([cache, stats]) => [{ cache }, stats.misses]))
+  const hub = runtime.changes
+  if (hub !== undefined) {
+    const gauge = (name: string, help: string, read: () => number): void => {
+      new Gauge({ name, help, registers: [registry], collect () { this.set(read()) } })
+    }
+    gauge('tablegate_change_followers', 'Change streams and waiting long-polls following the change log at its tail.', () => hub.following)
+    gauge('tablegate_change_cohorts', 'Distinct questions among them: the statements each window of changes costs.', () => hub.cohorts)
+    countedAtScrape(registry, 'tablegate_change_windows_total', 'Windows of the change log read past the tail.', [], () => [[{}, hub.counts.windows]])
+    countedAtScrape(registry, 'tablegate_change_reads_total', 'Statements that read a window for a cohort: one per cohort and window, whatever its followers.', [], () => [[{}, hub.counts.reads]])
+  }
   // The histogram's child per label set, found by one string: prom-client would hash the labels
   // object on every observation. Route templates, methods and statuses are few.
   const children = new Map<string, ReturnType<typeof duration.labels>>()
