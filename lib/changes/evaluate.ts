@@ -1,13 +1,13 @@
 // One caller's question of the change log, in SQL: for each change of a window, whether the row
 // before and the row after are among what the caller's list with their `filter` would show (the
 // same scope and filter compilers a list uses, run on each image as a row of the table's type), and
-// the record after, as that list would show it. The type follows from the two answers; a row the
+// the record after, as that list would show it (`permissions` included where the list has them). The type follows from the two answers; a row the
 // caller saw on neither side is no event, and its key never leaves the database.
 import { sql, compile, type Sql } from '../sql/sql.js'
 import { rows, type Queryable } from '../db/query.js'
 import { compileFilter, scopeConditions } from '../sql/filter.js'
 import { jsonCast } from '../sql/record.js'
-import { embedsOn } from '../sql/read.js'
+import { embedsOn, permissionColumns } from '../sql/read.js'
 import { keyText } from '../model/keys.js'
 import type { ResourceModel } from '../model/types.js'
 import type { ListPlan } from '../plan/types.js'
@@ -79,7 +79,7 @@ function compileChanges (plan: ListPlan, window: Window): Sql {
       (c.after IS NULL OR ${deletedImage(model, sql`c.after`)}) AS "__is_absent"${sql.join(keys, sql.empty)}, "__now".*
     FROM ${LOG} AS c
     LEFT JOIN LATERAL (SELECT true AS "__in" FROM jsonb_populate_record(${rowType}, c.before) AS ${IMAGE} WHERE c.before IS NOT NULL AND ${conditions}) AS "__was" ON true
-    LEFT JOIN LATERAL (SELECT true AS "__in"${sql.join(columns, sql.empty)}${embeds?.columns ?? sql.empty}
+    LEFT JOIN LATERAL (SELECT true AS "__in"${sql.join(columns, sql.empty)}${permissionColumns(image, plan.permissions)}${embeds?.columns ?? sql.empty}
       FROM jsonb_populate_record(${rowType}, c.after) AS ${IMAGE}${embeds?.joins ?? sql.empty} WHERE c.after IS NOT NULL AND ${conditions}) AS "__now" ON true
     LEFT JOIN LATERAL jsonb_populate_record(${rowType}, coalesce(c.after, c.before)) AS "__key" ON true
     WHERE c.resource = ${model.name}

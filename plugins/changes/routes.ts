@@ -107,7 +107,7 @@ export function changesRoute (runtime: Runtime, feed: ChangeFeed): AnyResourceRo
         access: input.access,
         accessOf: input.ctx.access,
         services,
-        rowPermissions: false,
+        rowPermissions: config.rowPermissions.has(input.model.name),
         maxFilterLength: MAX_FILTER_QUERY,
       })
       const pageToken = textParameter('page_token', input.query.page_token)

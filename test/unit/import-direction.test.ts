@@ -76,7 +76,7 @@ test('query and plan do not build SQL', () => {
   assert.deepEqual(offenders, [])
 })
 
-const ABOVE_CORE = ['read', 'write', 'serialize', 'auth', 'cli', 'route', 'init']
+const ABOVE_CORE = ['read', 'write', 'serialize', 'auth', 'cli', 'route', 'init', 'changes']
 /** The core leaves config → model → (query, access) → plan → sql → db: none imports a higher one. */
 const HIGHER: Record<string, readonly string[]> = {
   config: ['model', 'query', 'access', 'plan', 'sql', 'db', ...ABOVE_CORE],
@@ -143,6 +143,8 @@ const PLUGIN_REACH: Record<string, readonly string[]> = {
   aggregates: ['access', 'db', 'model', 'openapi', 'plan', 'read', 'route', 'runtime'],
   export: ['openapi', 'plan', 'problems', 'read', 'route', 'runtime'],
   batch: ['access', 'openapi', 'route', 'runtime', 'write'],
+  // The change feed's route over lib/changes; `access` for the caller's shape a stream re-checks.
+  changes: ['access', 'changes', 'crypto', 'openapi', 'plan', 'problems', 'query', 'route', 'runtime'],
   // The login, the access plans and the documents made from them, health and metrics.
   auth: ['auth', 'config', 'http', 'principal', 'problems', 'runtime'],
   access: ['access', 'runtime'],
