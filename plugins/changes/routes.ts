@@ -145,7 +145,8 @@ export function changesRoute (runtime: Runtime, feed: ChangeFeed): AnyResourceRo
         expiresAt: expiryOf(headerOf(input.headers.authorization)),
         onEnd: release,
       })
-      return { status: 200, type: 'text/event-stream; charset=utf-8', headers: { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }, body }
+      // The connection ends with the stream: kept alive past it, it would hold a closing server until its keep-alive timeout.
+      return { status: 200, type: 'text/event-stream; charset=utf-8', headers: { 'cache-control': 'no-cache', 'x-accel-buffering': 'no', connection: 'close' }, body }
     },
     respond: (answer) => answer,
     describe: describeChanges,

@@ -4,7 +4,7 @@
 // or their token expires, the caps, and the retention.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
+import { connect, type AddressInfo } from 'node:net'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
 import { openStream, type SseEvent, type SseStream } from '../helpers/sse.js'
@@ -205,4 +205,26 @@ test('closing the server ends each stream with unavailable, and its last id resu
   await create(adminAuth, 'after the close')
   const resumed = await follow(auth, '', { 'last-event-id': seen!.id! })
   assert.deepEqual(titles(await resumed.next(changes)), ['after the close'])
+})
+
+test('a reader that does not read is cut with overflow once 1 MiB waits unsent, after what it was sent, never buffered without bound', async () => {
+  for (const stream of streams) stream.close()
+  await waitFor(async () => await metric('tablegate_change_followers') === 0 ? true : undefined)
+  const { port } = app.server.address() as AddressInfo
+  const socket = connect(port, '127.0.0.1')
+  let received = ''
+  socket.on('data', (chunk: Buffer) => { received += chunk.toString() })
+  socket.write(`GET /api/v1/tasks:changes HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAuthorization: ${adminAuth.authorization}\r\n\r\n`)
+  await waitFor(() => received.includes('event: ready') ? true : undefined)
+  socket.pause()
+  const title = 'x'.repeat(100_000)
+  for (let i = 0; i < 80; i++) await create(adminAuth, `${i} ${title}`)
+  await waitFor(async () => await metric('tablegate_change_followers') === 0 ? true : undefined, 15_000)
+  socket.resume()
+  await waitFor(() => received.endsWith('0\r\n\r\n') ? true : undefined)
+  socket.destroy()
+  const events = received.split('\n\n').filter((block) => block.includes('data: '))
+  assert.match(events.at(-1)!, /event: overflow\r?\n(?:\r\n[0-9a-f]+\r\n)?data: \{\}/)
+  const changes = events.filter((block) => block.includes('"type":"created"'))
+  assert.ok(changes.length < 80, `${changes.length} changes were sent`)
 })

@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
+import { assertValidOpenApi, responseChecker } from '../helpers/openapi.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, `
@@ -260,4 +261,22 @@ test('pipeline capture records no write made outside tablegate, and each of its 
   await admin('POST', '/api/v1/notes', { payload: { body: 'by api' } })
   const got = await admin('GET', `/api/v1/notes:changes?wait=5&page_token=${encodeURIComponent(from)}`)
   assert.deepEqual(got.body.changes.map((e: Event) => e.record!.body), ['by api'])
+})
+
+test('the caller\'s OpenAPI document describes :changes (JSON and text/event-stream) where the resource has a feed, and its answers match it', async () => {
+  const document = (await ann('GET', '/api/openapi.json')).body
+  await assertValidOpenApi(document)
+  const operation = document.paths['/api/v1/docs:changes'].get
+  assert.deepEqual(Object.keys(operation.responses[200].content).sort(), ['application/json', 'text/event-stream'])
+  assert.ok(operation.responses[410] !== undefined)
+  assert.deepEqual(operation.parameters.map((p: { name?: string, $ref?: string }) => p.name ?? p.$ref!.split('/').at(-1)), ['filter', 'fields', 'page_token', 'wait', 'Last-Event-ID'])
+  assert.equal(document.paths['/api/v1/plain:changes'], undefined)
+  const from = await startOf(ann)
+  const { id } = (await ann('POST', '/api/v1/docs', { payload: { title: 'described' } })).body
+  const got = await ann('GET', `/api/v1/docs:changes?wait=5&page_token=${encodeURIComponent(from)}`)
+  assert.equal(got.body.changes[0].key, String(id))
+  responseChecker(document)('/api/v1/docs:changes', 'get', got.body)
+  const meta = (await ann('GET', '/api/meta')).body
+  assert.equal(meta.resources.docs.changes, true)
+  assert.equal(meta.resources.plain.changes, undefined)
 })
