@@ -110,21 +110,24 @@ test('the change feed client lists once, applies each change, takes a fresh toke
   const changes: Change[] = []
   const following = follow({
     url: `${address}/api/v1/notes:changes?fields=body`,
-    // The first token lasts 2 s: the stream ends with reauth, and the client comes back with the next.
-    token: async () => (await users.issueToken('follower@example.com', { ttlSeconds: tokens++ === 0 ? 2 : 900 })).token,
+    // The first token lasts 2 to 3 s: the stream ends with reauth, and the client comes back with the next.
+    token: async () => (await users.issueToken('follower@example.com', { ttlSeconds: tokens++ === 0 ? 3 : 900 })).token,
     list: async () => { listed++ },
     apply: (change) => { changes.push(change) },
     signal: new AbortController().signal,
   })
   const failed = following.then(() => undefined, (err: unknown) => err as Error)
   await until('the list', () => listed === 1)
+  // A feed that starts without a token starts at the horizon: it may also bring notes an earlier
+  // test wrote while another file's transaction was open (docs/changes.md, "Starting").
+  const bodied = (body: string): Change[] => changes.filter((c) => c.record?.body === body)
   const first = await admin('POST', '/api/v1/notes', { payload: { body: 'first' } })
-  await until('the first change', () => changes.length === 1)
-  assert.deepEqual(changes.map((c) => [c.type, c.key, c.record]), [['created', String(first.body.id), { body: 'first', etag: first.body.etag }]])
+  await until('the first change', () => bodied('first').length > 0)
+  assert.deepEqual(bodied('first').map((c) => [c.type, c.key, c.record]), [['created', String(first.body.id), { body: 'first', etag: first.body.etag }]])
   await until('a second token', () => tokens === 2)
   const second = await admin('POST', '/api/v1/notes', { payload: { body: 'second' } })
-  await until('the second change', () => changes.length === 2)
-  assert.deepEqual(changes[1]!.record, { body: 'second', etag: second.body.etag })
+  await until('the second change', () => bodied('second').length > 0)
+  assert.deepEqual(bodied('second').map((c) => [c.type, c.key, c.record]), [['created', String(second.body.id), { body: 'second', etag: second.body.etag }]])
   assert.equal(listed, 1, 'a reauth resumes from the last id: no second list')
   await users.setBanned('follower@example.com', true)
   const error = await failed
