@@ -1,6 +1,8 @@
 // What the docs say, run: an app plugin's route reading request.ctx and refusing with problem()
 // (docs/plugins.md shows test/fixtures/route-plugin.ts verbatim), what validate receives on
-// create and on update (docs/resources.md), and what auditLog({ resources }) logs (docs/plugins.md).
+// create and on update (docs/resources.md), what auditLog({ resources }) logs (docs/plugins.md),
+// and the change feed's browser client (docs/changes.md shows test/fixtures/change-feed-client.ts
+// verbatim).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -9,6 +11,7 @@ import { bearer, buildApp, caller, createUser } from '../helpers/app.js'
 import teamReport from '../fixtures/route-plugin.js'
 import auditLog from '../../plugins/audit-log/index.js'
 import type { ValidateContext } from '../../lib/config/functions.js'
+import { follow, type Change } from '../fixtures/change-feed-client.js'
 
 const root = new URL('../../../', import.meta.url)
 const databaseUrl = await freshDatabase()
@@ -33,9 +36,10 @@ const app = await buildApp({
         return []
       },
     },
-    notes: { fields: { id: { type: 'integer', readOnly: true }, body: { type: 'string' } } },
+    notes: { changes: {}, fields: { id: { type: 'integer', readOnly: true }, body: { type: 'string' } } },
   },
   plugins: [teamReport, [auditLog, { resources: ['events'] }]],
+  revocationPollMs: 200,
 })
 await createUser(app, 'admin@example.com', 'admin')
 await createUser(app, 'member@example.com', 'member')
@@ -81,4 +85,51 @@ test('auditLog({ resources }) logs the writes of those resources only: not other
   const after = await withClient(databaseUrl, async (c) => (await c.query<{ resource: string, n: number }>('SELECT resource, count(*)::int AS n FROM tablegate_audit_log GROUP BY resource ORDER BY resource')).rows)
   assert.deepEqual(before.map((r) => r.resource), ['events'])
   assert.deepEqual(after, [{ resource: 'events', n: 2 }])
+})
+
+test('docs/changes.md shows the change feed client this test runs, as it is', () => {
+  const docs = readFileSync(new URL('docs/changes.md', root), 'utf8')
+  const source = readFileSync(new URL('test/fixtures/change-feed-client.ts', root), 'utf8')
+  assert.ok(docs.includes('```ts\n' + source + '```\n'), 'docs/changes.md must show test/fixtures/change-feed-client.ts verbatim')
+})
+
+async function until (what: string, done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`waited 10 s for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+test('the change feed client lists once, applies each change, takes a fresh token at reauth, and stops when its access is revoked', async () => {
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  await createUser(app, 'follower@example.com', 'member')
+  const users = app.tablegate.users!
+  let tokens = 0
+  let listed = 0
+  const changes: Change[] = []
+  const following = follow({
+    url: `${address}/api/v1/notes:changes?fields=body`,
+    // The first token lasts 2 to 3 s: the stream ends with reauth, and the client comes back with the next.
+    token: async () => (await users.issueToken('follower@example.com', { ttlSeconds: tokens++ === 0 ? 3 : 900 })).token,
+    list: async () => { listed++ },
+    apply: (change) => { changes.push(change) },
+    signal: new AbortController().signal,
+  })
+  const failed = following.then(() => undefined, (err: unknown) => err as Error)
+  await until('the list', () => listed === 1)
+  // A feed that starts without a token starts at the horizon: it may also bring notes an earlier
+  // test wrote while another file's transaction was open (docs/changes.md, "Starting").
+  const bodied = (body: string): Change[] => changes.filter((c) => c.record?.body === body)
+  const first = await admin('POST', '/api/v1/notes', { payload: { body: 'first' } })
+  await until('the first change', () => bodied('first').length > 0)
+  assert.deepEqual(bodied('first').map((c) => [c.type, c.key, c.record]), [['created', String(first.body.id), { body: 'first', etag: first.body.etag }]])
+  await until('a second token', () => tokens === 2)
+  const second = await admin('POST', '/api/v1/notes', { payload: { body: 'second' } })
+  await until('the second change', () => bodied('second').length > 0)
+  assert.deepEqual(bodied('second').map((c) => [c.type, c.key, c.record]), [['created', String(second.body.id), { body: 'second', etag: second.body.etag }]])
+  assert.equal(listed, 1, 'a reauth resumes from the last id: no second list')
+  await users.setBanned('follower@example.com', true)
+  const error = await failed
+  assert.match(String(error), /access revoked \(token-revoked\): sign in again/)
 })
