@@ -38,6 +38,8 @@ export interface RequestOptions {
   /** Sent as JSON. */
   readonly body?: unknown
   readonly headers?: Readonly<Record<string, string>>
+  /** Aborts the request, or a stream being read. */
+  readonly signal?: AbortSignal | undefined
 }
 
 /** An answer the API gave: its JSON body (undefined for 204) and headers (ETag, X-Meta-Version…). */
@@ -150,6 +152,15 @@ export class Session {
     return await (await this.send(path, { headers: { accept: '*/*' } })).blob()
   }
 
+  /**
+   * A stream of Server-Sent Events (a `:changes` feed), its body unread; a refusal to open it
+   * throws ApiError, as any request's. A token the server ended the stream for has expired: the
+   * next stream takes a fresh one, as any request does on its 401.
+   */
+  async stream (path: string, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<Response> {
+    return await this.send(path, { headers: { ...headers, accept: 'text/event-stream' }, signal })
+  }
+
   /** A login route with the session cookie: a GET, or a POST of `body`. */
   private async auth (route: string, body?: unknown): Promise<Response> {
     const response = await fetch(`${apiRoot}/auth/${route}`, body === undefined
@@ -169,6 +180,7 @@ export class Session {
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       credentials: 'omit',
+      signal: options.signal,
     })
     if (response.status === 401 && !retried) {
       this.token = undefined

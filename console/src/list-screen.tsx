@@ -1,6 +1,7 @@
 // A resource's list screen: the search box, the filter chips with their facet counts, the
-// show-deleted toggle, the CSV export and the `nav.recent` group around the records. Its state
-// lives in the hash's query (list-state.ts), so every change is a history entry.
+// show-deleted toggle, the CSV export and the `nav.recent` group around the records, which follow
+// the resource's changes live. Its state lives in the hash's query (list-state.ts), so every
+// change is a history entry.
 import { useState } from 'preact/hooks'
 import type { Session } from './api.js'
 import { columnsOf, labelOf, type Meta } from './meta.js'
@@ -88,7 +89,7 @@ export function ListScreen ({ session, meta, resource, query }: ListScreenProps)
             </ul>
           )}
           <RecordList session={session} meta={meta} resource={resource} columns={columns} caption={caption} sort={orderBy}
-            filter={filter} showDeleted={showDeleted} onSort={(next) => { go({ ...state, orderBy: next }) }} />
+            filter={filter} showDeleted={showDeleted} onSort={(next) => { go({ ...state, orderBy: next }) }} live />
         </div>
         <Recent session={session} meta={meta} resource={resource} />
       </div>

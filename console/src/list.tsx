@@ -1,18 +1,22 @@
 // One resource's records, page by page with the list's own keyset tokens (never an offset): the
 // tokens of the pages already passed are kept to go back, the records of the open page only.
 // Given the meta, each row links to its record screen, a to-one relation's field shows the
-// related record's title as a link, numbers are right-aligned and sortable columns sort.
+// related record's title as a link, numbers are right-aligned and sortable columns sort. A live
+// list follows the resource's changes (live-list.ts says what each does to the page).
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Session } from './api.js'
-import { basePath } from './api.js'
+import { ApiError, basePath } from './api.js'
 import { isNumeric, labelOf, type Meta } from './meta.js'
-import { recordHref } from './route.js'
+import { keyOf, recordHref } from './route.js'
 import { titleFieldsOf, titleOf } from './title.js'
 import { textOf } from './field-values.js'
+import type { Change, Item } from './change.js'
+import { applyChange, freshLabel } from './live-list.js'
+import { useChanges } from './live.js'
+import { recordPath } from './record-model.js'
 
 const PAGE_SIZE = 20
-
-type Item = Readonly<Record<string, unknown>>
+const NONE: ReadonlySet<string> = new Set()
 
 interface ListAnswer {
   readonly items: readonly Item[]
@@ -33,6 +37,19 @@ export interface RecordListProps {
   readonly showDeleted?: boolean | undefined
   /** Given, sortable column headers are buttons that call it with the new `order_by`. */
   readonly onSort?: ((orderBy: string) => void) | undefined
+  /** Follows the resource's changes, where /api/meta says they can be followed (and with `meta`). */
+  readonly live?: boolean | undefined
+}
+
+/**
+ * The page on screen: which list and page it answers, and the keys of records new to the list
+ * since it was read (`epoch`: the list, and how often it was read anew by the feed or the user).
+ */
+interface Answered {
+  readonly page: string
+  readonly answer: ListAnswer
+  readonly fresh: ReadonlySet<string>
+  readonly epoch: string
 }
 
 /**
@@ -66,16 +83,24 @@ function sortOf (current: string | undefined, field: string): 'ascending' | 'des
   return first[1] === 'desc' ? 'descending' : 'ascending'
 }
 
-export function RecordList ({ session, resource, columns, caption, sort, meta, filter, showDeleted, onSort }: RecordListProps) {
+export function RecordList ({ session, resource, columns, caption, sort, meta, filter, showDeleted, onSort, live }: RecordListProps) {
   // The tokens that led to each page before the open one; the open page's own is the last. They
   // belong to one list (a token is bound to its parameters): another list starts at its page 1.
   const [paging, setPaging] = useState<{ readonly list: string, readonly tokens: ReadonlyArray<string | undefined> }>({ list: '', tokens: [undefined] })
   // The open page's records, and which list and page they answer: until the next answer comes,
-  // the last one stays on screen, but its token must not continue another list.
-  const [answered, setAnswered] = useState<{ readonly page: string, readonly answer: ListAnswer } | undefined>()
+  // the last one stays on screen, but its token must not continue another list. Changes arrive
+  // between renders, several at once: each applies to the page the last one left (`onScreen`).
+  const [answered, setAnswered] = useState<Answered | undefined>()
+  const onScreen = useRef<Answered | undefined>(undefined)
+  const show = (next: Answered): void => { onScreen.current = next; setAnswered(next) }
+  // The changes that came while the page was being read: its answer may predate them.
+  const arriving = useRef<Change[] | undefined>(undefined)
+  // How often the user asked for the new records (the list is read again each time).
+  const [reloads, setReloads] = useState(0)
   const [error, setError] = useState<string | undefined>()
   const next = useRef<HTMLButtonElement>(null)
   const previous = useRef<HTMLButtonElement>(null)
+  const table = useRef<HTMLDivElement>(null)
   const refocus = useRef(false)
   const model = meta?.resources[resource]
   const relations = relationsShown(meta, resource, columns)
@@ -89,18 +114,63 @@ export function RecordList ({ session, resource, columns, caption, sort, meta, f
   const page = JSON.stringify([list, token])
   const answer = answered?.answer
 
+  const keyOfItem = (item: Item): string => keyOf(item, model?.key ?? [])
+  const applied = (on: Answered, change: Change): Answered => {
+    const { page: after, reread } = applyChange({ items: on.answer.items, fresh: on.fresh }, change, keyOfItem, showDeleted === true)
+    if (reread !== undefined) void readAgain(reread)
+    return { ...on, answer: { ...on.answer, items: after.items }, fresh: after.fresh }
+  }
+  const follow = (change: Change): void => {
+    if (arriving.current !== undefined) arriving.current.push(change)
+    else if (onScreen.current !== undefined) show(applied(onScreen.current, change))
+  }
+  // A record deleted where deleted records are shown too: read as the list reads it, it is either
+  // still shown (marked) or gone.
+  const readAgain = async (key: string): Promise<void> => {
+    const query = new URLSearchParams({ fields, show_deleted: 'true' })
+    try {
+      follow({ type: 'updated', key, record: await session.get<Item>(`${recordPath(resource, key)}?${query}`) })
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) follow({ type: 'left', key })
+    }
+  }
+  const feed = useChanges(session, resource, live === true && model?.changes === true ? { filter, fields } : undefined, follow)
+  const epoch = JSON.stringify([list, feed.round, reloads])
+
   useEffect(() => {
+    if (feed.round === undefined) return
     let current = true
     const query = new URLSearchParams({ page_size: String(PAGE_SIZE), fields })
     if (sort !== undefined) query.set('order_by', sort)
     if (filter !== undefined && filter !== '') query.set('filter', filter)
     if (showDeleted === true) query.set('show_deleted', 'true')
     if (token !== undefined) query.set('page_token', token)
+    arriving.current = []
     session.get<ListAnswer>(`${basePath}/${encodeURIComponent(resource)}?${query}`)
-      .then((next) => { if (current) { setAnswered({ page, answer: next }); setError(undefined) } })
-      .catch((err: unknown) => { if (current) setError(err instanceof Error ? err.message : String(err)) })
+      .then((next) => {
+        if (!current) return
+        const before = onScreen.current
+        let read: Answered = { page, answer: next, fresh: before?.epoch === epoch ? before.fresh : NONE, epoch }
+        for (const change of arriving.current ?? []) read = applied(read, change)
+        arriving.current = undefined
+        show(read)
+        setError(undefined)
+      })
+      .catch((err: unknown) => {
+        if (!current) return
+        arriving.current = undefined
+        setError(err instanceof Error ? err.message : String(err))
+      })
     return () => { current = false }
-  }, [session, resource, fields, sort, filter, showDeleted, token, page])
+  }, [session, resource, fields, sort, filter, showDeleted, token, page, epoch])
+  const fresh = answered?.epoch === epoch ? answered.fresh : NONE
+  const showFresh = (): void => {
+    if (answered !== undefined) show({ ...answered, fresh: NONE })
+    setReloads(reloads + 1)
+    setTokens([undefined])
+    // The button goes with the notice: the focus goes to the records it brings.
+    table.current?.focus()
+  }
 
   const pageNumber = tokens.length
   // "Previous page" disabled under the keyboard's focus would drop focus to the page's start: it
@@ -141,7 +211,7 @@ export function RecordList ({ session, resource, columns, caption, sort, meta, f
       return <a href={recordHref(resource, item, model.key)}>{shown === '' ? '(empty)' : shown}{title !== shown && <span class="visually-hidden">: {title}</span>}</a>
     }
     return (
-      <tr key={i} class={deleted ? 'deleted' : undefined}>
+      <tr key={model === undefined ? i : keyOfItem(item)} class={deleted ? 'deleted' : undefined}>
         {columns.map((name, c) => (
           <td key={name} class={numeric(name) ? 'num' : undefined}>
             {c === 0 ? first(name) : value(item, name)}
@@ -154,7 +224,13 @@ export function RecordList ({ session, resource, columns, caption, sort, meta, f
   return (
     <section class="list" aria-label={caption}>
       {error !== undefined && <p class="error" role="alert">{error}</p>}
-      <div class="table-scroll" tabIndex={0} role="region" aria-label={`${caption} table`}>
+      {live === true && model?.changes === true && (
+        <p class="live-notice" role="status">
+          {fresh.size > 0 && <>{freshLabel(fresh.size)} — <button type="button" onClick={showFresh}>Show<span class="visually-hidden"> new records</span></button></>}
+          {feed.stopped !== undefined && <>Live updates stopped. {feed.stopped}</>}
+        </p>
+      )}
+      <div class="table-scroll" ref={table} tabIndex={0} role="region" aria-label={`${caption} table`}>
         <table>
           <caption>{caption}{answer?.total_size_estimate !== undefined && <span class="estimate"> · about {answer.total_size_estimate.toLocaleString()}</span>}</caption>
           <thead><tr>{columns.map(header)}</tr></thead>

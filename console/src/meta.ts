@@ -41,6 +41,8 @@ export interface ResourceMeta {
   readonly relations?: Readonly<Record<string, RelationMeta>>
   /** Staff across tenants in no organization: the field that says whose each record is. */
   readonly tenantField?: string
+  /** Its changes can be followed (`GET {basePath}/{resource}:changes`): open lists and records show them live. */
+  readonly changes?: true
 }
 
 export interface ChartMeta {
