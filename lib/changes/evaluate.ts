@@ -15,7 +15,7 @@ import type { Row } from '../serialize/record.js'
 import { pageRecords } from '../read/answer.js'
 import type { ReadServices } from '../read/execute.js'
 import { LOG } from './log.js'
-import type { ChangeTokens, Position } from './position.js'
+import type { ChangeTokens, Position, Resume } from './position.js'
 
 export type ChangeType = 'created' | 'updated' | 'entered' | 'left' | 'deleted'
 
@@ -26,8 +26,8 @@ export interface ChangeEvent {
   readonly record?: Row
   readonly batch: string
   readonly time: string
-  /** Where a reader stands once it has this event. */
-  readonly position: Position
+  /** Where a reader resumes once it has this event. */
+  readonly resume: Resume
 }
 
 const IMAGE = sql.ident('__image')
@@ -55,9 +55,51 @@ function deletedImage (model: ResourceModel, image: Sql): Sql {
   return model.softDelete === undefined ? sql`false` : sql`(${image} ->> ${model.softDelete}::text) IS NOT NULL`
 }
 
-interface Window {
+/** The changes after `from` up to `to` (positions in the log), past the rank `after` in the window's order. */
+export interface Window {
   readonly from: Position
   readonly to: Position
+  readonly after?: number | undefined
+}
+
+/**
+ * The window's changes in the order they are told: transaction by transaction, each at the time
+ * of its last change, then by id. Transaction ids are handed out at a transaction's first write,
+ * not at its commit, so two transactions that wrote one row can have ids in the other order than
+ * their writes; the later writer wrote after the earlier committed, so its last change is later.
+ * The rank is each change's place in that order among all the resource's changes of the window,
+ * whoever reads it: an event's token names its window and rank, and reads on from there.
+ */
+function rankedWindow (model: ResourceModel, window: Window): Sql {
+  const written = sql`SELECT l.tx, l.id, l.at, l.before, l.after, max(l.at) OVER (PARTITION BY l.tx) AS tx_at FROM ${LOG} AS l
+    WHERE l.resource = ${model.name}
+      AND (l.tx, l.id) > (${String(window.from.tx)}::xid8, ${String(window.from.id)}::int8)
+      AND (l.tx, l.id) <= (${String(window.to.tx)}::xid8, ${String(window.to.id)}::int8)`
+  return sql`SELECT w.*, row_number() OVER (ORDER BY w.tx_at, w.tx, w.id) AS rank FROM (${written}) AS w`
+}
+
+/** What a caller asks of each change: their verdicts on both images, the record after. Equal for callers who ask the same. */
+interface Asked {
+  readonly was: Sql
+  readonly now: Sql
+  readonly changed: Sql
+  readonly keys: Sql
+}
+
+function asked (plan: ListPlan): Asked {
+  const model = plan.model
+  const image = onImage(model)
+  const rowType = sql`NULL::${model.table}`
+  const conditions = conditionsOn(plan)
+  const embeds = plan.embeds.length === 0 ? undefined : embedsOn(image, plan.embeds)
+  const columns = plan.fetch.fields.map((f) => sql`, ${IMAGE}.${sql.ident(f.column)}${jsonCast(f)} AS ${sql.ident(f.name)}`)
+  return {
+    was: sql`SELECT true AS "__in" FROM jsonb_populate_record(${rowType}, c.before) AS ${IMAGE} WHERE c.before IS NOT NULL AND ${conditions}`,
+    now: sql`SELECT true AS "__in"${sql.join(columns, sql.empty)}${permissionColumns(image, plan.permissions)}${embeds?.columns ?? sql.empty}
+      FROM jsonb_populate_record(${rowType}, c.after) AS ${IMAGE}${embeds?.joins ?? sql.empty} WHERE c.after IS NOT NULL AND ${conditions}`,
+    changed: readableChange(plan),
+    keys: sql.join(model.key.map((f, i) => sql`, "__key".${sql.ident(f.column)}${jsonCast(f)} AS ${sql.ident(`__k${i}`)}`), sql.empty),
+  }
 }
 
 /**
@@ -67,38 +109,33 @@ interface Window {
  */
 function compileChanges (plan: ListPlan, window: Window): Sql {
   const model = plan.model
-  const image = onImage(model)
   const rowType = sql`NULL::${model.table}`
-  const conditions = conditionsOn(plan)
-  const embeds = plan.embeds.length === 0 ? undefined : embedsOn(image, plan.embeds)
-  const columns = plan.fetch.fields.map((f) => sql`, ${IMAGE}.${sql.ident(f.column)}${jsonCast(f)} AS ${sql.ident(f.name)}`)
-  const keys = model.key.map((f, i) => sql`, "__key".${sql.ident(f.column)}${jsonCast(f)} AS ${sql.ident(`__k${i}`)}`)
-  return sql`SELECT c.tx::text AS "__tx", c.id::text AS "__id", c.at AS "__at",
+  const { was, now, changed, keys } = asked(plan)
+  return sql`SELECT c.tx::text AS "__tx", c.id::text AS "__id", c.rank::int AS "__rank", c.at AS "__at",
       "__was"."__in" IS NOT NULL AS "__was_in", "__now"."__in" IS NOT NULL AS "__is_in",
       (c.before IS NULL OR ${deletedImage(model, sql`c.before`)}) AS "__was_absent",
-      (c.after IS NULL OR ${deletedImage(model, sql`c.after`)}) AS "__is_absent"${sql.join(keys, sql.empty)}, "__now".*
-    FROM ${LOG} AS c
-    LEFT JOIN LATERAL (SELECT true AS "__in" FROM jsonb_populate_record(${rowType}, c.before) AS ${IMAGE} WHERE c.before IS NOT NULL AND ${conditions}) AS "__was" ON true
-    LEFT JOIN LATERAL (SELECT true AS "__in"${sql.join(columns, sql.empty)}${permissionColumns(image, plan.permissions)}${embeds?.columns ?? sql.empty}
-      FROM jsonb_populate_record(${rowType}, c.after) AS ${IMAGE}${embeds?.joins ?? sql.empty} WHERE c.after IS NOT NULL AND ${conditions}) AS "__now" ON true
+      (c.after IS NULL OR ${deletedImage(model, sql`c.after`)}) AS "__is_absent"${keys}, "__now".*
+    FROM (${rankedWindow(model, window)}) AS c
+    LEFT JOIN LATERAL (${was}) AS "__was" ON true
+    LEFT JOIN LATERAL (${now}) AS "__now" ON true
     LEFT JOIN LATERAL jsonb_populate_record(${rowType}, coalesce(c.after, c.before)) AS "__key" ON true
-    WHERE c.resource = ${model.name}
-      AND (c.tx, c.id) > (${String(window.from.tx)}::xid8, ${String(window.from.id)}::int8)
-      AND (c.tx, c.id) <= (${String(window.to.tx)}::xid8, ${String(window.to.id)}::int8)
+    WHERE c.rank > ${window.after ?? 0}
       AND ("__was"."__in" OR "__now"."__in")
-      AND NOT ("__was"."__in" IS NOT NULL AND "__now"."__in" IS NOT NULL AND NOT ${readableChange(plan)})
-    ORDER BY c.tx, c.id`
+      AND NOT ("__was"."__in" IS NOT NULL AND "__now"."__in" IS NOT NULL AND NOT ${changed})
+    ORDER BY c.rank`
 }
 
-/** What makes two callers' questions one: the statement, its text and its values but the window's (the last four). */
+/** What makes two callers' questions one: what the statement asks of each change, its text and its values. */
 export function questionKey (plan: ListPlan): string {
-  const { text, values } = compile(compileChanges(plan, { from: { tx: 0n, id: 0n }, to: { tx: 0n, id: 0n } }))
-  return `${text}\0${JSON.stringify(values.slice(0, -4))}`
+  const { was, now, changed, keys } = asked(plan)
+  const { text, values } = compile(sql.join([was, now, changed, keys], sql` | `))
+  return `${plan.model.name}\0${text}\0${JSON.stringify(values)}`
 }
 
 interface ChangeRow extends Row {
   __tx: string
   __id: string
+  __rank: number
   __at: string
   __was_in: boolean
   __is_in: boolean
@@ -124,7 +161,7 @@ export async function readChanges (db: Queryable, plan: ListPlan, window: Window
     const type = types[i]!
     const key = keyText(model, Object.fromEntries(model.key.map((f, k) => [f.name, row[`__k${k}`]])))
     const tx = BigInt(row.__tx)
-    const event = { type, key, batch: tokens.batchOf(tx), time: row.__at, position: { tx, id: BigInt(row.__id) } }
+    const event = { type, key, batch: tokens.batchOf(tx), time: row.__at, resume: { position: window.to, within: { from: window.from, rank: row.__rank } } }
     return type === 'left' || type === 'deleted' ? event : { ...event, record: records[next++] }
   })
 }

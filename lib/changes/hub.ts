@@ -6,15 +6,15 @@
 // (a resumed token) catches up on its own first, one window at a time, then joins its cohort.
 import type { Queryable } from '../db/query.js'
 import { problem } from '../problems.js'
-import { horizonOf, readWindow } from './log.js'
-import type { ChangeEvent } from './evaluate.js'
-import { compare, type Position } from './position.js'
+import { horizonOf, prunedMark, readWindow } from './log.js'
+import type { ChangeEvent, Window } from './evaluate.js'
+import { compare, type Position, type Resume } from './position.js'
 
 /** A caller's question of one resource's changes; followers with equal keys share one reading. */
 export interface Question {
   readonly key: string
   readonly resource: string
-  read (window: { readonly from: Position, readonly to: Position }): Promise<ChangeEvent[]>
+  read (window: Window): Promise<ChangeEvent[]>
 }
 
 /** Someone following the log: told each window's events (none, often) and where they now stand. */
@@ -77,7 +77,7 @@ export class ChangeHub {
     return this.#cohorts.size
   }
 
-  /** Windows of the log read past the tail, and the cohorts' statements that read them, since the start. */
+  /** Windows of the log past the tail that changed a followed resource, and the cohorts' statements that read them, since the start. */
   get counts (): { readonly windows: number, readonly reads: number } {
     return { windows: this.#windows, reads: this.#reads }
   }
@@ -86,6 +86,11 @@ export class ChangeHub {
   async now (): Promise<Position> {
     if (this.#tail === undefined || this.following === 0) await this.wake()
     return this.#tail ?? await horizonOf(this.#db)
+  }
+
+  /** A 410 changes-expired problem where pruning has passed `position`: a reader there may have lost changes. */
+  async resumable (position: Position): Promise<void> {
+    if (compare(await prunedMark(this.#db), position) > 0) changesExpired()
   }
 
   /** Reads the log now (or once more after the read under way): a NOTIFY arrived, or the poll. */
@@ -134,7 +139,7 @@ export class ChangeHub {
     }
     if (compare(window.end, from) === 0) return
     const asked = [...this.#cohorts.values()].filter((c) => window.resources.has(c.question.resource))
-    this.#windows++
+    if (asked.length > 0) this.#windows++
     this.#reads += asked.length
     const answers = await Promise.all(asked.map(async (cohort) => await cohort.question.read({ from, to: window.end }).catch((err: unknown) => err as Error)))
     const events = new Map(asked.map((cohort, i) => [cohort, answers[i]!]))
@@ -173,12 +178,19 @@ export class ChangeHub {
   }
 
   /**
-   * Brings `follower` from its position to the tail, one window at a time, then into its cohort;
-   * resolves once it is in (or gone: `isGone`). A position before what pruning has reached is
-   * 410 changes-expired.
+   * Brings `follower` from where it resumes to the tail (the rest of its token's window first,
+   * where it names one), one window at a time, then into its cohort; resolves once it is in (or
+   * gone: `isGone`). A position before what pruning has reached is 410 changes-expired.
    */
-  async follow (follower: Follower, isGone: () => boolean): Promise<void> {
+  async follow (follower: Follower, resume: Resume, isGone: () => boolean): Promise<void> {
     this.#startPolling()
+    follower.position = resume.position
+    if (resume.within !== undefined) {
+      const { from, rank } = resume.within
+      const events = await follower.question.read({ from, to: resume.position, after: rank })
+      if (isGone()) return
+      follower.deliver(events, resume.position)
+    }
     if (this.#tail === undefined || this.following === 0) await this.wake()
     for (;;) {
       if (isGone() || this.#closed) return

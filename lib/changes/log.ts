@@ -14,18 +14,14 @@ const PRUNED = sql`"tablegate_changes"."pruned"`
 export const CHANNEL = 'tablegate_changes'
 
 const TRIGGER_PREFIX = 'tablegate_changes_'
-/** PostgreSQL's longest name, in bytes: a trigger name carries the resource's whole. */
-const MAX_NAME_BYTES = 63
 
 /**
- * The trigger a `trigger`-captured resource's table carries, named by the resource: the capture
- * function reads the resource from the trigger's name, so no name is ever written into SQL text
- * as a literal (the one builder binds values, and DDL takes none).
+ * The trigger a `trigger`-captured resource's table carries, named by the resource (the config
+ * check keeps the name within PostgreSQL's 63 bytes): the capture function reads the resource from
+ * the trigger's name, so no name is ever written into SQL text as a literal (the one builder binds
+ * values, and DDL takes none).
  */
 function triggerName (resource: string): Sql {
-  if (Buffer.byteLength(TRIGGER_PREFIX + resource) > MAX_NAME_BYTES) {
-    throw new Error(`config.resources.${resource}.changes: capture 'trigger' needs a resource name of at most ${MAX_NAME_BYTES - TRIGGER_PREFIX.length} bytes (the trigger is named after it)`)
-  }
   return sql.ident(TRIGGER_PREFIX + resource)
 }
 
@@ -132,6 +128,12 @@ export async function readWindow (db: Queryable, from: Position, resource?: stri
 
 function maxPosition (a: Position, b: Position): Position {
   return a.tx > b.tx || (a.tx === b.tx && a.id > b.id) ? a : b
+}
+
+/** Where pruning has reached: a reader before it may have lost changes. */
+export async function prunedMark (db: Queryable): Promise<Position> {
+  const [found] = await rows<{ tx: string, id: string }>(db, sql`SELECT tx::text AS tx, id::text AS id FROM ${PRUNED}`)
+  return found === undefined ? ORIGIN : positionOf(found.tx, found.id)
 }
 
 /** Where a reader starts that wants the changes from now on: before every transaction still running. */

@@ -20,26 +20,51 @@ export function compare (a: Position, b: Position): number {
   return 0
 }
 
-export interface OpenedChangeToken {
+/**
+ * Where a reader resumes: after `position`; or, after an event in the middle of a window, first
+ * the rest of the window (`from`, `position`] past the event's rank in it, then after `position`.
+ */
+export interface Resume {
   readonly position: Position
+  readonly within?: { readonly from: Position, readonly rank: number } | undefined
+}
+
+export interface OpenedChangeToken {
+  readonly resume: Resume
   /** When the token was issued (ms since the epoch). */
   readonly issuedAt: number
 }
 
 export interface ChangeTokens {
-  encode (resource: string, position: Position): string
+  encode (resource: string, resume: Resume): string
   /** The position a token of this resource holds, or a 400 invalid-parameter problem naming `parameter`. */
   open (resource: string, token: string, parameter: string): OpenedChangeToken
   /** The opaque id one transaction's changes share. */
   batchOf (tx: bigint): string
 }
 
-interface Plaintext { r?: unknown, p?: unknown, t?: unknown }
+interface Plaintext { r?: unknown, p?: unknown, w?: unknown, k?: unknown, t?: unknown }
+
+const POSITION = /^([0-9]{1,20})\.([0-9]{1,19})$/
+
+function positionText (position: Position): string {
+  return `${position.tx}.${position.id}`
+}
+
+function positionOf (text: unknown): Position | undefined {
+  const match = typeof text === 'string' ? POSITION.exec(text) : null
+  return match === null ? undefined : { tx: BigInt(match[1]!), id: BigInt(match[2]!) }
+}
 
 export function changeTokens (key: KeyObject, now: () => number = Date.now): ChangeTokens {
   const nextIv = pooledIvs()
   return {
-    encode: (resource, position) => encrypt(key, JSON.stringify({ r: resource, p: `${position.tx}.${position.id}`, t: now() }), nextIv),
+    encode: (resource, { position, within }) => encrypt(key, JSON.stringify({
+      r: resource,
+      p: positionText(position),
+      ...(within === undefined ? {} : { w: positionText(within.from), k: within.rank }),
+      t: now(),
+    }), nextIv),
     open: (resource, token, parameter) => {
       const refused = (): never => invalidParameter(parameter, `${parameter} is not a change token this server issued for ${resource}: start again without one.`)
       let plain: Plaintext
@@ -48,9 +73,12 @@ export function changeTokens (key: KeyObject, now: () => number = Date.now): Cha
       } catch {
         return refused()
       }
-      const match = typeof plain.p === 'string' ? /^([0-9]{1,20})\.([0-9]{1,19})$/.exec(plain.p) : null
-      if (plain.r !== resource || match === null || typeof plain.t !== 'number') return refused()
-      return { position: { tx: BigInt(match[1]!), id: BigInt(match[2]!) }, issuedAt: plain.t }
+      const position = positionOf(plain.p)
+      if (plain.r !== resource || position === undefined || typeof plain.t !== 'number') return refused()
+      if (plain.w === undefined) return { resume: { position }, issuedAt: plain.t }
+      const from = positionOf(plain.w)
+      if (from === undefined || !Number.isSafeInteger(plain.k)) return refused()
+      return { resume: { position, within: { from, rank: plain.k as number } }, issuedAt: plain.t }
     },
     batchOf: (tx) => createHmac('sha256', key).update(String(tx)).digest('base64url').slice(0, 22),
   }

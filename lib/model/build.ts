@@ -65,6 +65,9 @@ function tableOf (path: string, table: string): { text: string, ident: ReturnTyp
   return { text: sqlNameText(parts), ident: sql.ident(...parts) }
 }
 
+/** 63 bytes of a PostgreSQL name less the 18 of `tablegate_changes_`. */
+const MAX_TRIGGER_RESOURCE_BYTES = 45
+
 export function buildModel (name: string, config: ResourceConfig, present?: RowPresenter): ResourceModel {
   const path = `config.resources.${name}`
   if (!RESOURCE_NAME.test(name)) throw new ConfigError(`${path}: a resource name must start with a letter or '_' and hold letters, digits, '_' or '-'`)
@@ -104,6 +107,10 @@ export function buildModel (name: string, config: ResourceConfig, present?: RowP
   })
   if (config.owner !== undefined && !fields.has(config.owner)) throw new ConfigError(`${path}.owner: '${config.owner}' is not a field of the resource`)
   const table = tableOf(path, config.table ?? name)
+  // The table's capture trigger is named tablegate_changes_<resource> (lib/changes/log.ts), within PostgreSQL's 63 bytes.
+  if (config.changes?.capture === 'trigger' && Buffer.byteLength(name) > MAX_TRIGGER_RESOURCE_BYTES) {
+    throw new ConfigError(`${path}.changes: capture 'trigger' needs a resource name of at most ${MAX_TRIGGER_RESOURCE_BYTES} bytes: the table's trigger, tablegate_changes_${name}, is named after it`)
+  }
   return Object.freeze({
     name,
     table: table.ident,

@@ -4,14 +4,14 @@
 import { PassThrough, type Readable } from 'node:stream'
 import type { ChangeHub, Follower, Question } from '../../lib/changes/hub.js'
 import type { ChangeEvent } from '../../lib/changes/evaluate.js'
-import type { ChangeTokens, Position } from '../../lib/changes/position.js'
+import type { ChangeTokens, Position, Resume } from '../../lib/changes/position.js'
 import { isProblem } from '../../lib/problems.js'
 
 export interface FeedRequest {
   readonly hub: ChangeHub
   readonly question: Question
   readonly tokens: ChangeTokens
-  readonly start: Position
+  readonly start: Resume
   /** Calls its listener once the client has gone or the answer was sent. */
   onClose (listener: () => void): void
 }
@@ -40,7 +40,7 @@ export async function longPoll (request: FeedRequest, waitMs: number): Promise<L
   const settled = new Promise<void>((resolve) => { settle = resolve })
   const follower: Follower = {
     question,
-    position: request.start,
+    position: request.start.position,
     deliver: (delivered) => {
       events.push(...delivered)
       if (delivered.length > 0) settle()
@@ -54,7 +54,7 @@ export async function longPoll (request: FeedRequest, waitMs: number): Promise<L
     gone = true
     settle()
   })
-  await hub.follow(follower, () => gone || events.length > 0)
+  await hub.follow(follower, request.start, () => gone || events.length > 0)
   if (events.length === 0 && waitMs > 0 && !gone) {
     const timer = setTimeout(settle, waitMs)
     await settled
@@ -62,7 +62,7 @@ export async function longPoll (request: FeedRequest, waitMs: number): Promise<L
   }
   hub.leave(follower)
   if (failure !== undefined) throw failure
-  return { changes: events.map(eventJson), next_page_token: tokens.encode(question.resource, follower.position) }
+  return { changes: events.map(eventJson), next_page_token: tokens.encode(question.resource, { position: follower.position }) }
 }
 
 /** Why a stream ends on the server's side: each is the stream's last event, named so. */
@@ -95,9 +95,10 @@ export function changeStream (request: FeedRequest, options: StreamOptions): Rea
   const { hub, question, tokens } = request
   const stream = new PassThrough()
   let ended = false
-  let sentPosition = request.start
-  let position = request.start
-  const token = (at: Position): string => tokens.encode(question.resource, at)
+  // The position of the last id sent, and where the stream stands: a heartbeat sends the latter when they differ.
+  let sentPosition: Position | undefined
+  let position = request.start.position
+  const token = (at: Resume): string => tokens.encode(question.resource, at)
   const timers: NodeJS.Timeout[] = []
   const write = (text: string): void => {
     if (ended) return
@@ -118,23 +119,24 @@ export function changeStream (request: FeedRequest, options: StreamOptions): Rea
   }
   const follower: Follower = {
     question,
-    position: request.start,
+    position: request.start.position,
     deliver: (events, at) => {
       position = at
       for (const event of events) {
-        sentPosition = event.position
-        write(`id: ${token(event.position)}\ndata: ${JSON.stringify(eventJson(event))}\n\n`)
+        sentPosition = event.resume.within === undefined ? event.resume.position : undefined
+        write(`id: ${token(event.resume)}\ndata: ${JSON.stringify(eventJson(event))}\n\n`)
       }
     },
     fail: (error) => { end(isProblem(error) && error.slug === 'changes-expired' ? { event: 'expired' } : { event: 'unavailable' }) },
   }
   request.onClose(() => { end() })
   const ready = token(request.start)
+  sentPosition = request.start.within === undefined ? request.start.position : undefined
   write(`retry: 1000\nevent: ready\nid: ${ready}\ndata: ${JSON.stringify({ next_page_token: ready })}\n\n`)
   timers.push(setInterval(() => {
     const moved = position !== sentPosition
     if (moved) sentPosition = position
-    write(`${moved ? `id: ${token(position)}\n` : ''}: heartbeat\n\n`)
+    write(`${moved ? `id: ${token({ position })}\n` : ''}: heartbeat\n\n`)
   }, options.heartbeatMs))
   timers.push(setInterval(() => {
     void options.recheck().then((why) => { if (why !== undefined) end(why) }, () => {})
@@ -144,6 +146,6 @@ export function changeStream (request: FeedRequest, options: StreamOptions): Rea
     timers.push(setTimeout(() => { end({ event: 'reauth' }) }, Math.max(0, options.expiresAt - Date.now())))
   }
   for (const timer of timers) timer.unref()
-  hub.follow(follower, () => ended).catch((error: unknown) => { follower.fail(error) })
+  hub.follow(follower, request.start, () => ended).catch((error: unknown) => { follower.fail(error) })
   return stream
 }

@@ -9,8 +9,9 @@ import type { ListPlan } from '../../lib/plan/types.js'
 import { questionKey, readChanges } from '../../lib/changes/evaluate.js'
 import type { ChangeHub, Question } from '../../lib/changes/hub.js'
 import { changesExpired } from '../../lib/changes/hub.js'
-import type { ChangeTokens, Position } from '../../lib/changes/position.js'
+import type { ChangeTokens, Resume } from '../../lib/changes/position.js'
 import { invalidParameter, textParameter } from '../../lib/query/params.js'
+import { isProblem } from '../../lib/problems.js'
 import { callerKey } from '../../lib/access/resolve.js'
 import { changeStream, longPoll, type StreamEnd } from './feed.js'
 import { describeChanges } from './openapi.js'
@@ -66,23 +67,28 @@ export function changesRoute (runtime: Runtime, feed: ChangeFeed): AnyResourceRo
   const { hub, tokens, slots } = feed
   const settings = config.changes
 
-  /** Where the request starts: its token's position, or now. */
-  const startOf = async (plan: ChangesPlan, resource: string): Promise<Position> => {
-    if (plan.token === undefined) return await hub.now()
+  /** Where the request starts: where its token resumes, or now. */
+  const startOf = async (plan: ChangesPlan, resource: string): Promise<Resume> => {
+    if (plan.token === undefined) return { position: await hub.now() }
     const opened = tokens.open(resource, plan.token.text, plan.token.parameter)
     if (Date.now() - opened.issuedAt > settings.retentionMs) changesExpired()
-    return opened.position
+    await hub.resumable(opened.resume.within?.from ?? opened.resume.position)
+    return opened.resume
   }
 
-  /** The caller as their token now stands: revoked, changed, or as they were (undefined). */
+  /**
+   * The caller as their token now stands: revoked, changed, or as they were (undefined). Read from
+   * the revocations every process keeps in memory (refreshed every revocationPollMs), as a request
+   * would be; a check that could not be made (the keys unreachable) is made again next time.
+   */
   const recheck = async (input: RouteInput): Promise<StreamEnd | undefined> => {
     const authorization = headerOf(input.headers.authorization)
     try {
-      await verifier.refreshRevocations()
       const now = await verifier.authenticate(authorization)
       const before = { user: input.ctx.user!, tenant: input.ctx.tenant, org: input.ctx.org }
       return callerKey(now) === callerKey(before) ? undefined : { event: 'revoked', reason: 'access-changed' }
-    } catch {
+    } catch (err) {
+      if (!isProblem(err) || err.slug !== 'unauthenticated') return undefined
       const expires = expiryOf(authorization)
       return expires !== undefined && expires <= Date.now() ? { event: 'reauth' } : { event: 'revoked', reason: 'token-revoked' }
     }

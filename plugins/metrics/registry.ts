@@ -81,7 +81,7 @@ export function appMetrics (runtime: Runtime, signInPath: string): AppMetrics {
     }
     gauge('tablegate_change_followers', 'Change streams and waiting long-polls following the change log at its tail.', () => hub.following)
     gauge('tablegate_change_cohorts', 'Distinct questions among them: the statements each window of changes costs.', () => hub.cohorts)
-    countedAtScrape(registry, 'tablegate_change_windows_total', 'Windows of the change log read past the tail.', [], () => [[{}, hub.counts.windows]])
+    countedAtScrape(registry, 'tablegate_change_windows_total', 'Windows of the change log past the tail in which a followed resource changed.', [], () => [[{}, hub.counts.windows]])
     countedAtScrape(registry, 'tablegate_change_reads_total', 'Statements that read a window for a cohort: one per cohort and window, whatever its followers.', [], () => [[{}, hub.counts.reads]])
   }
   // The histogram's child per label set, found by one string: prom-client would hash the labels

@@ -72,6 +72,21 @@ test('ready gives a resume id; each change comes with its id; Last-Event-ID and 
   assert.equal(again.events.filter(changes).length, 1)
 })
 
+test('an id in the middle of a transaction\'s changes resumes after it, inside that transaction', async () => {
+  const stream = await follow(adminAuth)
+  const batch = await admin('POST', '/api/v1:batchWrite', {
+    payload: { operations: ['b1', 'b2', 'b3'].map((title) => ({ op: 'create', resource: 'tasks', data: { title, owner_id: 'admin' } })) },
+  })
+  assert.equal(batch.status, 200)
+  const [first] = await stream.next(changes, 3)
+  stream.close()
+  const resumed = await follow(adminAuth, '', { 'last-event-id': first!.id! })
+  assert.deepEqual(titles(await resumed.next(changes, 2)), ['b2', 'b3'])
+  const polled = await admin('GET', `/api/v1/tasks:changes?page_token=${encodeURIComponent(first!.id!)}`)
+  assert.deepEqual(polled.body.changes.map((e: { record: { title: string } }) => e.record.title), ['b2', 'b3'])
+  resumed.close()
+})
+
 test('a heartbeat comment every heartbeatSeconds carries the position on past changes the caller does not see', async () => {
   const annAuth = await bearer(app, 'ann@example.com')
   const stream = await follow(annAuth)

@@ -280,3 +280,20 @@ test('the caller\'s OpenAPI document describes :changes (JSON and text/event-str
   assert.equal(meta.resources.docs.changes, true)
   assert.equal(meta.resources.plain.changes, undefined)
 })
+
+test('one row\'s changes come in the order they were made, even where the later writer\'s transaction id is the lower', async () => {
+  const { id } = (await ann('POST', '/api/v1/docs', { payload: { title: 'g' } })).body
+  const from = await startOf(admin)
+  await withClient(databaseUrl, async (early) => {
+    // The early transaction takes its id first (a write elsewhere), then writes the row after a
+    // later transaction has written it and committed.
+    await early.query('BEGIN')
+    await early.query(`INSERT INTO docs (title, owner_id, tenant_id) VALUES ('elsewhere', 'other', 't1')`)
+    await runSql(databaseUrl, `UPDATE docs SET title = 'by the later transaction' WHERE id = ${id}`)
+    await early.query(`UPDATE docs SET title = 'by the early transaction' WHERE id = ${id}`)
+    await early.query('COMMIT')
+  })
+  const got = await until(admin, from, await mark())
+  const mine = got.events.filter((e) => e.key === String(id))
+  assert.deepEqual(mine.map((e) => e.record!.title), ['by the later transaction', 'by the early transaction'])
+})
