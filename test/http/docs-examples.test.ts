@@ -123,11 +123,11 @@ test('the change feed client lists once, applies each change, takes a fresh toke
   const bodied = (body: string): Change[] => changes.filter((c) => c.record?.body === body)
   const first = await admin('POST', '/api/v1/notes', { payload: { body: 'first' } })
   await until('the first change', () => bodied('first').length > 0)
-  assert.deepEqual(bodied('first').map((c) => [c.type, c.key, c.record]), [['created', String(first.body.id), { body: 'first', etag: first.body.etag }]])
+  assert.deepEqual(bodied('first').map((c) => [c.type, c.key, c.record]), [['created', String(first.body.id), { body: 'first', etag: first.body.etag, permissions: { update: true, delete: true } }]])
   await until('a second token', () => tokens === 2)
   const second = await admin('POST', '/api/v1/notes', { payload: { body: 'second' } })
   await until('the second change', () => bodied('second').length > 0)
-  assert.deepEqual(bodied('second').map((c) => [c.type, c.key, c.record]), [['created', String(second.body.id), { body: 'second', etag: second.body.etag }]])
+  assert.deepEqual(bodied('second').map((c) => [c.type, c.key, c.record]), [['created', String(second.body.id), { body: 'second', etag: second.body.etag, permissions: { update: true, delete: true } }]])
   assert.equal(listed, 1, 'a reauth resumes from the last id: no second list')
   await users.setBanned('follower@example.com', true)
   const error = await failed
