@@ -86,44 +86,95 @@ export interface LogWindow {
 /** At most this many changes a window takes, more only to end a transaction's changes together. */
 export const WINDOW_CHANGES = 1000
 
-interface WindowRow { horizon: string, waiting: boolean, pruned_tx: string | null, pruned_id: string | null, tx: string | null, id: string | null, resource: string | null }
+interface WindowRow {
+  horizon: string
+  waiting_at: string | null
+  pruned_tx: string | null
+  pruned_id: string | null
+  tx: string | null
+  id: string | null
+  resource: string | null
+  at: string | null
+}
+
+type ChangeRow = WindowRow & { tx: string, id: string, resource: string, at: string }
 
 function positionOf (tx: string, id: string): Position {
   return { tx: BigInt(tx), id: BigInt(id) }
 }
 
 /**
+ * How many of `changes` (whole transactions, in id order) a window may take without telling a
+ * transaction before one held back past the horizon that changed a row earlier. A window tells its
+ * transactions by their last change's time (./evaluate.ts); one held back is told in a later
+ * window, so no transaction whose last change is later than a held-back one's may go first: it
+ * stays back too, and so, in turn, does any later in id order. Returns the count kept.
+ */
+function beforeHeldBack (changes: readonly ChangeRow[], heldBackAt: string): number {
+  const lastAt = new Map<string, string>()
+  for (const change of changes) if ((lastAt.get(change.tx) ?? '') < change.at) lastAt.set(change.tx, change.at)
+  const txs = [...lastAt]
+  let bound = heldBackAt
+  let kept = txs.length
+  for (;;) {
+    const first = txs.slice(0, kept).findIndex(([, at]) => at > bound)
+    if (first < 0) break
+    for (const [, at] of txs.slice(first, kept)) if (at < bound) bound = at
+    kept = first
+  }
+  const keptTxs = new Set(txs.slice(0, kept).map(([tx]) => tx))
+  return changes.filter((c) => keptTxs.has(c.tx)).length
+}
+
+/**
  * The changes after `from` that every reader may now take: those of transactions below the oldest
- * one still running (`pg_snapshot_xmin`), which have all ended, so none can appear before them later.
- * `resource` narrows it to one resource's (a catch-up); `upTo` caps it (another window's end).
+ * one still running (`pg_snapshot_xmin`), which have all ended, so none can appear before them later,
+ * and none after a committed transaction still held back that changed a row earlier (beforeHeldBack).
+ * `resource` narrows it to one resource's (a catch-up); `upTo` caps it (another window's end, which
+ * has held back what it had to).
  */
 export async function readWindow (db: Queryable, from: Position, resource?: string, upTo?: Position): Promise<LogWindow> {
   const scope = resource === undefined ? sql.empty : sql` AND resource = ${resource}`
+  const after = sql`(tx, id) > (${String(from.tx)}::xid8, ${String(from.id)}::int8)`
   const cap = upTo === undefined ? sql`tx < h.xmin` : sql`(tx, id) <= (${String(upTo.tx)}::xid8, ${String(upTo.id)}::int8)`
-  const found = await rows<WindowRow>(db, sql`SELECT h.xmin::text AS horizon,
-      EXISTS (SELECT 1 FROM ${LOG} WHERE tx >= h.xmin AND (tx, id) > (${String(from.tx)}::xid8, ${String(from.id)}::int8)) AS waiting,
-      p.tx::text AS pruned_tx, p.id::text AS pruned_id, c.tx::text AS tx, c.id::text AS id, c.resource
+  const heldBack = upTo === undefined
+    ? sql`(SELECT min(w.tx_at) FROM (SELECT max(at) AS tx_at FROM ${LOG} WHERE tx >= h.xmin AND ${after} GROUP BY tx) AS w)`
+    : sql`NULL::timestamptz`
+  const found = await rows<WindowRow>(db, sql`SELECT h.xmin::text AS horizon, ${heldBack} AS waiting_at,
+      p.tx::text AS pruned_tx, p.id::text AS pruned_id, c.tx::text AS tx, c.id::text AS id, c.resource, c.at
     FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) AS h
     LEFT JOIN ${PRUNED} AS p ON true
-    LEFT JOIN LATERAL (SELECT tx, id, resource FROM ${LOG} WHERE (tx, id) > (${String(from.tx)}::xid8, ${String(from.id)}::int8) AND ${cap}${scope}
+    LEFT JOIN LATERAL (SELECT tx, id, resource, at FROM ${LOG} WHERE ${after} AND ${cap}${scope}
       ORDER BY tx, id LIMIT ${sql.int(WINDOW_CHANGES + 1)}) AS c ON true`)
-  const changes = found.filter((r) => r.tx !== null)
+  let changes = found.filter((r): r is ChangeRow => r.tx !== null)
   const head = found[0]!
-  const horizon: Position = upTo ?? { tx: BigInt(head.horizon), id: 0n }
+  const waiting = head.waiting_at !== null
   const pruned = head.pruned_tx === null ? ORIGIN : positionOf(head.pruned_tx, head.pruned_id!)
-  if (changes.length <= WINDOW_CHANGES) {
-    return { end: maxPosition(from, horizon), resources: new Set(changes.map((r) => r.resource!)), more: false, waiting: head.waiting, pruned }
+  const window = (end: Position, kept: readonly ChangeRow[], more: boolean): LogWindow =>
+    ({ end, resources: new Set(kept.map((r) => r.resource)), more, waiting, pruned })
+  let more = false
+  if (changes.length > WINDOW_CHANGES) {
+    // Too many: the transactions wholly inside the first WINDOW_CHANGES, or the whole of a first
+    // transaction that is larger than that.
+    const last = changes[WINDOW_CHANGES]!.tx
+    more = true
+    changes = changes.slice(0, WINDOW_CHANGES).filter((r) => r.tx !== last)
+    if (changes.length === 0) {
+      const whole = await rows<ChangeRow>(db, sql`SELECT tx::text AS tx, id::text AS id, resource, at FROM ${LOG} WHERE tx = ${last}::xid8${scope} ORDER BY id`)
+      changes = whole
+    }
   }
-  // Too many: end after the last transaction wholly inside the first WINDOW_CHANGES, or after the
-  // whole of a first transaction that is larger than that.
-  const last = changes[WINDOW_CHANGES]!.tx!
-  let kept = changes.slice(0, WINDOW_CHANGES).filter((r) => r.tx !== last)
-  if (kept.length === 0) {
-    const [end] = await rows<{ id: string }>(db, sql`SELECT max(id)::text AS id FROM ${LOG} WHERE tx = ${last}::xid8${scope}`)
-    kept = [{ ...changes[0]!, id: end!.id }]
+  const kept = waiting ? beforeHeldBack(changes, head.waiting_at!) : changes.length
+  if (kept < changes.length) {
+    // Held back from the first transaction that must wait: every change before it is taken.
+    return window(kept === 0 ? from : { tx: BigInt(changes[kept]!.tx), id: 0n }, changes.slice(0, kept), false)
   }
-  const tail = kept.at(-1)!
-  return { end: positionOf(tail.tx!, tail.id!), resources: new Set(kept.map((r) => r.resource!)), more: true, waiting: head.waiting, pruned }
+  if (more) {
+    const tail = changes.at(-1)!
+    return window(positionOf(tail.tx, tail.id), changes, true)
+  }
+  const horizon: Position = upTo ?? { tx: BigInt(head.horizon), id: 0n }
+  return window(maxPosition(from, horizon), changes, false)
 }
 
 function maxPosition (a: Position, b: Position): Position {

@@ -65,6 +65,8 @@ export async function longPoll (request: FeedRequest, waitMs: number): Promise<L
   return { changes: events.map(eventJson), next_page_token: tokens.encode(question.resource, { position: follower.position }) }
 }
 
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /** Why a stream ends on the server's side: each is the stream's last event, named so. */
 export type StreamEnd =
   | { readonly event: 'revoked', readonly reason: 'token-revoked' | 'access-changed' }
@@ -141,9 +143,10 @@ export function changeStream (request: FeedRequest, options: StreamOptions): Rea
   timers.push(setInterval(() => {
     void options.recheck().then((why) => { if (why !== undefined) end(why) }, () => {})
   }, options.recheckMs))
-  if (options.expiresAt !== undefined) {
-    // Held as an interval entry so `end` clears it; it fires once.
-    timers.push(setTimeout(() => { end({ event: 'reauth' }) }, Math.max(0, options.expiresAt - Date.now())))
+  const untilExpiry = options.expiresAt === undefined ? undefined : Math.max(0, options.expiresAt - Date.now())
+  // Past a timer's longest delay (24.8 days) the re-check, which also sees expiry, ends the stream.
+  if (untilExpiry !== undefined && untilExpiry <= MAX_TIMER_MS) {
+    timers.push(setTimeout(() => { end({ event: 'reauth' }) }, untilExpiry))
   }
   for (const timer of timers) timer.unref()
   hub.follow(follower, request.start, () => ended).catch((error: unknown) => { follower.fail(error) })

@@ -307,13 +307,21 @@ test('one row\'s changes come in the order they were made, even where the later 
   const { id } = (await ann('POST', '/api/v1/docs', { payload: { title: 'g' } })).body
   const from = await startOf(admin)
   await withClient(databaseUrl, async (early) => {
-    // The early transaction takes its id first (a write elsewhere), then writes the row after a
-    // later transaction has written it and committed.
-    await early.query('BEGIN')
-    await early.query(`INSERT INTO docs (title, owner_id, tenant_id) VALUES ('elsewhere', 'other', 't1')`)
-    await runSql(databaseUrl, `UPDATE docs SET title = 'by the later transaction' WHERE id = ${id}`)
-    await early.query(`UPDATE docs SET title = 'by the early transaction' WHERE id = ${id}`)
-    await early.query('COMMIT')
+    await withClient(databaseUrl, async (between) => {
+      // The early transaction takes its id first (a write elsewhere), then writes the row after a
+      // later transaction has written it and committed. Another, with an id between theirs, is
+      // still open when the early one commits: the horizon stands between the two writers.
+      await early.query('BEGIN')
+      await early.query(`INSERT INTO docs (title, owner_id, tenant_id) VALUES ('elsewhere', 'other', 't1')`)
+      await between.query('BEGIN')
+      await between.query(`INSERT INTO notes (body) VALUES ('between')`)
+      await runSql(databaseUrl, `UPDATE docs SET title = 'by the later transaction' WHERE id = ${id}`)
+      await early.query(`UPDATE docs SET title = 'by the early transaction' WHERE id = ${id}`)
+      await early.query('COMMIT')
+      const held = await admin('GET', `/api/v1/docs:changes?wait=1&page_token=${encodeURIComponent(from)}`)
+      assert.deepEqual(held.body.changes.filter((e: Event) => e.key === String(id)), [])
+      await between.query('COMMIT')
+    })
   })
   const got = await until(admin, from, await mark())
   const mine = got.events.filter((e) => e.key === String(id))
