@@ -134,6 +134,8 @@ export function changesRoute (runtime: Runtime, feed: ChangeFeed): AnyResourceRo
       const caller = JSON.stringify([input.ctx.tenant ?? null, input.ctx.user?.id ?? null])
       const request = { hub, question: plan.question, tokens, start, onClose: (listener: () => void) => { input.onClose(listener) } }
       if (!plan.stream) {
+        // From now, at once: nothing yet, and the token to read on from (no catch-up to race with).
+        if (plan.token === undefined && plan.waitMs === 0) return { status: 200, type: JSON_TYPE, body: JSON.stringify({ changes: [], next_page_token: tokens.encode(input.model.name, start) }) }
         if (plan.waitMs === 0) return { status: 200, type: JSON_TYPE, body: JSON.stringify(await longPoll(request, 0)) }
         const release = slots.take(caller)
         try {

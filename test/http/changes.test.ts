@@ -68,8 +68,12 @@ async function now (call: Call, resource: string, query = ''): Promise<string> {
  */
 async function startOf (call: Call, query = ''): Promise<string> {
   const from = await now(call, 'docs', query)
-  return (await until(call, from, await mark(), query)).token
+  const passed = await until(call, from, await mark(), query)
+  lastPassed = passed.events
+  return passed.token
 }
+/** What the last startOf read past: said when an assertion after it fails. */
+let lastPassed: Event[] = []
 
 /** The events after `token` up to the marker titled `title` (excluded), and the token after it. */
 async function until (call: Call, token: string, title: string, query = ''): Promise<{ events: Event[], token: string }> {
@@ -319,7 +323,7 @@ test('one row\'s changes come in the order they were made, even where the later 
       await early.query(`UPDATE docs SET title = 'by the early transaction' WHERE id = ${id}`)
       await early.query('COMMIT')
       const held = await admin('GET', `/api/v1/docs:changes?wait=1&page_token=${encodeURIComponent(from)}`)
-      assert.deepEqual(held.body.changes.filter((e: Event) => e.key === String(id)), [])
+      assert.deepEqual(held.body.changes.filter((e: Event) => e.key === String(id)), [], JSON.stringify({ passed: lastPassed, held: held.body.changes }))
       await between.query('COMMIT')
     })
   })
