@@ -6,7 +6,7 @@
 // (a resumed token) catches up on its own first, one window at a time, then joins its cohort.
 import type { Queryable } from '../db/query.js'
 import { problem } from '../problems.js'
-import { horizonOf, prunedMark, readWindow } from './log.js'
+import { announceChanges, horizonOf, prunedMark, readWindow } from './log.js'
 import type { ChangeEvent, Window } from './evaluate.js'
 import { compare, type Position, type Resume } from './position.js'
 
@@ -59,6 +59,8 @@ export class ChangeHub {
   #closed = false
   #windows = 0
   #reads = 0
+  #announcing = false
+  #announceAgain = false
 
   constructor (db: Queryable, options: HubOptions) {
     this.#db = db
@@ -91,6 +93,27 @@ export class ChangeHub {
   /** A 410 changes-expired problem where pruning has passed `position`: a reader there may have lost changes. */
   async resumable (position: Position): Promise<void> {
     if (compare(await prunedMark(this.#db), position) > 0) changesExpired()
+  }
+
+  /**
+   * A write of the pipeline has committed: this process reads the log at once, and every process
+   * hears of it by one NOTIFY sent after the commit, never in the write's transaction. Writes that
+   * commit while one is on its way share the next.
+   */
+  written (): void {
+    if (this.#closed) return
+    if (this.following > 0 || this.#waiters.length > 0) void this.wake()
+    if (this.#announcing) {
+      this.#announceAgain = true
+      return
+    }
+    this.#announcing = true
+    announceChanges(this.#db).catch(this.#options.onError).finally(() => {
+      this.#announcing = false
+      if (!this.#announceAgain) return
+      this.#announceAgain = false
+      this.written()
+    })
   }
 
   /** Reads the log now (or once more after the read under way): a NOTIFY arrived, or the poll. */

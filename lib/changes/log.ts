@@ -27,8 +27,11 @@ function triggerName (resource: string): Sql {
 
 /**
  * The schema, idempotent: `tablegate migrate` and a start with `migrateOnStart` run it when any
- * resource has `changes`, and install each `trigger` resource's row trigger. A statement trigger on
- * the log sends one NOTIFY per transaction that wrote to it (PostgreSQL folds equal ones), at commit.
+ * resource has `changes`, and install each `trigger` resource's row trigger, which also sends a
+ * NOTIFY (PostgreSQL folds a transaction's equal ones into one, at commit). The pipeline's own
+ * writes send none in their transaction: a NOTIFY makes every notifying commit of the cluster
+ * wait on one lock, which cut logged writes to a third at ten clients; the hub announces them
+ * after the commit instead (./hub.ts, `written`).
  */
 export async function migrateChangeLog (db: Queryable, models: Iterable<Pick<ResourceModel, 'name' | 'table' | 'changes'>>): Promise<void> {
   await query(db, sql`CREATE SCHEMA IF NOT EXISTS "tablegate_changes"`)
@@ -44,12 +47,12 @@ export async function migrateChangeLog (db: Queryable, models: Iterable<Pick<Res
   await query(db, sql`CREATE INDEX IF NOT EXISTS log_at ON ${LOG} (at)`)
   // Where pruning has reached: a token before it may have lost changes (410 changes-expired).
   await query(db, sql`CREATE TABLE IF NOT EXISTS ${PRUNED} (only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row), tx xid8 NOT NULL, id bigint NOT NULL)`)
-  await query(db, sql`CREATE OR REPLACE FUNCTION "tablegate_changes"."notify"() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN PERFORM pg_notify(''tablegate_changes'', ''''); RETURN NULL; END'`)
-  await query(db, sql`CREATE OR REPLACE TRIGGER "notify" AFTER INSERT ON ${LOG} FOR EACH STATEMENT EXECUTE FUNCTION "tablegate_changes"."notify"()`)
+  await query(db, sql`DROP TRIGGER IF EXISTS "notify" ON ${LOG}`)
   await query(db, sql`CREATE OR REPLACE FUNCTION "tablegate_changes"."capture"() RETURNS trigger LANGUAGE plpgsql AS '
     BEGIN
       INSERT INTO "tablegate_changes"."log" (resource, before, after)
       VALUES (substr(TG_NAME, ${sql.int(TRIGGER_PREFIX.length + 1)}), CASE WHEN TG_OP <> ''INSERT'' THEN to_jsonb(OLD) END, CASE WHEN TG_OP <> ''DELETE'' THEN to_jsonb(NEW) END);
+      PERFORM pg_notify(''tablegate_changes'', '''');
       RETURN NULL;
     END'`)
   for (const model of models) {
@@ -69,6 +72,11 @@ export async function recordChange (tx: Queryable, model: ResourceModel, key: re
     return
   }
   await query(tx, sql`INSERT INTO ${LOG} (resource, before, after) SELECT ${model.name}, ${before ?? null}::jsonb, to_jsonb(${model.table}.*) FROM ${model.table} WHERE ${keyCondition(model, key)}`)
+}
+
+/** Wakes every process that LISTENs, in a transaction of its own: sent after a write has committed. */
+export async function announceChanges (db: Queryable): Promise<void> {
+  await query(db, sql`SELECT pg_notify(${CHANNEL}, '')`)
 }
 
 /** A window of the log: where it ends, the resources with changes in it, and what is left. */

@@ -15,7 +15,12 @@ export function batchRoute (runtime: Runtime): AnyApiRoute {
     parameters: [],
     plan: (input) => parseOperations(input.body),
     // A batch's stages interleave operation by operation: its work counts as db.
-    run: async (operations, input) => await runBatch(operations, { ctx: input.ctx, services, rowPermissions: config.rowPermissions, timeoutMs: config.statementTimeoutMs }, db.app),
+    run: async (operations, input) => {
+      const results = await runBatch(operations, { ctx: input.ctx, services, rowPermissions: config.rowPermissions, timeoutMs: config.statementTimeoutMs }, db.app)
+      // A batch that wrote to a resource whose changes the pipeline records wakes the change feed.
+      if (operations.some((op) => runtime.models.get(op.resource)?.changes === 'pipeline')) runtime.changes?.written()
+      return results
+    },
     respond: (json) => ({ status: 200, type: 'application/json; charset=utf-8', body: json }),
     describe: describeBatch,
   })

@@ -53,6 +53,11 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
   // Embeds are read after the write on its transaction (lib/write/embeds.ts); a write without
   // a path sends what it always did.
   const write = async (plan: WritePlan, input: RouteInput): Promise<WriteOutcome> => {
+    const outcome = await writeOnce(plan, input)
+    if (plan.capture) runtime.changes?.written()
+    return outcome
+  }
+  const writeOnce = async (plan: WritePlan, input: RouteInput): Promise<WriteOutcome> => {
     const context = writeContext(input)
     if (plan.embeds.length > 0) {
       return await withTransaction(db.app, {}, async (tx) =>
