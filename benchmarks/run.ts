@@ -16,7 +16,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { RELATION_COUNTRIES, relationCountry, seedCards, seedOrders, seedRelations } from './bench-orders.js'
-import { AUTH_SECRET, benchCaller, cpuTicks, heapMb, pinLoadGenerator, pinned, pinnedPostmaster, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, heapMb, patchRows, pinLoadGenerator, pinned, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 
@@ -39,27 +39,10 @@ const databaseUrl = database.url
 const postmaster = pinnedPostmaster(database)
 pinLoadGenerator()
 
-/** CPU ticks of the embedded PostgreSQL's processes by pid: the postmaster and its children (the backends). */
-function databaseTicks (): Map<number, number> {
-  const ticks = new Map<number, number>()
-  if (postmaster === undefined) return ticks
-  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter((pid) => pid !== '')
-  for (const pid of [postmaster, ...children.map(Number)]) {
-    try {
-      ticks.set(pid, cpuTicks(pid))
-    } catch {
-      // A backend that ended between listing and reading.
-    }
-  }
-  return ticks
-}
-
-/** Ticks used since `before`; a backend that ended in between takes its ticks with it (rare: pools keep theirs). */
-function databaseTicksSince (before: Map<number, number>): number {
-  let used = 0
-  for (const [pid, ticks] of databaseTicks()) used += ticks - (before.get(pid) ?? 0)
-  return used
-}
+/** CPU ticks of the embedded PostgreSQL's processes by pid (./harness.ts postgresTicks). */
+const databaseTicks = (): Map<number, number> => postgresTicks(postmaster)
+/** Ticks used since `before` (./harness.ts postgresTicksSince). */
+const databaseTicksSince = (before: Map<number, number>): number => postgresTicksSince(postmaster, before)
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 })
 const benchUser = await benchCaller(pool)
 const { token } = benchUser
@@ -118,24 +101,6 @@ while (etags.length < half) {
 if (etags.some(([id], i) => id !== String(i + 1))) throw new Error('bench_orders ids are not 1..n in order')
 const floorVersions = new Array<number>(ROWS - half).fill(1)
 
-/**
- * The next row to patch, cycling; a row stays unanswered while its patch is in flight, and for
- * good when a run ended before its answer came (its next etag is unknown), and is skipped.
- */
-function patchRows (count: number): { pick: (context: Context) => number, answered: (context: Context) => void } {
-  const unanswered = new Set<number>()
-  let next = 0
-  return {
-    pick: (context) => {
-      let row = next++ % count
-      while (unanswered.has(row)) row = next++ % count
-      unanswered.add(row)
-      context.row = row
-      return row
-    },
-    answered: (context) => { unanswered.delete(context.row!) },
-  }
-}
 const tablegatePatches = patchRows(etags.length)
 const floorPatches = patchRows(floorVersions.length)
 
