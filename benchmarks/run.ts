@@ -4,7 +4,9 @@
 // PostgreSQL CPU come from /proc. tablegate runs twice: with its own login's tokens (which name
 // their key, `kid`) and with another issuer's tokens that name none. `--only scale-out`: 2
 // processes behind PgBouncer against 1 direct (needs pgbouncer installed). `--only relations`: a
-// page with and without related records embedded. `--baseline DIR`: the
+// page with and without related records embedded. `--only changes`: the change feed
+// (./changes.ts: writes with the change log on and off, 1,000 streams' delivery, the database's
+// time per change as streams grow), on a PostgreSQL of its own. `--baseline DIR`: the
 // tablegate of another checkout, built (`npm run build` there), measured in the same run, turn by
 // turn with this one, and printed before → after: a change's cost under the same noise.
 import { execFileSync } from 'node:child_process'
@@ -19,6 +21,7 @@ import { RELATION_COUNTRIES, relationCountry, seedCards, seedOrders, seedRelatio
 import { AUTH_SECRET, benchCaller, heapMb, patchRows, pinLoadGenerator, pinned, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
+import { CHANGE_DEFAULTS, changeScenarios } from './changes.js'
 
 const { values: args } = parseArgs({ options: {
   rows: { type: 'string', default: '100000' },
@@ -517,6 +520,7 @@ try {
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()
+  if (args.only === undefined || args.only.startsWith('changes')) await changeScenarios({ ...CHANGE_DEFAULTS, seconds: SECONDS, repeat: REPEAT, connections: CONNECTIONS, only: args.only, profile: args.profile })
 } finally {
   await stopServers([tablegate, otherIssuer, callerServers.kid, callerServers.noKid, floor, ...(baseline === undefined ? [] : [baseline.before, baseline.after])])
   await pool.end()
