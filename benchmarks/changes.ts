@@ -12,8 +12,9 @@
 //             database, just before its commit: an upper bound) and from the moment the create's
 //             answer reached the writer here (after its commit: a lower bound).
 //   database  PostgreSQL time spent on the feed's statements (reading the log's windows, and each
-//             cohort's question of a window) per change, from pg_stat_statements, with 10, 100 and
-//             1,000 streams in the same 10 tenants, in interleaved rounds.
+//             cohort's question of a window) per change, from pg_stat_statements (execution and
+//             planning), with 10, 100 and 1,000 streams in the same 10 tenants, in interleaved rounds.
+// The log holds `logRows` changes before anything is measured, whichever parts run.
 // `--only "changes: streams"` (or, alone, `--only streams`) runs the parts whose name starts so.
 import { request as httpRequest, type ClientRequest } from 'node:http'
 import { cpus } from 'node:os'
@@ -37,12 +38,18 @@ export interface ChangeBenchOptions {
   readonly rate: number
   /** Rows seeded in each table, spread over the tenants. */
   readonly rows: number
+  /** Changes of `feed_logged` in the log before anything is measured. */
+  readonly logRows: number
   /** A V8 CPU profile of the server, written into the working directory when it exits. */
   readonly profile?: boolean
 }
 
-/** Creates per second while streams are open, and rows seeded in each table. */
-export const CHANGE_DEFAULTS = { rate: 50, rows: 10_000 }
+/**
+ * Creates per second while streams are open; rows seeded in each table; and changes the log holds
+ * before anything is measured (a day's retention at about one a second), as PostgreSQL's choice of
+ * plans for the feed's statements follows the log's size.
+ */
+export const CHANGE_DEFAULTS = { rate: 50, rows: 10_000, logRows: 100_000 }
 const TENANTS = 10
 const CALLERS_PER_TENANT = 10
 const STREAMS_PER_CALLER = 10
@@ -137,8 +144,8 @@ class Stream {
   }
 }
 
-/** Writes made while streams are open: each create's tenant and when its answer came. */
-interface Written { readonly tenant: number, readonly answeredAt: number, readonly measured: boolean }
+/** Writes made while streams are open: each create's tenant, when its answer came, and how long it took. */
+interface Written { readonly tenant: number, readonly answeredAt: number, readonly took: number, readonly measured: boolean }
 
 export async function changeScenarios (options: ChangeBenchOptions): Promise<void> {
   const which = (options.only ?? '').replace(/^changes[\s:,]*/, '')
@@ -152,7 +159,7 @@ export async function changeScenarios (options: ChangeBenchOptions): Promise<voi
   try {
     await createTables(pool, options.rows)
     const statistics = (await pool.query<{ on: boolean }>("SELECT current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%' AS on")).rows[0]!.on
-    // Planning counts too: the questions are planned afresh when their plans are not cached.
+    // Planning counts too: PostgreSQL may plan a prepared statement afresh on each run (a custom plan).
     if (statistics) {
       for (const statement of ['CREATE EXTENSION IF NOT EXISTS pg_stat_statements', 'ALTER SYSTEM SET pg_stat_statements.track_planning = on', 'SELECT pg_reload_conf()']) await pool.query(statement)
     }
@@ -160,6 +167,10 @@ export async function changeScenarios (options: ChangeBenchOptions): Promise<voi
     server = await startServer('changes.js', { BENCH_DATABASE_URL: database.url, BENCH_AUTH_SECRET: AUTH_SECRET, BENCH_VERIFIER_JWK: JSON.stringify(issuer.jwk) },
       options.profile === true ? ['--cpu-prof', `--cpu-prof-dir=${process.cwd()}`] : [])
     const port = server.port
+    // The server made the log at its start; the log's past, in one transaction before any reader.
+    await pool.query(`INSERT INTO tablegate_changes.log (resource, after) SELECT 'feed_logged', to_jsonb(f.*)
+      FROM generate_series(1, $1::int) AS n JOIN feed_logged f ON f.id = 1 + (n - 1) % $2`, [options.logRows, options.rows])
+    await pool.query('VACUUM (ANALYZE) tablegate_changes.log')
     const base = `http://127.0.0.1:${port}`
     const writers: string[] = []
     const callers: string[][] = []
@@ -169,7 +180,7 @@ export async function changeScenarios (options: ChangeBenchOptions): Promise<voi
       for (let u = 0; u < CALLERS_PER_TENANT; u++) own.push(await issuer.sign(`caller-${t}-${u}`, { kid: true, claims: { tenant: tenantName(t) } }))
       callers.push(own)
     }
-    console.log(`\nchange feed: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; node ${process.version}; ${options.rows} rows a table in ${TENANTS} tenants; ${pinned ? 'server on core 0, PostgreSQL and the load generator on core 1' : 'not pinned'}`)
+    console.log(`\nchange feed: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; node ${process.version}; ${options.rows} rows a table in ${TENANTS} tenants; ${options.logRows} changes in the log at the start; ${pinned ? 'server on core 0, PostgreSQL and the load generator on core 1' : 'not pinned'}`)
 
     const hub = async (): Promise<{ cohorts: number, following: number }> => await (await fetch(`${base}/bench/changes-hub`)).json() as { cohorts: number, following: number }
     /** Waits until the hub follows `count` streams (all joined their cohorts), or says how far it got. */
@@ -210,6 +221,7 @@ export async function changeScenarios (options: ChangeBenchOptions): Promise<voi
         const due = started + (i * 1000) / options.rate
         if (due > clock()) await sleep(due - clock())
         const tenant = i % TENANTS
+        const sent = clock()
         answers.push(fetch(`${base}/api/v1/feed_logged`, {
           method: 'POST',
           headers: { authorization: `Bearer ${writers[tenant]!}`, 'content-type': 'application/json' },
@@ -218,7 +230,7 @@ export async function changeScenarios (options: ChangeBenchOptions): Promise<voi
           const answeredAt = clock()
           const body = await response.json() as { id?: string }
           if (response.status !== 201 || body.id === undefined) failed++
-          else written.set(String(body.id), { tenant, answeredAt, measured })
+          else written.set(String(body.id), { tenant, answeredAt, took: answeredAt - sent, measured })
         }, () => { failed++ }))
       }
       await Promise.all(answers)
@@ -254,6 +266,10 @@ export async function changeScenarios (options: ChangeBenchOptions): Promise<voi
     if (parts.includes('writes')) await writesPart(base, writers[0]!, options, server, postmaster)
 
     if (parts.includes('streams')) {
+      // The same creates with no stream open, after 2 s of them: what the writer waits for when no one follows.
+      const alone = new Map<string, Written>()
+      await writeAtRate(2000, alone, false)
+      await writeAtRate(options.seconds * 1000, alone, true)
       const received: Received[] = []
       const started = clock()
       const streams = await openStreams(CALLERS_PER_TENANT * STREAMS_PER_CALLER, received)
@@ -282,12 +298,15 @@ export async function changeScenarios (options: ChangeBenchOptions): Promise<voi
         fromTime.sort((a, b) => a - b)
         fromAnswer.sort((a, b) => a - b)
         const measuredWrites = [...written.values()].filter((w) => w.measured).length
+        const took = (writes: ReadonlyMap<string, Written>): number[] => [...writes.values()].filter((w) => w.measured).map((w) => w.took).sort((a, b) => a - b)
         const events = fromTime.length
         console.log(`\nstreams: ${streams.length} open (${TENANTS} tenants × ${CALLERS_PER_TENANT} callers × ${STREAMS_PER_CALLER} streams; the hub follows ${counts.following} in ${counts.cohorts} cohorts), opened in ${(opened / 1000).toFixed(1)} s; ` +
           `creates at ${options.rate}/s, a tenant after another, ${writing / 1000} s measured after 2 s of warm-up`)
         console.log(`${'delivery, write → client'.padEnd(44)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}`)
         console.log(`${'from the event\'s time (upper bound)'.padEnd(44)}${quantile(fromTime, 0.5).toFixed(1).padStart(8)}${quantile(fromTime, 0.99).toFixed(1).padStart(8)}${fromTime.at(-1)!.toFixed(1).padStart(8)}`)
         console.log(`${'from the create\'s answer (lower bound)'.padEnd(44)}${quantile(fromAnswer, 0.5).toFixed(1).padStart(8)}${quantile(fromAnswer, 0.99).toFixed(1).padStart(8)}${fromAnswer.at(-1)!.toFixed(1).padStart(8)}`)
+        console.log(`${'create answered (the writer\'s wait)'.padEnd(44)}${quantile(took(written), 0.5).toFixed(1).padStart(8)}${quantile(took(written), 0.99).toFixed(1).padStart(8)}${took(written).at(-1)!.toFixed(1).padStart(8)}`)
+        console.log(`${'  the same with no stream open'.padEnd(44)}${quantile(took(alone), 0.5).toFixed(1).padStart(8)}${quantile(took(alone), 0.99).toFixed(1).padStart(8)}${took(alone).at(-1)!.toFixed(1).padStart(8)}`)
         console.log(`events received ${received.length} of ${expected} expected (all writes, warm-up included); missing ${missing}, more than once ${repeated}, another tenant's ${foreign}; streams ended by the server ${ended}; failed creates ${failed}`)
         console.log(`while measured: ${measuredWrites} creates, ${events} events; server CPU ${(ticks * 10_000 / measuredWrites).toFixed(0)} µs a create (${(ticks * 10_000 / events).toFixed(1)} µs an event), PostgreSQL CPU ${(databaseTicks * 10_000 / measuredWrites).toFixed(0)} µs a create`)
       } finally {
@@ -333,14 +352,14 @@ export async function changeScenarios (options: ChangeBenchOptions): Promise<voi
         const first = of(SUBSCRIBERS[0]!, 'totalUs')
         console.log(`\ndatabase time per change (pg_stat_statements: execution + planning), creates at ${options.rate}/s for ${options.seconds * 2} s, ${options.repeat} round(s), median`)
         console.log(`${'streams'.padEnd(9)}${'cohorts'.padStart(8)}${'windows'.padStart(9)}${'questions'.padStart(10)}${'changes'.padStart(9)}${'window µs'.padStart(11)}${'question µs'.padStart(13)}${'feed µs'.padStart(9)}` +
-          `${'× 10'.padStart(7)}${'log insert µs'.padStart(15)}${'pg CPU µs'.padStart(11)}${'server CPU µs'.padStart(15)}${'events'.padStart(13)}${'wrong'.padStart(7)}`)
+          `${'× 10'.padStart(7)}${'planning µs'.padStart(13)}${'log insert µs'.padStart(15)}${'pg CPU µs'.padStart(11)}${'server CPU µs'.padStart(15)}${'events'.padStart(13)}${'wrong'.padStart(7)}`)
         for (const count of SUBSCRIBERS) {
           console.log(`${String(count).padEnd(9)}${of(count, 'cohorts').toFixed(0).padStart(8)}${of(count, 'windows').toFixed(0).padStart(9)}${of(count, 'questions').toFixed(0).padStart(10)}${of(count, 'changes').toFixed(0).padStart(9)}` +
-            `${of(count, 'windowUs').toFixed(0).padStart(11)}${of(count, 'questionUs').toFixed(0).padStart(13)}${of(count, 'totalUs').toFixed(0).padStart(9)}${(of(count, 'totalUs') / first).toFixed(2).padStart(7)}` +
+            `${of(count, 'windowUs').toFixed(0).padStart(11)}${of(count, 'questionUs').toFixed(0).padStart(13)}${of(count, 'totalUs').toFixed(0).padStart(9)}${(of(count, 'totalUs') / first).toFixed(2).padStart(7)}${of(count, 'planUs').toFixed(0).padStart(13)}` +
             `${of(count, 'insertUs').toFixed(0).padStart(15)}${of(count, 'databaseUs').toFixed(0).padStart(11)}${of(count, 'serverUs').toFixed(0).padStart(15)}` +
             `${`${of(count, 'received')}/${of(count, 'expected')}`.padStart(13)}${of(count, 'wrong').toFixed(0).padStart(7)}`)
         }
-        console.log('per change: window µs (the log\'s windows and horizon), question µs (the cohorts\' statements), feed µs (both; × 10: over 10 streams\'), the log\'s insert in the write; ' +
+        console.log('per change: window µs (the log\'s windows and horizon), question µs (the cohorts\' statements), feed µs (both; × 10: over 10 streams\'; planning: of feed µs), the log\'s insert in the write; ' +
           'pg CPU and server CPU per change from /proc, the write itself included; events received/expected; wrong: events missing, twice, of another tenant, streams ended, failed creates')
       }
     }
@@ -362,6 +381,8 @@ interface FeedCost {
   readonly windowUs: number
   readonly questionUs: number
   readonly totalUs: number
+  /** Of totalUs, planning: the feed's statements are prepared, yet PostgreSQL may plan them afresh on each run. */
+  readonly planUs: number
   readonly insertUs: number
   /** CPU per change from /proc, the write itself included: the server's, PostgreSQL's. */
   readonly serverUs: number
@@ -374,18 +395,21 @@ interface FeedCost {
 
 /** The feed's statements since the last reset, by their text: the log's windows and horizon, the cohorts' questions, the log's inserts. */
 async function feedCost (pool: pg.Pool, changes: number): Promise<Omit<FeedCost, 'cohorts' | 'serverUs' | 'databaseUs' | 'received' | 'expected' | 'wrong'>> {
-  const { rows } = await pool.query<{ query: string, calls: string, ms: number }>(`SELECT query, calls::text, total_exec_time + total_plan_time AS ms
+  const { rows } = await pool.query<{ query: string, calls: string, ms: number, plan_ms: number }>(`SELECT query, calls::text, total_exec_time + total_plan_time AS ms, total_plan_time AS plan_ms
     FROM pg_stat_statements WHERE query LIKE '%tablegate_changes%' AND query NOT LIKE '%pg_stat_statements%'`)
   let windows = 0
   let questions = 0
   let windowMs = 0
   let questionMs = 0
   let insertMs = 0
+  let planMs = 0
   for (const row of rows) {
+    const insert = /^\s*INSERT INTO "tablegate_changes"\."log"/.test(row.query)
+    if (!insert) planMs += row.plan_ms
     if (row.query.includes('jsonb_populate_record')) {
       questions += Number(row.calls)
       questionMs += row.ms
-    } else if (/^\s*INSERT INTO "tablegate_changes"\."log"/.test(row.query)) {
+    } else if (insert) {
       insertMs += row.ms
     } else {
       // The window (its horizon, the changes after the tail), a horizon alone, a long transaction's end, pruning.
@@ -394,7 +418,7 @@ async function feedCost (pool: pg.Pool, changes: number): Promise<Omit<FeedCost,
     }
   }
   const per = (ms: number): number => ms * 1000 / changes
-  return { windows, questions, changes, windowUs: per(windowMs), questionUs: per(questionMs), totalUs: per(windowMs + questionMs), insertUs: per(insertMs) }
+  return { windows, questions, changes, windowUs: per(windowMs), questionUs: per(questionMs), totalUs: per(windowMs + questionMs), planUs: per(planMs), insertUs: per(insertMs) }
 }
 
 interface Side {
@@ -408,9 +432,10 @@ interface Side {
 interface Measured { requests: number, seconds: number, ticks: number, databaseTicks: number, errors: number }
 
 /**
- * Writes with the change log off and on: creates, and patches with If-Match (each row's next ETag
- * learned from its answer), one caller of tenant t0, `connections` at once, rounds of 1 s taking
- * the four in turn (the side that goes first alternating), after a 1 s warm-up of each.
+ * Writes with the change log off, behind a no-op hook, and on: creates, and patches with If-Match
+ * (each row's next ETag learned from its answer), one caller of tenant t0, `connections` at once,
+ * rounds of 1 s taking the three resources in turn (in reverse every other round), after a 1 s
+ * warm-up of each.
  */
 async function writesPart (base: string, token: string, options: ChangeBenchOptions, server: BenchServer, postmaster: number | undefined): Promise<void> {
   const auth = { authorization: `Bearer ${token}` }
@@ -486,10 +511,11 @@ async function writesPart (base: string, token: string, options: ChangeBenchOpti
   console.log('off: feed_plain (one statement a write); hook: feed_hooked (a no-op write hook: the transaction a logged write takes, no log); on: feed_logged (changes: {})')
 }
 
-// Run alone: `npm run bench:changes [-- --seconds 5 --repeat 1 --rate 50 --only streams --profile]`.
+// Run alone: `npm run bench:changes [-- --seconds 5 --repeat 1 --rate 50 --log-rows 100000 --only streams --profile]`.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values: args } = parseArgs({ options: {
     rows: { type: 'string', default: String(CHANGE_DEFAULTS.rows) },
+    'log-rows': { type: 'string', default: String(CHANGE_DEFAULTS.logRows) },
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '20' },
     repeat: { type: 'string', default: '1' },
@@ -498,5 +524,5 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     profile: { type: 'boolean', default: false },
   } })
   pinLoadGenerator()
-  await changeScenarios({ profile: args.profile, rows: Number(args.rows), seconds: Number(args.seconds), connections: Number(args.connections), repeat: Number(args.repeat), rate: Number(args.rate), only: args.only })
+  await changeScenarios({ profile: args.profile, rows: Number(args.rows), logRows: Number(args['log-rows']), seconds: Number(args.seconds), connections: Number(args.connections), repeat: Number(args.repeat), rate: Number(args.rate), only: args.only })
 }
