@@ -94,13 +94,16 @@ export type RequestContext = Record<string, number>
 
 /**
  * The next row to patch, cycling; a row stays unanswered while its patch is in flight, and for
- * good when a run ended before its answer came (its next etag is unknown), and is skipped.
+ * good when a run ended before its answer came (its next etag is unknown), and is skipped. Should
+ * every row be left so (each run leaves up to one per connection), all are taken again: a stale
+ * ETag's 412 counts as an error, where skipping would spin for ever.
  */
 export function patchRows (count: number): { pick: (context: RequestContext) => number, answered: (context: RequestContext) => void } {
   const unanswered = new Set<number>()
   let next = 0
   return {
     pick: (context) => {
+      if (unanswered.size >= count) unanswered.clear()
       let row = next++ % count
       while (unanswered.has(row)) row = next++ % count
       unanswered.add(row)
