@@ -155,6 +155,8 @@ export async function changeScenarios (options: ChangeBenchOptions): Promise<voi
   const postmaster = pinnedPostmaster(database)
   pinLoadGenerator()
   const pool = new pg.Pool({ connectionString: database.url, max: 2 })
+  // A connection the database's stop ends is no crash of the run before its cleanup.
+  pool.on('error', () => {})
   let server: BenchServer | undefined
   try {
     await createTables(pool, options.rows)
