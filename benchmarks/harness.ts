@@ -89,6 +89,53 @@ export function pinnedPostmaster (database: BenchDatabase): number | undefined {
   return postmaster
 }
 
+/** Per autocannon connection: what its request in flight names (the row a patch takes). */
+export type RequestContext = Record<string, number>
+
+/**
+ * The next row to patch, cycling; a row stays unanswered while its patch is in flight, and for
+ * good when a run ended before its answer came (its next etag is unknown), and is skipped. Should
+ * every row be left so (each run leaves up to one per connection), all are taken again: a stale
+ * ETag's 412 counts as an error, where skipping would spin for ever.
+ */
+export function patchRows (count: number): { pick: (context: RequestContext) => number, answered: (context: RequestContext) => void } {
+  const unanswered = new Set<number>()
+  let next = 0
+  return {
+    pick: (context) => {
+      if (unanswered.size >= count) unanswered.clear()
+      let row = next++ % count
+      while (unanswered.has(row)) row = next++ % count
+      unanswered.add(row)
+      context.row = row
+      return row
+    },
+    answered: (context) => { unanswered.delete(context.row!) },
+  }
+}
+
+/** CPU ticks of a PostgreSQL's processes by pid: the postmaster and its children (the backends); none without a postmaster. */
+export function postgresTicks (postmaster: number | undefined): Map<number, number> {
+  const ticks = new Map<number, number>()
+  if (postmaster === undefined) return ticks
+  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter((pid) => pid !== '')
+  for (const pid of [postmaster, ...children.map(Number)]) {
+    try {
+      ticks.set(pid, cpuTicks(pid))
+    } catch {
+      // A backend that ended between listing and reading.
+    }
+  }
+  return ticks
+}
+
+/** Ticks used since `before`; a backend that ended in between takes its ticks with it (rare: pools keep theirs). */
+export function postgresTicksSince (postmaster: number | undefined, before: Map<number, number>): number {
+  let used = 0
+  for (const [pid, ticks] of postgresTicks(postmaster)) used += ticks - (before.get(pid) ?? 0)
+  return used
+}
+
 /** The auth store, an admin, and the `user` every benchmark request is made as, with a bearer token for an hour. */
 export async function benchCaller (pool: pg.Pool): Promise<{ id: string, token: string }> {
   const users = createUserStore({ pool, schema: undefined, roles: roleSetup(['admin', 'user'], 'user'), authSecret: AUTH_SECRET, issuer: 'http://localhost:5173' })

@@ -9,7 +9,8 @@ const KID = 'bench-issuer-1'
 export interface Issuer {
   /** The public key, as the server's `verifier.keys` takes it. */
   readonly jwk: JWK
-  sign (subject: string, options: { readonly kid: boolean }): Promise<string>
+  /** `claims`: more of them beside the role (a tenant). */
+  sign (subject: string, options: { readonly kid: boolean, readonly claims?: Readonly<Record<string, string>> }): Promise<string>
 }
 
 export async function benchIssuer (): Promise<Issuer> {
@@ -17,7 +18,7 @@ export async function benchIssuer (): Promise<Issuer> {
   const jwk = { ...(await exportJWK(publicKey)), kid: KID, alg: 'EdDSA', use: 'sig' }
   return {
     jwk,
-    sign: async (subject, { kid }) => await new SignJWT({ role: 'user' })
+    sign: async (subject, { kid, claims }) => await new SignJWT({ ...claims, role: 'user' })
       .setProtectedHeader(kid ? { alg: 'EdDSA', kid: KID } : { alg: 'EdDSA' })
       .setSubject(subject).setIssuer(BENCH_ISSUER).setAudience(BENCH_AUDIENCE).setIssuedAt().setExpirationTime('2h')
       .sign(privateKey),

@@ -4,7 +4,9 @@
 // PostgreSQL CPU come from /proc. tablegate runs twice: with its own login's tokens (which name
 // their key, `kid`) and with another issuer's tokens that name none. `--only scale-out`: 2
 // processes behind PgBouncer against 1 direct (needs pgbouncer installed). `--only relations`: a
-// page with and without related records embedded. `--baseline DIR`: the
+// page with and without related records embedded. `--only changes`: the change feed
+// (./changes.ts: writes with the change log on and off, 1,000 streams' delivery, the database's
+// time per change as streams grow), on a PostgreSQL of its own. `--baseline DIR`: the
 // tablegate of another checkout, built (`npm run build` there), measured in the same run, turn by
 // turn with this one, and printed before → after: a change's cost under the same noise.
 import { execFileSync } from 'node:child_process'
@@ -16,9 +18,10 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { RELATION_COUNTRIES, relationCountry, seedCards, seedOrders, seedRelations } from './bench-orders.js'
-import { AUTH_SECRET, benchCaller, cpuTicks, heapMb, pinLoadGenerator, pinned, pinnedPostmaster, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, heapMb, patchRows, pinLoadGenerator, pinned, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
+import { CHANGE_DEFAULTS, changeScenarios } from './changes.js'
 
 const { values: args } = parseArgs({ options: {
   rows: { type: 'string', default: '100000' },
@@ -39,27 +42,10 @@ const databaseUrl = database.url
 const postmaster = pinnedPostmaster(database)
 pinLoadGenerator()
 
-/** CPU ticks of the embedded PostgreSQL's processes by pid: the postmaster and its children (the backends). */
-function databaseTicks (): Map<number, number> {
-  const ticks = new Map<number, number>()
-  if (postmaster === undefined) return ticks
-  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter((pid) => pid !== '')
-  for (const pid of [postmaster, ...children.map(Number)]) {
-    try {
-      ticks.set(pid, cpuTicks(pid))
-    } catch {
-      // A backend that ended between listing and reading.
-    }
-  }
-  return ticks
-}
-
-/** Ticks used since `before`; a backend that ended in between takes its ticks with it (rare: pools keep theirs). */
-function databaseTicksSince (before: Map<number, number>): number {
-  let used = 0
-  for (const [pid, ticks] of databaseTicks()) used += ticks - (before.get(pid) ?? 0)
-  return used
-}
+/** CPU ticks of the embedded PostgreSQL's processes by pid (./harness.ts postgresTicks). */
+const databaseTicks = (): Map<number, number> => postgresTicks(postmaster)
+/** Ticks used since `before` (./harness.ts postgresTicksSince). */
+const databaseTicksSince = (before: Map<number, number>): number => postgresTicksSince(postmaster, before)
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 })
 const benchUser = await benchCaller(pool)
 const { token } = benchUser
@@ -118,24 +104,6 @@ while (etags.length < half) {
 if (etags.some(([id], i) => id !== String(i + 1))) throw new Error('bench_orders ids are not 1..n in order')
 const floorVersions = new Array<number>(ROWS - half).fill(1)
 
-/**
- * The next row to patch, cycling; a row stays unanswered while its patch is in flight, and for
- * good when a run ended before its answer came (its next etag is unknown), and is skipped.
- */
-function patchRows (count: number): { pick: (context: Context) => number, answered: (context: Context) => void } {
-  const unanswered = new Set<number>()
-  let next = 0
-  return {
-    pick: (context) => {
-      let row = next++ % count
-      while (unanswered.has(row)) row = next++ % count
-      unanswered.add(row)
-      context.row = row
-      return row
-    },
-    answered: (context) => { unanswered.delete(context.row!) },
-  }
-}
 const tablegatePatches = patchRows(etags.length)
 const floorPatches = patchRows(floorVersions.length)
 
@@ -552,6 +520,7 @@ try {
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()
+  if (args.only === undefined || args.only.startsWith('changes')) await changeScenarios({ ...CHANGE_DEFAULTS, seconds: SECONDS, repeat: REPEAT, connections: CONNECTIONS, only: args.only, profile: args.profile })
 } finally {
   await stopServers([tablegate, otherIssuer, callerServers.kid, callerServers.noKid, floor, ...(baseline === undefined ? [] : [baseline.before, baseline.after])])
   await pool.end()
