@@ -4,7 +4,6 @@
 // change is read before every change that could precede it has committed or rolled back.
 import { sql, type Sql } from '../sql/sql.js'
 import { query, rows, type Queryable } from '../db/query.js'
-import { keyCondition } from '../sql/record.js'
 import { offsetText } from '../sql/filter.js'
 import type { ResourceModel } from '../model/types.js'
 import { ORIGIN, type Position } from './position.js'
@@ -63,15 +62,12 @@ export async function migrateChangeLog (db: Queryable, models: Iterable<Pick<Res
 }
 
 /**
- * Records one write of the pipeline: the image before (the lock's, as text) and the row as it now
- * stands, read by its key in the write's transaction (none after a hard delete).
+ * Records one write of the pipeline in its transaction: the row before (the lock's image) and
+ * after (the write's RETURNING), each `to_jsonb` text, none for a create's before or a hard
+ * delete's after.
  */
-export async function recordChange (tx: Queryable, model: ResourceModel, key: readonly string[], before: string | undefined, hardDelete: boolean): Promise<void> {
-  if (hardDelete) {
-    await query(tx, sql`INSERT INTO ${LOG} (resource, before) VALUES (${model.name}, ${before ?? null}::jsonb)`)
-    return
-  }
-  await query(tx, sql`INSERT INTO ${LOG} (resource, before, after) SELECT ${model.name}, ${before ?? null}::jsonb, to_jsonb(${model.table}.*) FROM ${model.table} WHERE ${keyCondition(model, key)}`)
+export async function recordChange (tx: Queryable, model: ResourceModel, before: string | undefined, after: string | undefined): Promise<void> {
+  await query(tx, sql`INSERT INTO ${LOG} (resource, before, after) VALUES (${model.name}, ${before ?? null}::jsonb, ${after ?? null}::jsonb)`)
 }
 
 /** Wakes every process that LISTENs, in a transaction of its own: sent after a write has committed. */

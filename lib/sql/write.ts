@@ -14,7 +14,8 @@ import { compileFilter, tenantOf } from './filter.js'
  */
 function returning (plan: WritePlan, check: CheckedFilter | undefined): Sql {
   const verified = check === undefined ? sql.empty : sql`, (${compileFilter(plan.model, check)}) AS "__verified"`
-  return sql` RETURNING ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${verified}${tenantColumn(plan)}`
+  const image = plan.capture ? imageColumn(plan.model) : sql.empty
+  return sql` RETURNING ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${verified}${tenantColumn(plan)}${image}`
 }
 
 /** Staff across tenants: the row's tenant, for the write's event (`__tenant`). */
@@ -42,7 +43,7 @@ function versionBump (model: ResourceModel): Sql[] {
  * The stored row, locked for the rest of the transaction; soft-deleted rows included. `rows` is the
  * caller's read filter and the operation's own: a row outside them does not exist for the write.
  */
-/** `to_jsonb` of the locked row, as text: a change's image before the write (lib/changes/log.ts). */
+/** `to_jsonb` of the row, as text: a change's image (lib/changes/log.ts), before the write where a lock reads it, after it in a RETURNING. */
 function imageColumn (model: ResourceModel): Sql {
   return sql`, to_jsonb(${model.table}.*)::text AS "__image"`
 }
