@@ -129,7 +129,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
     revocations?.start(config.revocationPollMs)
     const services = appServices(config, db.authSecret, hooks, models)
     const changes = [...models.values()].some((m) => m.changes !== undefined)
-      ? new ChangeHub(db.app, { pollMs: config.changes.pollMs, onError: (err) => { warn(`change feed: reading the change log failed (tried again at the next wake): ${(err as Error).message}`) } })
+      ? new ChangeHub(db.changes, { pollMs: config.changes.pollMs, onError: (err) => { warn(`change feed: reading the change log failed (tried again at the next wake): ${(err as Error).message}`) } })
       : undefined
     return {
       config,

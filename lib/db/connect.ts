@@ -18,12 +18,20 @@ export interface Databases {
   readonly read: Pool
   /** The auth store's pool: ADMIN_DATABASE_URL when given, else the application database. */
   readonly admin: Pool
+  /**
+   * The change feed's reads of its log (lib/changes/): a few connections of their own, so a window
+   * read for many followers never takes the writes' connections. Connects only when a feed is followed.
+   */
+  readonly changes: Pool
   readonly authSecret: string
   /** The built-in login's store schema (./store-schema.ts); undefined where another issuer's tokens are verified. */
   readonly authSchema: string | undefined
   readonly embedded: EmbeddedDatabase | undefined
   close (): Promise<void>
 }
+
+/** The change feed's connections per process: its window reads and each cohort's question queue on them. */
+const CHANGE_POOL_SIZE = 4
 
 export interface ConnectOptions {
   /** Called with warnings worth a line in the log (a generated secret). */
@@ -59,10 +67,12 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
   const read = createPool(config.databaseReadUrl ?? url, { max: sizes.read, ...common, records: true, readOnly: true, applicationName: 'tablegate-read' })
   // The auth store has pools of its own, with pg's default parsing (its timestamps are Dates).
   const admin = createPool(config.adminDatabaseUrl ?? url, { max: sizes.auth, applicationName: 'tablegate-auth', ...common })
+  const changes = createPool(url, { max: CHANGE_POOL_SIZE, ...common, records: true, applicationName: 'tablegate-changes' })
   const close = async (): Promise<void> => {
     await app.end()
     await read.end()
     await admin.end()
+    await changes.end()
     await embedded?.stop()
   }
   // The first connection says what is wrong with the URL, in the words of whoever set it.
@@ -78,7 +88,7 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
     throw new ConfigError(unsupported)
   }
   const authSchema = config.verifier === undefined ? await storeSchema(admin, config.authSchema) : config.authSchema
-  return { app, read, admin, authSecret, authSchema, embedded, close }
+  return { app, read, admin, changes, authSecret, authSchema, embedded, close }
 }
 
 function checkUrl (name: string, url: string): void {

@@ -124,7 +124,7 @@ export function changesRoute (runtime: Runtime, feed: ChangeFeed): AnyResourceRo
       const question: Question = {
         key: questionKey(list),
         resource: input.model.name,
-        read: async (window) => await readChanges(db.app, list, window, tokens, services),
+        read: async (window) => await readChanges(db.changes, list, window, tokens, services),
       }
       return { list, question, token, waitMs, stream }
     },
