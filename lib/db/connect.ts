@@ -31,7 +31,7 @@ export interface Databases {
 }
 
 /** The change feed's connections per process: its window reads and each cohort's question queue on them. */
-const CHANGE_POOL_SIZE = 4
+const CHANGE_POOL_SIZE = 2
 
 export interface ConnectOptions {
   /** Called with warnings worth a line in the log (a generated secret). */

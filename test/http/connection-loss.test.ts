@@ -66,7 +66,9 @@ test('a backend that stops answering is given up within the statement timeout an
   const frozenApp = await buildApp({
     databaseUrl,
     poolSize: 1,
-    statementTimeoutMs: 300,
+    // 800 ms, not less: on a loaded machine (CI's browser files beside this one) the first write
+    // of a fresh pool once went unanswered for 300 ms and its margin, and this write must succeed.
+    statementTimeoutMs: 800,
     resources: { items: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } } },
   })
   const frozenCall = caller(frozenApp, await bearer(app, 'admin@example.com'))
@@ -81,9 +83,9 @@ test('a backend that stops answering is given up within the statement timeout an
   }
   try {
     const elapsed = await unavailable(async () => await frozenCall('POST', '/api/v1/items', { payload: { title: 'into the void' } }))
-    // Given up after the timeout and the margin (600 ms and a sweep); the bound only says "not
+    // Given up after the timeout and the margin (1,600 ms and a sweep); the bound only says "not
     // never", with room for a loaded machine.
-    assert.ok(elapsed >= 550 && elapsed < 5000, `answered after ${elapsed} ms`)
+    assert.ok(elapsed >= 1500 && elapsed < 7000, `answered after ${elapsed} ms`)
   } finally {
     for (const pid of mine) process.kill(pid, 'SIGCONT')
   }
