@@ -59,6 +59,7 @@ export class ChangeHub {
   #closed = false
   #windows = 0
   #reads = 0
+  #following = 0
   #announcing = false
   #announceAgain = false
 
@@ -67,11 +68,9 @@ export class ChangeHub {
     this.#options = options
   }
 
-  /** Followers in cohorts now. */
+  /** Followers in cohorts now: counted as they join and leave, for every pipeline write asks (`written`). */
   get following (): number {
-    let n = 0
-    for (const cohort of this.#cohorts.values()) n += cohort.followers.size
-    return n
+    return this.#following
   }
 
   /** Cohorts now: the statements each window costs. */
@@ -250,14 +249,16 @@ export class ChangeHub {
       cohort = { question: follower.question, followers: new Set() }
       this.#cohorts.set(key, cohort)
     }
+    if (cohort.followers.has(follower)) return
     cohort.followers.add(follower)
+    this.#following++
   }
 
   leave (follower: Follower): void {
     const key = follower.question.key
     const cohort = this.#cohorts.get(key)
-    if (cohort === undefined) return
-    cohort.followers.delete(follower)
+    if (cohort === undefined || !cohort.followers.delete(follower)) return
+    this.#following--
     if (cohort.followers.size === 0) this.#cohorts.delete(key)
   }
 
@@ -275,5 +276,6 @@ export class ChangeHub {
     clearTimeout(this.#retry)
     for (const cohort of this.#cohorts.values()) for (const follower of cohort.followers) follower.fail(problem('service-unavailable', 'The server is shutting down: resume with the last event id.'))
     this.#cohorts.clear()
+    this.#following = 0
   }
 }
