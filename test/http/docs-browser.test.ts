@@ -23,6 +23,8 @@ test('signing in through /api/auth/sign-in leads to a rendered reference of the 
   await createUser(app, 'admin@example.com')
   await createUser(app, 'clerk@example.com', 'clerk')
   await app.listen({ port, host: '127.0.0.1' })
+  // Closed when the test ends: left listening, it held the file a minute past its last test.
+  t.after(async () => { await app.close() })
 
   const browser = await launchBrowser(t)
   const page = await browser.newPage()
