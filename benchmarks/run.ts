@@ -4,10 +4,10 @@
 // PostgreSQL CPU come from /proc. tablegate runs twice: with its own login's tokens (which name
 // their key, `kid`) and with another issuer's tokens that name none. `--only scale-out`: 2
 // processes behind PgBouncer against 1 direct (needs pgbouncer installed). `--only relations`: a
-// page with and without related records embedded. `--only changes`: the change feed
-// (./changes.ts: writes with the change log on and off, 1,000 streams' delivery, the database's
-// time per change as streams grow), on a PostgreSQL of its own. `--baseline DIR`: the
-// tablegate of another checkout, built (`npm run build` there), measured in the same run, turn by
+// page plain, with related records embedded, and filtered across a relation, each beside the
+// floor's. `--only changes`: the change feed (./changes.ts: writes with the change log on and off,
+// 1,000 streams' delivery, the database's time per change as streams grow), on a PostgreSQL of its
+// own. `--baseline DIR`: the tablegate of another checkout, built (`npm run build` there), measured in the same run, turn by
 // turn with this one, and printed before → after: a change's cost under the same noise.
 import { execFileSync } from 'node:child_process'
 import { join, resolve } from 'node:path'
@@ -349,17 +349,20 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
 }
 
 /**
- * Relations (docs/relations.md), issue 34's figures: on `rel_orders` (bench_orders read with its
- * relations: 10,000 customers, 5 lines an order), each scenario beside the same page of 50 without
- * embeds or traversal, measured in turn on the same fresh server: requests per second, server CPU
- * and PostgreSQL CPU per request, their sum over the plain page's, and what the scenario adds to it
- * (`+µs`). The floor serves each pair too, for what the embed or filter costs a server with no
- * access rules, ETags or tokens. With `--baseline`, the two checkouts' servers take turns, each
- * pair on each. A scenario a server refuses (a to-many embed before it was built) is printed with
- * its answer, not measured. That each is one statement is
- * proven by counting them in test/http/relations-embed.test.ts and relations-filter.test.ts (the
- * server's own statistics lag by up to 10 s). `--profile` writes the server's CPU profile;
- * `--only "relations: customer"` runs the pairs whose name starts so.
+ * Relations (docs/relations.md), issue 45's figures: on `rel_orders` (bench_orders read with its
+ * relations: 10,000 customers in 250 countries, 5 lines an order), a page of 50 plain, with its
+ * customer (to-one) or its 5 lines (to-many) embedded, and filtered across the customer: a
+ * selective filter (one country, 0.4 % of orders) and an unselective one (countries up to one near
+ * the middle, about half), each value drawn per request, as real traffic's differ. Each scenario
+ * beside the floor's (./servers/floor.ts: two statements for the to-many, the cheapest form for
+ * each filter), the two taking turns round by round (`--repeat`), medians: requests per second,
+ * tablegate's over the floor's against issue 45's target, p99, and server and PostgreSQL CPU per
+ * request. The filters' match fractions are counted on the seeded data and printed. With
+ * `--baseline`, both checkouts' servers take their turns, a row each. A scenario a server refuses is
+ * printed with its answer, not measured. That each is one statement is proven by counting them in
+ * test/http/relations-embed.test.ts and relations-filter.test.ts (the server's own statistics lag
+ * by up to 10 s). `--profile` writes the server's CPU profile; `--only "relations: 5 lines"` runs
+ * the scenarios whose name starts so.
  */
 async function relationScenarios (): Promise<void> {
   const servers: Array<[string, BenchServer]> = baseline === undefined
@@ -367,59 +370,73 @@ async function relationScenarios (): Promise<void> {
     : [['before', baseline.before], ['after', baseline.after]]
   const fields = 'id,title,status,total,placed_at,customer_id'
   const list = `/api/v1/rel_orders?page_size=50&fields=${fields}`
-  const plain: Side = { method: 'GET', path: () => list }
-  // A country of 40 customers (400 orders) drawn per request: real traffic's filters differ in their values.
-  const country = (): string => relationCountry(Math.floor(Math.random() * RELATION_COUNTRIES))
-  // Each pair with the floor's (./servers/floor.ts) same page: what any server pays for the
-  // embed or the filter, against what tablegate pays.
-  const floorPlain: Side = { method: 'GET', path: () => '/rel_orders' }
-  const pairs: Array<[string, Side, Side]> = [
-    ['customer embedded', { method: 'GET', path: () => `${list},customer` }, { method: 'GET', path: () => '/rel_orders?embed=customer' }],
-    ['5 lines embedded', { method: 'GET', path: () => `${list},lines` }, { method: 'GET', path: () => '/rel_orders?embed=lines' }],
-    ['filter customer.country', { method: 'GET', path: () => `${list}&filter=${encodeURIComponent(`customer.country = "${country()}"`)}` },
-      { method: 'GET', path: () => `/rel_orders?country=${country()}` }],
+  const filtered = (filter: string): string => `${list}&filter=${encodeURIComponent(filter)}`
+  // Countries up to the one drawn from the 27 around the middle of the 250: 44.8-55.2 % of orders.
+  const MIDDLE = Array.from({ length: 27 }, (_, i) => RELATION_COUNTRIES / 2 - 14 + i)
+  const country = { selective: (): string => relationCountry(Math.floor(Math.random() * RELATION_COUNTRIES)), unselective: (): string => relationCountry(MIDDLE[Math.floor(Math.random() * MIDDLE.length)]!) }
+  // Each with issue 45's target: tablegate's requests per second over the floor's.
+  const questions: Array<{ name: string, target: number, tablegate: Side, floor: Side }> = [
+    { name: 'plain page', target: 1, tablegate: { method: 'GET', path: () => list }, floor: { method: 'GET', path: () => '/rel_orders' } },
+    { name: 'customer embedded (to-one)', target: 1, tablegate: { method: 'GET', path: () => `${list},customer` }, floor: { method: 'GET', path: () => '/rel_orders?embed=customer' } },
+    { name: '5 lines embedded (to-many)', target: 0.8, tablegate: { method: 'GET', path: () => `${list},lines` }, floor: { method: 'GET', path: () => '/rel_orders?embed=lines' } },
+    {
+      name: 'filter customer.country = "<one of 250>"',
+      target: 1,
+      tablegate: { method: 'GET', path: () => filtered(`customer.country = "${country.selective()}"`) },
+      floor: { method: 'GET', path: () => `/rel_orders?country=${country.selective()}` },
+    },
+    {
+      name: `filter customer.country <= "<${relationCountry(MIDDLE[0]!)}..${relationCountry(MIDDLE.at(-1)!)}>"`,
+      target: 1,
+      tablegate: { method: 'GET', path: () => filtered(`customer.country <= "${country.unselective()}"`) },
+      floor: { method: 'GET', path: () => `/rel_orders?country_upto=${country.unselective()}` },
+    },
   ]
-  const results: string[] = []
+  // The fraction of orders each filter matches, by the database's own order of the codes.
+  const orders = (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM bench_orders')).rows[0]!.n
+  const byCountry = (await pool.query<{ country: string, n: number }>('SELECT c.country, count(*)::int AS n FROM bench_orders o JOIN bench_customers c ON c.id = o.customer_id GROUP BY c.country ORDER BY c.country')).rows
+  let upTo = 0
+  const fractions = byCountry.map(({ country: code, n }) => ({ code, equal: n / orders, upTo: (upTo += n) / orders }))
+  const middle = new Set(MIDDLE.map(relationCountry))
+  const span = (xs: number[]): string => `mean ${(100 * xs.reduce((sum, x) => sum + x, 0) / xs.length).toFixed(2)} %, ${(100 * Math.min(...xs)).toFixed(2)}-${(100 * Math.max(...xs)).toFixed(2)} %`
+  const table: string[] = []
   try {
-    // `--only "relations: customer"`: the pairs whose name starts so.
+    // `--only "relations: 5 lines"`: the scenarios whose name starts so.
     const which = (args.only ?? '').replace(/^relations[\s:,]*/, '')
-    for (const [name, side, floorSide] of pairs.filter(([name]) => name.startsWith(which))) {
-      const contenders = [
-        ...servers.map(([label, server]) => ({ label, server, plain, side, auth })),
-        { label: 'floor', server: floor, plain: floorPlain, side: floorSide, auth: {} },
-      ]
+    for (const scenario of questions.filter(({ name }) => name.startsWith(which))) {
       const refused = new Map<string, string>()
       for (const [label, server] of servers) {
-        const response = await fetch(`http://127.0.0.1:${server.port}${side.path({})}`, { headers: auth })
+        const response = await fetch(`http://127.0.0.1:${server.port}${scenario.tablegate.path({})}`, { headers: auth })
         if (!response.ok) refused.set(label, `answers ${response.status}: ${((await response.json()) as { detail?: string }).detail ?? ''}`)
       }
-      const runs = new Map<string, { plain: Measured[], with: Measured[] }>(contenders.map(({ label }) => [label, { plain: [], with: [] }]))
+      const contenders = [
+        ...servers.filter(([label]) => !refused.has(label)).map(([label, server]) => ({ label, server, side: scenario.tablegate, auth })),
+        { label: 'floor', server: floor, side: scenario.floor, auth: {} },
+      ]
+      const runs = new Map<string, Measured[]>(contenders.map(({ label }) => [label, []]))
       for (let r = 0; r < REPEAT; r++) {
         for (const contender of contenders) {
-          if (refused.has(contender.label)) continue
-          await measure(contender.server, contender.plain, contender.auth, 1)
-          runs.get(contender.label)!.plain.push(await measure(contender.server, contender.plain, contender.auth, SECONDS))
           await measure(contender.server, contender.side, contender.auth, 1)
-          runs.get(contender.label)!.with.push(await measure(contender.server, contender.side, contender.auth, SECONDS))
+          runs.get(contender.label)!.push(await measure(contender.server, contender.side, contender.auth, SECONDS))
         }
       }
-      for (const { label } of contenders) {
-        const prefix = label === '' ? '' : `${label}: `
+      const of = (label: string, key: keyof Measured): number => median(runs.get(label)!.map((m) => m[key]))
+      const pair = (label: string, key: keyof Measured, unit = ''): string => `${of(label, key).toFixed(0)}/${of('floor', key).toFixed(0)}${unit}`
+      for (const [label] of servers) {
+        const title = `${label === '' ? '' : `${label}: `}${scenario.name}`.padEnd(50)
         if (refused.has(label)) {
-          results.push(`${`${prefix}list page 50, ${name}`.padEnd(44)}${refused.get(label)!}`)
+          table.push(`${title}${'-'.padStart(8)}${of('floor', 'rps').toFixed(0).padStart(8)}${'-'.padStart(7)}${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}  ${refused.get(label)!}`)
           continue
         }
-        const { plain: without, with: embedded } = runs.get(label)!
-        const of = (measured: Measured[], key: keyof Measured): number => median(measured.map((m) => m[key]))
-        const cost = (measured: Measured[]): number => of(measured, 'cpuUs') + of(measured, 'databaseUs')
-        const line = (title: string, measured: Measured[]): string => `${`${prefix}${title}`.padEnd(44)}${of(measured, 'rps').toFixed(0).padStart(8)}${`${of(measured, 'p99')} ms`.padStart(9)}` +
-          `${of(measured, 'cpuUs').toFixed(0).padStart(8)}${of(measured, 'databaseUs').toFixed(0).padStart(8)}${(cost(measured) / cost(without)).toFixed(2).padStart(9)}` +
-          `${(measured === without ? '' : (cost(measured) - cost(without)).toFixed(0)).padStart(8)}${String(of(measured, 'errors')).padStart(5)}`
-        results.push(line('list page 50, plain', without), line(`list page 50, ${name}`, embedded))
+        table.push(`${title}${of(label, 'rps').toFixed(0).padStart(8)}${of('floor', 'rps').toFixed(0).padStart(8)}${(of(label, 'rps') / of('floor', 'rps')).toFixed(2).padStart(7)}` +
+          `${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}${pair(label, 'p99', ' ms').padStart(13)}${pair(label, 'cpuUs').padStart(13)}${pair(label, 'databaseUs').padStart(14)}` +
+          `${String(of(label, 'errors') + of('floor', 'errors')).padStart(5)}`)
       }
     }
-    console.log(`\n${'relations (rel_orders)'.padEnd(44)}${'r/s'.padStart(8)}${'p99'.padStart(9)}${'CPU µs'.padStart(8)}${'pg µs'.padStart(8)}${'× plain'.padStart(9)}${'+µs'.padStart(8)}${'err'.padStart(5)}`)
-    for (const line of results) console.log(line)
+    console.log(`\nrelations (rel_orders, page of 50; ${orders.toLocaleString('en')} orders): customer.country = "<one of 250>" matches ${span(fractions.map((f) => f.equal))} of orders; ` +
+      `customer.country <= "<${relationCountry(MIDDLE[0]!)}..${relationCountry(MIDDLE.at(-1)!)}>" ${span(fractions.filter((f) => middle.has(f.code)).map((f) => f.upTo))}`)
+    console.log(`${'scenario'.padEnd(50)}${'tg r/s'.padStart(8)}${'floor'.padStart(8)}${'ratio'.padStart(7)}${'target'.padStart(8)}${'p99 tg/fl'.padStart(13)}${'CPU µs tg/fl'.padStart(13)}${'pg µs tg/fl'.padStart(14)}${'err'.padStart(5)}`)
+    for (const line of table) console.log(line)
   } finally {
     if (baseline === undefined) await stopServers(servers.map(([, server]) => server))
   }

@@ -43,12 +43,18 @@ app.patch<{ Params: { id: string }, Body: { status: string } }>('/orders/:id', a
 
 // The relations scenarios' floor: the same page of rel_orders, its customer joined, its lines
 // read by a second statement, or its orders filtered by their customer's country; each statement
-// prepared once per connection, as tablegate's are.
+// prepared once per connection, as tablegate's are. Each filter takes the form that costs least
+// for its question, as a hand-written server picks it: `country` (40 customers, 0.4 % of orders)
+// starts from the customers, whose ids an array carries to the orders' index (0.3 ms of
+// PostgreSQL; 14-21 ms walking the orders and probing each customer, the `EXISTS` form);
+// `country_upto` (half the customers) walks the orders in key order, probes each customer and
+// stops at 50 (0.1 ms; the array form reads and sorts all 50,000 matching orders: 13-19 ms).
+// Plans by EXPLAIN (ANALYZE) of the prepared statements on the seeded data.
 const REL_COLUMNS = 'o.id, o.title, o.status, o.total, o.placed_at, o.customer_id'
 const REL_PAGE = { name: 'rel_plain', text: `SELECT ${REL_COLUMNS} FROM bench_orders o ORDER BY o.id LIMIT 50` }
 interface Line { order_id: string, id: string, position: number, sku: string, quantity: number }
-app.get<{ Querystring: { embed?: string, country?: string } }>('/rel_orders', async (request) => {
-  const { embed, country } = request.query
+app.get<{ Querystring: { embed?: string, country?: string, country_upto?: string } }>('/rel_orders', async (request) => {
+  const { embed, country, country_upto: countryUpTo } = request.query
   if (embed === 'customer') {
     const { rows } = await pool.query({ name: 'rel_customer', text: `SELECT ${REL_COLUMNS}, c.id AS c_id, c.name AS c_name, c.country AS c_country
       FROM bench_orders o LEFT JOIN bench_customers c ON c.id = o.customer_id ORDER BY o.id LIMIT 50` })
@@ -68,11 +74,17 @@ app.get<{ Querystring: { embed?: string, country?: string } }>('/rel_orders', as
     }
     return { items: rows.map((row) => ({ ...row, lines: byOrder.get(row.id) ?? [] })) }
   }
-  const { rows } = country === undefined
-    ? await pool.query(REL_PAGE)
-    : await pool.query({ name: 'rel_country', text: `SELECT ${REL_COLUMNS} FROM bench_orders o WHERE EXISTS (SELECT 1 FROM bench_customers c WHERE c.id = o.customer_id AND c.country = $1)
-      ORDER BY o.id LIMIT 50`, values: [country] })
-  return { items: rows }
+  if (country !== undefined) {
+    const { rows } = await pool.query({ name: 'rel_country', text: `SELECT ${REL_COLUMNS} FROM bench_orders o
+      WHERE o.customer_id = ANY (ARRAY(SELECT c.id FROM bench_customers c WHERE c.country = $1)) ORDER BY o.id LIMIT 50`, values: [country] })
+    return { items: rows }
+  }
+  if (countryUpTo !== undefined) {
+    const { rows } = await pool.query({ name: 'rel_country_upto', text: `SELECT ${REL_COLUMNS} FROM bench_orders o
+      WHERE EXISTS (SELECT 1 FROM bench_customers c WHERE c.id = o.customer_id AND c.country <= $1) ORDER BY o.id LIMIT 50`, values: [countryUpTo] })
+    return { items: rows }
+  }
+  return { items: (await pool.query(REL_PAGE)).rows }
 })
 
 await app.listen({ port: 0, host: '127.0.0.1' })
