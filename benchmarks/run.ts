@@ -7,8 +7,9 @@
 // page plain, with related records embedded, and filtered across a relation, each beside the
 // floor's. `--only changes`: the change feed (./changes.ts: writes with the change log on and off,
 // 1,000 streams' delivery, the database's time per change as streams grow), on a PostgreSQL of its
-// own. `--baseline DIR`: the tablegate of another checkout, built (`npm run build` there), measured in the same run, turn by
-// turn with this one, and printed before → after: a change's cost under the same noise.
+// own. `--baseline DIR`: the tablegate of another checkout, built (`npm run build` there),
+// measured in the same run, turn by turn with this one, and printed before → after: a change's
+// cost under the same noise.
 import { execFileSync } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { readFileSync } from 'node:fs'
