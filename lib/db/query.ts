@@ -16,7 +16,7 @@ export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>
 
 /** How many distinct statement texts get a name per pool; later ones run unnamed (planned each time). */
 const MAX_PREPARED = 500
-const DATA_STATEMENT = /^(SELECT|INSERT|UPDATE|DELETE) /
+const DATA_STATEMENT = /^(SELECT|INSERT|UPDATE|DELETE|WITH) /
 const kStatementNames = Symbol('tablegate.statementNames')
 
 export const queryChannel = channel('tablegate:query')

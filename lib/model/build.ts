@@ -130,6 +130,7 @@ export function buildModel (name: string, config: ResourceConfig, present?: RowP
     // Settled by introspection; until then, the cautious answer.
     rewritesUpdates: true,
     uniqueColumns: new Set<string>(),
+    leadingColumns: new Set<string>(),
     validate: config.validate,
     access: config.access,
     present,

@@ -160,7 +160,7 @@ function introspectModel (model: ResourceModel, facts: TableFacts, warn: (messag
   const fieldList = Object.freeze([...fields.values()])
   const versionField = fieldList.find((f) => f.managed === 'version')
   const tenantField = model.tenantField === undefined ? undefined : fields.get(model.tenantField.name)
-  return Object.freeze({ ...model, fields, fieldList, key, version, versionField, tenantField, rewritesUpdates: facts.rewritesUpdates, uniqueColumns: facts.uniqueColumns })
+  return Object.freeze({ ...model, fields, fieldList, key, version, versionField, tenantField, rewritesUpdates: facts.rewritesUpdates, uniqueColumns: facts.uniqueColumns, leadingColumns: new Set(facts.indexes.leads.flatMap(([first]) => first === null ? [] : [first])) })
 }
 
 /** Unique keys of a tenant's table that callers can fill in (some column of them writable) but that leave out the tenant column. */

@@ -119,6 +119,8 @@ export interface ResourceModel {
   readonly rewritesUpdates: boolean
   /** Columns some unique index covers (alone or with others): a reorder moves their values aside first. */
   readonly uniqueColumns: ReadonlySet<string>
+  /** Columns that lead one of the table's valid indexes: a condition on one can start from it (lib/sql/selective.ts). */
+  readonly leadingColumns: ReadonlySet<string>
   readonly validate: ResourceConfig['validate']
   readonly access: ResourceConfig['access']
   /** A plugin's resource whose rows hold other resources' records: how a caller sees them. */

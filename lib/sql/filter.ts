@@ -6,6 +6,8 @@ import type { CheckedFilter, JsonTest, RelatedScope, TypedValue } from '../query
 import type { FieldModel, ResourceModel, Tenancy } from '../model/types.js'
 import { fitsTenantColumn } from '../model/tenancy.js'
 
+type RelatedCondition = Extract<CheckedFilter, { kind: 'related' }>
+
 const INTEGER_COLUMNS = ['int2', 'int4', 'int8']
 
 /**
@@ -125,14 +127,14 @@ export function tenantOf (model: ResourceModel): Sql {
  * the resource under an alias (a related condition's); by default the tenant and soft-delete
  * columns are unqualified, as every query of one table writes them.
  */
-export function scopeConditions (model: ResourceModel, scope: ScopeOf, table?: Sql, depth = 0): Sql[] {
+export function scopeConditions (model: ResourceModel, scope: ScopeOf, table?: Sql, depth = 0, substitute?: Substitute): Sql[] {
   const column = (name: string): Sql => table === undefined ? sql.ident(name) : sql`${table}.${sql.ident(name)}`
   const conditions: Sql[] = []
   const tenancy = scope.everyTenant === true ? undefined : model.tenancy
   if (tenancy?.kind === 'column') conditions.push(tenantEquals(column(tenancy.column), tenancy, scope.tenant))
   if (tenancy?.kind === 'through') conditions.push(tenantThrough(tenancy, table ?? model.table, scope.tenant))
   if (model.softDelete !== undefined && !scope.showDeleted) conditions.push(sql`${column(model.softDelete)} IS NULL`)
-  if (scope.rows !== undefined) conditions.push(compileFilter(model, scope.rows, table, depth))
+  if (scope.rows !== undefined) conditions.push(compileFilter(model, scope.rows, table, depth, substitute))
   return conditions
 }
 
@@ -149,28 +151,74 @@ export function relatedScopeConditions (target: ResourceModel, scope: RelatedSco
   }
 }
 
+/** A related condition as SQL's parts: the target's rows it reads and how they link to this row. */
+interface RelatedParts {
+  /** `target AS "__related_<n>"`. */
+  readonly from: Sql
+  /** The link, then the target's scope, then the condition on the target. */
+  readonly conditions: readonly Sql[]
+  /** This row's column the link reads: a to-one's field, a to-many's parent key. */
+  readonly column: Sql
+  /** The target's column it equals: a to-one's key, a to-many's `by`. */
+  readonly targetColumn: Sql
+}
+
 /**
- * `EXISTS (SELECT 1 FROM target AS alias WHERE link AND scope AND condition)`. The alias is the
- * nesting depth's, so a second level (or a relation of a table to itself) never names the outer
- * table's columns; a to-one links the target's key to this row's field, a to-many the target's
- * `by` to this row's key.
+ * The alias is the nesting depth's, so a second level (or a relation of a table to itself) never
+ * names the outer table's columns; a to-one links the target's key to this row's field, a to-many
+ * the target's `by` to this row's key.
  */
-function relatedCondition (model: ResourceModel, table: Sql, node: Extract<CheckedFilter, { kind: 'related' }>, depth: number): Sql {
+function relatedParts (model: ResourceModel, table: Sql, node: RelatedCondition, depth: number): RelatedParts {
   const { relation, target } = node
   const alias = sql.ident(`__related_${depth + 1}`)
-  const link = relation.kind === 'one'
-    ? sql`${alias}.${sql.ident(target.key[0]!.column)} = ${table}.${sql.ident(relation.field.column)}`
-    : sql`${alias}.${sql.ident(relation.by.column)} = ${table}.${sql.ident(model.key[0]!.column)}`
-  const conditions = [link, ...relatedScopeConditions(target, node.scope, alias, depth + 1), compileFilter(target, node.condition, alias, depth + 1)]
-  return sql`EXISTS (SELECT 1 FROM ${target.table} AS ${alias} WHERE ${sql.join(conditions, sql` AND `)})`
+  const targetColumn = relation.kind === 'one' ? sql`${alias}.${sql.ident(target.key[0]!.column)}` : sql`${alias}.${sql.ident(relation.by.column)}`
+  const column = relation.kind === 'one' ? sql`${table}.${sql.ident(relation.field.column)}` : sql`${table}.${sql.ident(model.key[0]!.column)}`
+  const conditions = [sql`${targetColumn} = ${column}`, ...relatedScopeConditions(target, node.scope, alias, depth + 1), compileFilter(target, node.condition, alias, depth + 1)]
+  return { from: sql`${target.table} AS ${alias}`, conditions, column, targetColumn }
+}
+
+/** `EXISTS (SELECT 1 FROM target AS alias WHERE link AND scope AND condition)`. */
+function relatedCondition (model: ResourceModel, table: Sql, node: RelatedCondition, depth: number): Sql {
+  const { from, conditions } = relatedParts(model, table, node, depth)
+  return sql`EXISTS (SELECT 1 FROM ${from} WHERE ${sql.join(conditions, sql` AND `)})`
+}
+
+/**
+ * A top-level related condition of a list's rows (lib/sql/selective.ts) read from either side:
+ * `passing`, the target's rows that pass it (`SELECT 1 FROM target WHERE scope AND condition`,
+ * without the link), to count; `collected`, this row's column among their linked values;
+ * `probed`, the EXISTS with OFFSET 0, which PostgreSQL cannot turn into a join and so checks row
+ * by row as it walks the list's own order.
+ */
+export interface RelatedSides {
+  readonly passing: Sql
+  readonly collected: Sql
+  readonly probed: Sql
+}
+
+export function relatedSides (model: ResourceModel, node: RelatedCondition): RelatedSides {
+  const { from, conditions, column, targetColumn } = relatedParts(model, model.table, node, 0)
+  const where = sql.join(conditions.slice(1), sql` AND `)
+  return {
+    passing: sql`SELECT 1 FROM ${from} WHERE ${where}`,
+    collected: sql`${column} = ANY (ARRAY(SELECT ${targetColumn} FROM ${from} WHERE ${where}))`,
+    probed: sql`EXISTS (SELECT 1 FROM ${from} WHERE ${sql.join(conditions, sql` AND `)} OFFSET 0)`,
+  }
+}
+
+/** A node of the filter to compile as the given SQL instead: one related condition read another way. */
+export interface Substitute {
+  readonly node: CheckedFilter
+  readonly sql: Sql
 }
 
 /** The filter as a condition on `table` (the resource's table, or the alias a related condition reads it under). */
-export function compileFilter (model: ResourceModel, filter: CheckedFilter, table: Sql = model.table, depth = 0): Sql {
+export function compileFilter (model: ResourceModel, filter: CheckedFilter, table: Sql = model.table, depth = 0, substitute?: Substitute): Sql {
   const column = (field: FieldModel): Sql => sql`${table}.${sql.ident(field.column)}`
   // Text matching reads an enum column as text: enums have no LIKE, ~ or % operator.
   const text = (field: FieldModel): Sql => field.columnType === 'enum' ? sql`${column(field)}::text` : column(field)
   const walk = (node: CheckedFilter): Sql => {
+    if (node === substitute?.node) return substitute.sql
     switch (node.kind) {
       case 'and':
       case 'or':

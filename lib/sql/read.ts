@@ -2,7 +2,8 @@
 // row, so page N costs what page 1 costs.
 import { sql, type Sql } from './sql.js'
 import { jsonCast, keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
-import { compileFilter, scopeConditions } from './filter.js'
+import { compileFilter, scopeConditions, type Substitute } from './filter.js'
+import { selectiveForm, type SelectiveBranch } from './selective.js'
 import { toManyColumn, type EmbedsSql } from './embed-many.js'
 import { pathValue } from './path.js'
 import { nullable, ownField } from '../query/order-by.js'
@@ -166,11 +167,19 @@ export interface FilteredRows {
   readonly filter: CheckedFilter | undefined
 }
 
-/** The conditions every query of a list (and of an aggregate) shares: scope and filter. */
-export function listConditions ({ model, scope, filter }: FilteredRows): Sql[] {
-  const conditions = scopeConditions(model, scope)
-  if (filter !== undefined) conditions.push(compileFilter(model, filter))
+/**
+ * The conditions every query of a list (and of an aggregate) shares: scope and filter; with
+ * `substitute`, one related condition of theirs read as a selective form's branch says.
+ */
+export function listConditions ({ model, scope, filter }: FilteredRows, substitute?: Substitute): Sql[] {
+  const conditions = scopeConditions(model, scope, undefined, 0, substitute)
+  if (filter !== undefined) conditions.push(compileFilter(model, filter, model.table, 0, substitute))
   return conditions
+}
+
+/** The conditions of one branch of a selective form (./selective.ts): its one-time condition first. */
+function branchConditions (rows: FilteredRows, branch: SelectiveBranch | undefined): Sql[] {
+  return branch === undefined ? listConditions(rows) : [branch.runs, ...listConditions(rows, branch.substitute)]
 }
 
 /** The order read the other way: row for row the reverse, NULLs included (they sort last ascending, first descending). */
@@ -183,11 +192,18 @@ export function reversed (order: readonly OrderTerm[]): OrderTerm[] {
  * backward cursor reads the rows before it in the reversed order (the caller turns them round);
  * a seek skips `position` rows first. With `countUpTo`, each row also carries `__estimate`: the
  * filtered rows the caller may see, counted up to that cap by an uncorrelated subquery, which
- * PostgreSQL runs once, in the same round trip.
+ * PostgreSQL runs once, in the same round trip. A related condition among the top-level
+ * conditions makes it two such queries, of which one runs (./selective.ts).
  */
 export function compileList (plan: ListPlan, countUpTo?: number): Sql {
-  const estimate = countUpTo === undefined ? sql.empty : sql`, (${compileCount(plan, countUpTo)}) AS ${sql.ident('__estimate')}`
-  const conditions = listConditions(plan)
+  const form = selectiveForm(plan.model, plan.filter, plan.scope.rows, plan.pageSize + 1 + plan.position)
+  if (form === undefined) return pageQuery(plan, countUpTo, undefined)
+  return sql`${form.with}SELECT * FROM ((${pageQuery(plan, countUpTo, form.collected)}) UNION ALL (${pageQuery(plan, countUpTo, form.walked)})) AS "__page"`
+}
+
+function pageQuery (plan: ListPlan, countUpTo: number | undefined, branch: SelectiveBranch | undefined): Sql {
+  const estimate = countUpTo === undefined ? sql.empty : sql`, (${countQuery(plan, countUpTo, branch)}) AS ${sql.ident('__estimate')}`
+  const conditions = branchConditions(plan, branch)
   const backward = plan.cursor?.direction === 'backward'
   const order = backward ? reversed(plan.order) : plan.order
   const source = orderSource(plan.model, plan.order)
@@ -222,10 +238,20 @@ export function compileFiltered (rows: FilteredRows): Sql {
   return sql`SELECT 1 FROM ${rows.model.table}${where(listConditions(rows))}`
 }
 
-/** The filtered rows' count; with `cap`, it stops counting there (an index-only walk of at most `cap` rows). */
+/**
+ * The filtered rows' count; with `cap`, it stops counting there (an index-only walk of at most
+ * `cap` rows), and a related condition at the top level is read as the selective form says.
+ */
 export function compileCount (rows: FilteredRows, cap?: number): Sql {
   if (cap === undefined) return sql`SELECT count(*)::int AS total FROM ${rows.model.table}${where(listConditions(rows))}`
-  return sql`SELECT count(*)::int AS total FROM (SELECT 1 FROM ${rows.model.table}${where(listConditions(rows))} LIMIT ${sql.int(cap)}) AS visible`
+  const form = selectiveForm(rows.model, rows.filter, rows.scope.rows, cap)
+  if (form === undefined) return countQuery(rows, cap, undefined)
+  const visible = (branch: SelectiveBranch): Sql => sql`SELECT 1 FROM ${rows.model.table}${where(branchConditions(rows, branch))} LIMIT ${sql.int(cap)}`
+  return sql`${form.with}SELECT count(*)::int AS total FROM ((${visible(form.collected)}) UNION ALL (${visible(form.walked)})) AS visible`
+}
+
+function countQuery (rows: FilteredRows, cap: number, branch: SelectiveBranch | undefined): Sql {
+  return sql`SELECT count(*)::int AS total FROM (SELECT 1 FROM ${rows.model.table}${where(branchConditions(rows, branch))} LIMIT ${sql.int(cap)}) AS visible`
 }
 
 // The statements of total_size_estimate (lib/read/estimate/), beside the capped compileCount and

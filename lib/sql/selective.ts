@@ -1,0 +1,90 @@
+// A related condition every row of a list must pass (`customer.country = "DE"`, a top-level
+// conjunct of the filter or of the read rule's row filter) can be read from either side, and which
+// is cheap depends on how many target rows pass it, which only the values tell:
+// - few: collect their keys and read the list's rows by them (`customer_id = ANY (keys)`), then
+//   sort those: about `matches` rows read;
+// - many: walk the list in its order and check each row (`EXISTS … OFFSET 0`): about
+//   `limit × rows / matches` rows read before the page is full.
+// The two cost the same at `matches = sqrt(limit × rows)`; below it collecting wins, above it
+// walking. PostgreSQL cannot choose by the values once a prepared statement's plan is generic (it
+// plans an EXISTS for a typical value, an ANY for ten keys), so the statement carries both, each
+// behind a one-time filter that a CTE decides as the statement runs: it counts the passing target
+// rows up to the threshold (plus one, to tell "more"; from their index alone where it holds every
+// column the condition tests), and only the branch that fits the count runs, so the keys are read
+// only where they are collected. Either branch reads at most about sqrt(limit × rows) rows,
+// whatever the value.
+//
+// The threshold is in target rows: a to-one's keys each stand for `rows / target rows` list rows
+// (the table's statistics, pg_class.reltuples, read as the statement runs), a to-many's target rows
+// are each one list row at most. docs/decisions.md, "Traversed filters", has the measurements.
+import { sql, type Sql } from './sql.js'
+import { relatedSides, type Substitute } from './filter.js'
+import type { CheckedFilter } from '../query/filter/checked.js'
+import type { ResourceModel } from '../model/types.js'
+
+type RelatedCondition = Extract<CheckedFilter, { kind: 'related' }>
+
+/** The top-level conjuncts of a filter. */
+function conjuncts (filter: CheckedFilter): CheckedFilter[] {
+  return filter.kind === 'and' ? filter.children.flatMap(conjuncts) : [filter]
+}
+
+/**
+ * Whether the target rows that pass a condition can be found from an index of the target's table:
+ * one of its conjuncts is an equality, range, list or null test of a column that leads an index
+ * (the table's indexes as the start found them). Elsewhere collecting them would read the target
+ * row by row, which the walk never does, so the condition stays one EXISTS.
+ */
+function startsFromIndex (target: ResourceModel, condition: CheckedFilter): boolean {
+  return conjuncts(condition).some((c) => (c.kind === 'compare' || c.kind === 'in' || c.kind === 'null') && target.leadingColumns.has(c.field.column))
+}
+
+/** The first related condition among the top-level conjuncts of a filter whose target rows an index finds. */
+function conjunctRelated (filter: CheckedFilter | undefined): RelatedCondition | undefined {
+  if (filter === undefined) return undefined
+  return conjuncts(filter).find((c): c is RelatedCondition => c.kind === 'related' && startsFromIndex(c.target, c.condition))
+}
+
+/** One way to read the rows: the one-time condition that selects it, and the related condition's SQL in it. */
+export interface SelectiveBranch {
+  readonly runs: Sql
+  readonly substitute: Substitute
+}
+
+/** A list statement's two ways to read a related condition, and the CTE that chooses between them. */
+export interface SelectiveForm {
+  /** `WITH "__keys" AS MATERIALIZED (…) `, to start the statement. */
+  readonly with: Sql
+  readonly collected: SelectiveBranch
+  readonly walked: SelectiveBranch
+}
+
+const KEYS = sql.ident('__keys')
+const FEW = sql.ident('__few')
+
+/** The most target rows the collecting branch takes, from the two tables' statistics. */
+function threshold (model: ResourceModel, node: RelatedCondition, limit: number): Sql {
+  const rows = sql`greatest(p.reltuples, 1)`
+  if (node.relation.kind === 'many') {
+    return sql`(SELECT floor(sqrt(${limit}::float8 * ${rows}))::int8 FROM pg_class p WHERE p.oid = ${model.tableText}::regclass)`
+  }
+  return sql`(SELECT floor(greatest(t.reltuples, 1) * sqrt(${limit}::float8 / ${rows}))::int8 FROM pg_class p, pg_class t WHERE p.oid = ${model.tableText}::regclass AND t.oid = ${node.target.tableText}::regclass)`
+}
+
+/**
+ * The selective form of a list's statement reading at most `limit` rows (a page and the one more,
+ * or a count's cap), where its filter or row filter has a related condition at the top level;
+ * undefined where neither has one.
+ */
+export function selectiveForm (model: ResourceModel, filter: CheckedFilter | undefined, rows: CheckedFilter | undefined, limit: number): SelectiveForm | undefined {
+  const node = conjunctRelated(filter) ?? conjunctRelated(rows)
+  if (node === undefined) return undefined
+  const sides = relatedSides(model, node)
+  const most = sql`greatest(1, ${threshold(model, node, limit)})`
+  const counted = sql`SELECT count(*) <= ${most} AS ${FEW} FROM (${sides.passing} LIMIT ${most} + 1) AS "__counted"`
+  return {
+    with: sql`WITH ${KEYS} AS MATERIALIZED (${counted}) `,
+    collected: { runs: sql`(SELECT ${FEW} FROM ${KEYS})`, substitute: { node, sql: sides.collected } },
+    walked: { runs: sql`(SELECT NOT ${FEW} FROM ${KEYS})`, substitute: { node, sql: sides.probed } },
+  }
+}
