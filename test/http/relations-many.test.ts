@@ -116,6 +116,33 @@ test('fields=lines embeds every field the caller may read there, exactly as a ge
   assert.deepEqual(etags, [{ etag: (await got(clerk, '/api/v1/order_lines/200')).etag }, { etag: (await got(clerk, '/api/v1/order_lines/201')).etag }])
 })
 
+test('a line\'s embedded etag (no version column) moves when a field its reader reads changes, and not when only a hidden one does', async () => {
+  const embedded = async (call: Call): Promise<string> => ok(await call('GET', '/api/v1/orders/4?fields=lines')).lines.items[0].etag
+  const unchangedFor = async (call: Call, etag: string): Promise<number> => (await call('GET', '/api/v1/order_lines/204', { headers: { 'if-none-match': etag } })).status
+  const clerkBefore = await embedded(clerk)
+  const adminBefore = await embedded(admin)
+  assert.equal(clerkBefore, (await got(clerk, '/api/v1/order_lines/204')).etag)
+  assert.equal(adminBefore, (await got(admin, '/api/v1/order_lines/204')).etag)
+  assert.notEqual(clerkBefore, adminBefore)
+  // cost is hidden from the clerk: their ETag stays (a get of the line is still 304 for them); the admin's moves.
+  const costed = await admin('PATCH', '/api/v1/order_lines/204', { payload: { cost: '9.99' }, headers: { 'if-match': adminBefore } })
+  assert.equal(costed.status, 200, JSON.stringify(costed.body))
+  assert.equal(await embedded(clerk), clerkBefore)
+  assert.equal(await unchangedFor(clerk, clerkBefore), 304)
+  const adminAfter = await embedded(admin)
+  assert.notEqual(adminAfter, adminBefore)
+  assert.equal(adminAfter, costed.body.etag)
+  // sku is the clerk's to read: their ETag moves, to what a get of the line gives.
+  const renamed = await admin('PATCH', '/api/v1/order_lines/204', { payload: { sku: 'BOB-1b' }, headers: { 'if-match': adminAfter } })
+  assert.equal(renamed.status, 200, JSON.stringify(renamed.body))
+  const clerkAfter = await embedded(clerk)
+  assert.notEqual(clerkAfter, clerkBefore)
+  assert.equal(clerkAfter, (await got(clerk, '/api/v1/order_lines/204')).etag)
+  assert.equal(await unchangedFor(clerk, clerkBefore), 200)
+  assert.equal(await embedded(admin), renamed.body.etag)
+  await runSql(databaseUrl, "UPDATE order_lines SET sku = 'BOB-1', cost = NULL WHERE id = 204")
+})
+
 test('a child\'s JSON holds each value once: its order values come from its fields, its order_id from the parent\'s key', async () => {
   ok(await admin('GET', '/api/v1/orders/2?fields=lines'))
   let body: any
