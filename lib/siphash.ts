@@ -2,12 +2,10 @@
 // github.com/veorq/SipHash): a keyed pseudorandom function, fast on short inputs, for hashes whose
 // collisions someone could otherwise craft (the ETags of records without a version column,
 // lib/serialize/etag.ts). Its 64-bit words are pairs of 32-bit halves, since JavaScript has no
-// fast 64-bit integer. It reads 16-bit code units, each as two bytes, low byte first, so a text
-// needs no encoding first; on bytes b0 b1 b2 … given as units b0 | b1 << 8, … it is the reference
-// SipHash-2-4-128 of those bytes. A leaf.
+// fast 64-bit integer. A leaf.
 
-/** Hashes `units[0, length)` into `out`: four 32-bit words, the first 64-bit half's low word first. */
-export type SipHash128 = (units: Uint16Array, length: number, out: Int32Array) => void
+/** Hashes `bytes[0, length)` into `out`: four 32-bit words, the first 64-bit half's low word first. */
+export type SipHash128 = (bytes: Uint8Array, length: number, out: Int32Array) => void
 
 /** SipHash-2-4-128 under a 16-byte key. */
 export function sipHash128 (key: Uint8Array): SipHash128 {
@@ -17,7 +15,7 @@ export function sipHash128 (key: Uint8Array): SipHash128 {
   const k0h = view.getInt32(4, true)
   const k1l = view.getInt32(8, true)
   const k1h = view.getInt32(12, true)
-  return (units, length, out) => {
+  return (bytes, length, out) => {
     let v0l = k0l ^ 0x70736575
     let v0h = k0h ^ 0x736f6d65
     let v1l = k1l ^ 0x6e646f6d ^ 0xee
@@ -26,10 +24,10 @@ export function sipHash128 (key: Uint8Array): SipHash128 {
     let v2h = k0h ^ 0x6c796765
     let v3l = k1l ^ 0x79746573
     let v3h = k1h ^ 0x74656462
-    // Every 8 bytes (4 units) is a block, and the last block holds what is left with the input's
-    // length in bytes, mod 256, in its top byte: two rounds a block, then four, the first half of
-    // the output, and four more for the second.
-    const full = length >>> 2
+    // Every 8 bytes is a block, and the last block holds what is left with the input's length, mod
+    // 256, in its top byte: two rounds a block, then four, the first half of the output, and four
+    // more for the second.
+    const full = length >>> 3
     const compress = 2 * (full + 1)
     // An addition's carry is whether the low word's sum came out below an addend (in int32s,
     // which V8 keeps in registers: 15% faster than adding them as doubles).
@@ -39,14 +37,18 @@ export function sipHash128 (key: Uint8Array): SipHash128 {
     let t = 0
     for (let r = 0; r < compress + 8; r++) {
       if (r < compress && (r & 1) === 0) {
-        const at = r << 1
-        if (at + 4 <= length) {
-          ml = units[at]! | (units[at + 1]! << 16)
-          mh = units[at + 2]! | (units[at + 3]! << 16)
+        const at = r << 2
+        if (at + 8 <= length) {
+          ml = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)
+          mh = bytes[at + 4]! | (bytes[at + 5]! << 8) | (bytes[at + 6]! << 16) | (bytes[at + 7]! << 24)
         } else {
-          const left = length - at
-          ml = left > 0 ? units[at]! | (left > 1 ? units[at + 1]! << 16 : 0) : 0
-          mh = (left > 2 ? units[at + 2]! : 0) | (((length << 1) & 255) << 24)
+          ml = 0
+          mh = (length & 255) << 24
+          for (let i = length - 1; i >= at; i--) {
+            const shift = (i - at) << 3
+            if (shift < 32) ml |= bytes[i]! << shift
+            else mh |= bytes[i]! << (shift - 32)
+          }
         }
         v3l ^= ml
         v3h ^= mh

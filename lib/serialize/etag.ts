@@ -63,70 +63,107 @@ function recordHash (start: Lanes, key: string, version: string): string {
   return hex32(a >>> 0) + hex32(b >>> 0)
 }
 
-// A record's values as the keyed hash reads them, one after another, each unambiguous: a unit of
-// its kind and length (a length from 8,191 up follows in two units of its own), then its units:
-// a text's UTF-16 code units, an int32's two halves, another number's text (as a read writes
-// it), a json value's JSON. null is a kind of its own, apart from "null" and from "".
+// A record's values as the keyed hash reads them, one after another, each unambiguous: a byte of
+// its kind and length (a length from 15 up follows in four bytes of its own), then its bytes: a
+// text's characters a byte each where all are below 256 (a byte is half a UTF-16 unit: ids,
+// numbers and timestamps hash in half the rounds), else its UTF-16 units two bytes each; an
+// int32's four bytes; another number's or a json value's text after a byte of its kind. null is
+// a kind of its own, apart from "null" and from "".
 const NULL = 0
 const TRUE = 1
 const FALSE = 2
-const TEXT = 3
-const INT32 = 4
-const NUMBER = 5
-const JSON_VALUE = 6
-const LONG = 0x1fff
+const INT32 = 3
+const LATIN1 = 4
+const UTF16 = 5
+const NUMBER = 6
+const JSON_VALUE = 7
+const LONG = 15
 
-/** A growing buffer of 16-bit units that one record's values are written into, then hashed. */
-class RecordUnits {
-  units = new Uint16Array(256)
+/** A growing buffer that one record's values are written into, then hashed. */
+class RecordBytes {
+  bytes = new Uint8Array(512)
   length = 0
 
-  /** Room for `n` more units. */
+  /** Room for `n` more bytes. */
   reserve (n: number): void {
-    if (this.length + n <= this.units.length) return
-    const grown = new Uint16Array(2 * (this.length + n))
-    grown.set(this.units.subarray(0, this.length))
-    this.units = grown
+    if (this.length + n <= this.bytes.length) return
+    const grown = new Uint8Array(2 * (this.length + n))
+    grown.set(this.bytes.subarray(0, this.length))
+    this.bytes = grown
   }
 
-  text (kind: number, text: string): void {
-    const n = text.length
-    this.reserve(n + 3)
-    const units = this.units
-    let at = this.length
+  head (kind: number, n: number): void {
+    const bytes = this.bytes
     if (n < LONG) {
-      units[at++] = (n << 3) | kind
-    } else {
-      units[at++] = (LONG << 3) | kind
-      units[at++] = n & 0xffff
-      units[at++] = n >>> 16
+      bytes[this.length++] = (n << 4) | kind
+      return
     }
-    for (let i = 0; i < n; i++) units[at++] = text.charCodeAt(i)
+    bytes[this.length] = (LONG << 4) | kind
+    bytes[this.length + 1] = n
+    bytes[this.length + 2] = n >>> 8
+    bytes[this.length + 3] = n >>> 16
+    bytes[this.length + 4] = n >>> 24
+    this.length += 5
+  }
+
+  text (text: string): void {
+    const n = text.length
+    this.reserve(2 * n + 5)
+    const start = this.length
+    this.head(LATIN1, n)
+    const bytes = this.bytes
+    let at = this.length
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i)
+      if (c > 255) return this.wide(start, text)
+      bytes[at++] = c
+    }
     this.length = at
+  }
+
+  /** `text` again from `start`, as UTF-16: it holds a character a byte cannot. */
+  wide (start: number, text: string): void {
+    this.length = start
+    this.head(UTF16, text.length)
+    const bytes = this.bytes
+    let at = this.length
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      bytes[at++] = c
+      bytes[at++] = c >>> 8
+    }
+    this.length = at
+  }
+
+  kind (kind: number): void {
+    this.reserve(1)
+    this.bytes[this.length++] = kind
   }
 
   value (value: unknown): void {
     if (typeof value === 'string') {
-      this.text(TEXT, value)
+      this.text(value)
     } else if (typeof value === 'number') {
-      if ((value | 0) !== value) return this.text(NUMBER, String(value))
-      this.reserve(3)
-      this.units[this.length] = INT32
-      this.units[this.length + 1] = value & 0xffff
-      this.units[this.length + 2] = value >>> 16
-      this.length += 3
+      if ((value | 0) !== value) {
+        this.kind(NUMBER)
+        return this.text(String(value))
+      }
+      this.reserve(5)
+      const bytes = this.bytes
+      bytes[this.length] = INT32
+      bytes[this.length + 1] = value
+      bytes[this.length + 2] = value >>> 8
+      bytes[this.length + 3] = value >>> 16
+      bytes[this.length + 4] = value >>> 24
+      this.length += 5
     } else if (typeof value === 'boolean') {
       this.kind(value ? TRUE : FALSE)
     } else if (value === null || value === undefined) {
       this.kind(NULL)
     } else {
-      this.text(JSON_VALUE, JSON.stringify(value))
+      this.kind(JSON_VALUE)
+      this.text(JSON.stringify(value))
     }
-  }
-
-  kind (kind: number): void {
-    this.reserve(1)
-    this.units[this.length++] = kind
   }
 }
 
@@ -183,7 +220,7 @@ export function etags (secret: KeyObject): Etags {
     return hash
   }
   // One record's values at a time: each ETag is made and its units done with before the next.
-  const record = new RecordUnits()
+  const record = new RecordBytes()
   const out = new Int32Array(4)
   return {
     of (model, readable) {
@@ -209,7 +246,7 @@ export function etags (secret: KeyObject): Etags {
       return (row) => {
         record.length = 0
         for (let i = 0; i < names.length; i++) record.value(row[names[i]!])
-        hash(record.units, record.length, out)
+        hash(record.bytes, record.length, out)
         return quoted120(out)
       }
     },
