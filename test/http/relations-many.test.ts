@@ -332,6 +332,10 @@ test('a page with to-many embeds is one statement whatever its size, and reads a
   assert.equal(limits.length, 1)
   assert.ok(limits[0]['Actual Rows'] <= 11, JSON.stringify(limits[0]))
   assert.equal(children[0]['Index Name'], 'order_lines_by_order', JSON.stringify(plan))
+  // The children come in the relation's order from the index: the array's ORDER BY sorts nothing.
+  const subplans = nodesOf(plan).filter((node) => node['Parent Relationship'] === 'SubPlan')
+  assert.equal(subplans.length, 1)
+  assert.deepEqual(nodesOf(subplans[0]).map((node) => node['Node Type']), ['Subquery Scan', 'Limit', 'Index Scan'])
   assert.ok(children[0]['Actual Rows'] <= 11, `the children's scan reads ${String(children[0]['Actual Rows'])} rows a parent`)
 })
 
