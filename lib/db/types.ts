@@ -5,6 +5,7 @@
 // moved to UTC here: the answer never depends on the session. Dates stay `YYYY-MM-DD`; int8 and
 // numeric stay exact strings (pg's default).
 import pg from 'pg'
+import type { FieldType } from '../model/types.js'
 
 const TIMESTAMPTZ = 1184
 const DATE = 1082
@@ -60,4 +61,15 @@ export const recordTypes: pg.CustomTypesConfig = {
     if (oid === DATE || oid === INT8) return keepText
     return pg.types.getTypeParser(oid, format)
   }) as pg.CustomTypesConfig['getTypeParser'],
+}
+
+// The type each field type is read as (after lib/sql/record.ts's casts), by its OID: what a
+// field's text is parsed as where no column carries its type, inside a to-many child's record.
+const READ_AS: Readonly<Record<FieldType, number>> = {
+  string: 25, integer: 23, bigint: INT8, number: 701, decimal: 1700, boolean: 16, date: DATE, timestamp: TIMESTAMPTZ, uuid: 2950, json: 3802,
+}
+
+/** How a field's value given as PostgreSQL's text becomes what a record connection's read of it gives. */
+export function textParserOf (type: FieldType): (text: string) => unknown {
+  return recordTypes.getTypeParser(READ_AS[type], 'text') as (text: string) => unknown
 }

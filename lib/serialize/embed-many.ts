@@ -1,18 +1,19 @@
-// Embedded to-many relations, read out of the JSON array their subquery gives (lib/sql/embed-many.ts):
-// `{ items, next_page_token }`, each item the child's record as a read of it gives it (the values
-// JSON carries as text parsed as the record connections parse them, lib/db/types.ts), its own
-// embeds, and its ETag as a get of it computes it (none in an export's). The subquery reads one
-// child more than the page: when it is there, the token reads on from the page's last child, as a
-// page token of the child's own list that carries the parent (lib/plan/list.ts opens it).
-import type { ToManyEmbed } from '../plan/types.js'
+// Embedded to-many relations, read out of the array of records their subquery gives
+// (lib/sql/embed-many.ts): `{ items, next_page_token }`, each item the child's record as a read of
+// it gives it (each value's text parsed as the record connections parse its type, lib/db/types.ts),
+// its own embeds, and its ETag as a get of it computes it (none in an export's). The subquery reads
+// one child more than the page: when it is there, the token reads on from the page's last child, as
+// a page token of the child's own list that carries the parent (lib/plan/list.ts opens it).
+import type { EmbedPlan, ToManyEmbed } from '../plan/types.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 import type { PageTokens } from '../query/page-token.js'
 import { relationTokenBinding } from '../plan/read.js'
 import { embedOutputs } from '../sql/read.js'
-import { carriedAsText, childLayout, chunked, embedValueFields } from '../sql/embed-many.js'
-import { isoTimestamp } from '../db/types.js'
+import { childLayout } from '../sql/embed-many.js'
+import { textParserOf } from '../db/types.js'
 import type { Etags, Row } from './etag.js'
 import { recordBuilder } from './json.js'
+import { recordArray } from './record-array.js'
 
 /** A to-many embed's value. */
 export interface ToManyPage {
@@ -30,17 +31,20 @@ export function embedEtag (etags: Etags | undefined, model: ResourceModel, reada
   return etags === undefined ? noEtag : etags.of(model, readable)
 }
 
-type Parse = (value: unknown) => unknown
+type Parse = (text: string) => unknown
 
-const asIs: Parse = (value) => value
-const timestamp: Parse = (value) => typeof value === 'string' ? isoTimestamp(value) : value
-// As pg parses float4 and float8: NaN and the infinities too (JSON.stringify writes them null).
-const float: Parse = (value) => typeof value === 'string' ? parseFloat(value) : value
+const asText: Parse = (text) => text
+const parseFlag = textParserOf('boolean')
 
-/** How a value that came as JSON becomes the value a read of the field gives. */
-function parserOf (field: FieldModel | undefined): Parse {
-  if (field === undefined || !carriedAsText(field)) return asIs
-  return field.type === 'timestamp' ? timestamp : field.type === 'number' ? float : asIs
+/**
+ * How each of the embeds' columns in a child's record is read: a to-one's presence (`true` where
+ * its row is there) and its fields as they are read, a to-many's array of records as its text,
+ * which its own reader takes apart.
+ */
+function outputParsers (embeds: readonly EmbedPlan[]): Parse[] {
+  return embeds.flatMap((embed) => embed.kind === 'many'
+    ? [asText]
+    : [parseFlag, ...embed.fetch.fields.map((field) => textParserOf(field.type)), ...outputParsers(embed.embeds)])
 }
 
 type Reader = (row: Row, parent: Row) => unknown
@@ -52,32 +56,42 @@ type ReadersOf = (embeds: ToManyEmbed['embeds'], etags: Etags | undefined, token
  */
 export function manyReader (embed: ToManyEmbed, etags: Etags | undefined, tokens: PageTokens, readersOf: ReadersOf): Reader {
   const names = embed.fetch.fields.map((f) => f.name)
-  const parse = embed.fetch.fields.map(parserOf)
-  const valueFields = embedValueFields(embed.embeds)
+  const parse = embed.fetch.fields.map((field) => textParserOf(field.type))
   const outputs = embed.embeds.flatMap(embedOutputs)
-  const parseOutput = outputs.map((name) => parserOf(valueFields.get(name)))
+  const parseOutput = outputParsers(embed.embeds)
   const layout = childLayout(embed, outputs.length)
   const at = layout.fields
-  const flat = !chunked(layout.length)
   const etag = embedEtag(etags, embed.model, embed.readable)
   const children = embed.embeds.length === 0 ? undefined : readersOf(embed.embeds, etags, tokens)
   const build = recordBuilder(embed.select, embed.embeds.map((child) => child.relation.name))
   const { pageSize } = embed
   const keyName = embed.parent.key[0]!.name
   return (row, parent) => {
-    const found = row[embed.column] as unknown[][][] | null | undefined
-    if (found === null || found === undefined) return { items: [], next_page_token: '' } satisfies ToManyPage
+    const text = row[embed.column] as string | null | undefined
+    if (text === null || text === undefined) return { items: [], next_page_token: '' } satisfies ToManyPage
+    const found = recordArray(text)
     const items: Row[] = []
-    let last: unknown[] = []
+    let last: Array<string | null> = []
     for (let c = 0; c < found.length && c < pageSize; c++) {
-      const values = flat ? found[c]! : found[c]!.flat()
+      const values = found[c]!
       const record: Row = {}
-      // A value left out of the array is `by`, the parent's key (byFromParent).
-      for (let i = 0; i < names.length; i++) record[names[i]!] = at[i] === undefined ? parent[keyName] : parse[i]!(values[at[i]!])
+      // A value left out of the record is `by`, the parent's key (lib/sql/embed-many.ts byFromParent).
+      for (let i = 0; i < names.length; i++) {
+        const place = at[i]
+        if (place === undefined) {
+          record[names[i]!] = parent[keyName]
+        } else {
+          const value = values[place]
+          record[names[i]!] = value === null || value === undefined ? null : parse[i]!(value)
+        }
+      }
       let embedded: unknown[] | undefined
       if (children !== undefined) {
         const nested: Row = {}
-        for (let i = 0; i < outputs.length; i++) nested[outputs[i]!] = parseOutput[i]!(values[layout.outputsAt + i])
+        for (let i = 0; i < outputs.length; i++) {
+          const value = values[layout.outputsAt + i]
+          nested[outputs[i]!] = value === null || value === undefined ? null : parseOutput[i]!(value)
+        }
         embedded = children(nested, record)
       }
       items.push(build(record, etag(record), undefined, embedded))
@@ -85,8 +99,8 @@ export function manyReader (embed: ToManyEmbed, etags: Etags | undefined, tokens
     }
     if (found.length <= pageSize) return { items, next_page_token: '' } satisfies ToManyPage
     const parentPage = { resource: embed.parent.name, relation: embed.relation.name, key: String(parent[keyName]) }
-    // A value that JSON carries as a number (an int2/int4 field's) is read back as its text.
-    const cursor = { direction: 'forward' as const, values: layout.order.map((i) => last[i] === null ? null : String(last[i])) }
+    // Each order value as the column's own text: what the token's condition binds.
+    const cursor = { direction: 'forward' as const, values: layout.order.map((i) => last[i] ?? null) }
     return { items, next_page_token: tokens.encode(relationTokenBinding(embed.model.name, parentPage, embed.order), cursor, parentPage, embed.tokenScope) } satisfies ToManyPage
   }
 }

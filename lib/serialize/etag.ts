@@ -5,10 +5,13 @@
 //   an UPDATE on it, after restarts and behind a load balancer, with nothing remembered;
 // - a version column hidden from the caller: an HMAC of the same under a key derived from
 //   AUTH_SECRET, so the version cannot be guessed from it (such updates lock and compare);
-// - no version column: a hash of resource, key and every field the caller may read.
-import { createHmac, hash, type KeyObject } from 'node:crypto'
+// - no version column: a keyed hash (SipHash-2-4 under a key derived from AUTH_SECRET for each
+//   resource) of key and every field the caller may read, so no one without the key can make two
+//   records' values whose ETags agree (docs/decisions.md, "To-many embeds at the floor's cost").
+import { createHmac, type KeyObject } from 'node:crypto'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 import { FNV_OFFSET, FNV_PRIME } from '../hash.js'
+import { sipHash128, type SipHash128 } from '../siphash.js'
 
 export type Row = Record<string, unknown>
 
@@ -60,6 +63,127 @@ function recordHash (start: Lanes, key: string, version: string): string {
   return hex32(a >>> 0) + hex32(b >>> 0)
 }
 
+// A record's values as the keyed hash reads them, one after another, each unambiguous: a byte of
+// its kind and length (a length from 15 up follows in four bytes of its own), then its bytes: a
+// text's characters a byte each where all are below 256 (a byte is half a UTF-16 unit: ids,
+// numbers and timestamps hash in half the rounds), else its UTF-16 units two bytes each; an
+// int32's four bytes; another number's or a json value's text after a byte of its kind. null is
+// a kind of its own, apart from "null" and from "".
+const NULL = 0
+const TRUE = 1
+const FALSE = 2
+const INT32 = 3
+const LATIN1 = 4
+const UTF16 = 5
+const NUMBER = 6
+const JSON_VALUE = 7
+const LONG = 15
+
+/** A growing buffer that one record's values are written into, then hashed. */
+class RecordBytes {
+  bytes = new Uint8Array(512)
+  length = 0
+
+  /** Room for `n` more bytes. */
+  reserve (n: number): void {
+    if (this.length + n <= this.bytes.length) return
+    const grown = new Uint8Array(2 * (this.length + n))
+    grown.set(this.bytes.subarray(0, this.length))
+    this.bytes = grown
+  }
+
+  head (kind: number, n: number): void {
+    const bytes = this.bytes
+    if (n < LONG) {
+      bytes[this.length++] = (n << 4) | kind
+      return
+    }
+    bytes[this.length] = (LONG << 4) | kind
+    bytes[this.length + 1] = n
+    bytes[this.length + 2] = n >>> 8
+    bytes[this.length + 3] = n >>> 16
+    bytes[this.length + 4] = n >>> 24
+    this.length += 5
+  }
+
+  text (text: string): void {
+    const n = text.length
+    this.reserve(2 * n + 5)
+    const start = this.length
+    this.head(LATIN1, n)
+    const bytes = this.bytes
+    let at = this.length
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i)
+      if (c > 255) return this.wide(start, text)
+      bytes[at++] = c
+    }
+    this.length = at
+  }
+
+  /** `text` again from `start`, as UTF-16: it holds a character a byte cannot. */
+  wide (start: number, text: string): void {
+    this.length = start
+    this.head(UTF16, text.length)
+    const bytes = this.bytes
+    let at = this.length
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      bytes[at++] = c
+      bytes[at++] = c >>> 8
+    }
+    this.length = at
+  }
+
+  kind (kind: number): void {
+    this.reserve(1)
+    this.bytes[this.length++] = kind
+  }
+
+  value (value: unknown): void {
+    if (typeof value === 'string') {
+      this.text(value)
+    } else if (typeof value === 'number') {
+      if ((value | 0) !== value) {
+        this.kind(NUMBER)
+        return this.text(String(value))
+      }
+      this.reserve(5)
+      const bytes = this.bytes
+      bytes[this.length] = INT32
+      bytes[this.length + 1] = value
+      bytes[this.length + 2] = value >>> 8
+      bytes[this.length + 3] = value >>> 16
+      bytes[this.length + 4] = value >>> 24
+      this.length += 5
+    } else if (typeof value === 'boolean') {
+      this.kind(value ? TRUE : FALSE)
+    } else if (value === null || value === undefined) {
+      this.kind(NULL)
+    } else {
+      this.kind(JSON_VALUE)
+      this.text(JSON.stringify(value))
+    }
+  }
+}
+
+// 120 of the hash's 128 bits, as 20 characters of base64url between quotes, made in one call (a
+// flat string: twice as fast to make, and to write into a page, as one joined from pieces).
+const BASE64URL = Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', (c) => c.charCodeAt(0))
+const QUOTE = 34
+
+function quoted120 (h: Int32Array): string {
+  const a = h[0]!
+  const b = h[1]!
+  const c = h[2]!
+  const d = h[3]!
+  const x = BASE64URL
+  return String.fromCharCode(QUOTE, x[a >>> 26]!, x[(a >>> 20) & 63]!, x[(a >>> 14) & 63]!, x[(a >>> 8) & 63]!, x[(a >>> 2) & 63]!,
+    x[((a & 3) << 4) | (b >>> 28)]!, x[(b >>> 22) & 63]!, x[(b >>> 16) & 63]!, x[(b >>> 10) & 63]!, x[(b >>> 4) & 63]!,
+    x[((b & 15) << 2) | (c >>> 30)]!, x[(c >>> 24) & 63]!, x[(c >>> 18) & 63]!, x[(c >>> 12) & 63]!, x[(c >>> 6) & 63]!, x[c & 63]!,
+    x[(d >>> 18) & 63]!, x[(d >>> 12) & 63]!, x[(d >>> 6) & 63]!, x[d & 63]!, QUOTE)
+}
+
 /** What If-Match stands for in a guarded update: the version texts of the addressed record. */
 const INTEGER_VERSION = /^-?[0-9]{1,19}$/
 const TIMESTAMP_VERSION = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$/
@@ -75,7 +199,7 @@ export interface Etags {
 }
 
 export function etags (secret: KeyObject): Etags {
-  // Each resource's hash state after its name, worked out once per model.
+  // Each resource's hash state after its name, and its keyed hash, worked out once per model.
   const starts = new Map<string, Lanes>()
   const lanesOf = (model: ResourceModel): Lanes => {
     let lanes = starts.get(model.name)
@@ -85,6 +209,19 @@ export function etags (secret: KeyObject): Etags {
     }
     return lanes
   }
+  const keyed = new Map<string, SipHash128>()
+  const keyedOf = (model: ResourceModel): SipHash128 => {
+    let hash = keyed.get(model.name)
+    if (hash === undefined) {
+      // The leading NUL sets these inputs apart from the version HMAC's, which start with a name.
+      hash = sipHash128(createHmac('sha256', secret).update('\0etag\0' + model.name).digest().subarray(0, 16))
+      keyed.set(model.name, hash)
+    }
+    return hash
+  }
+  // One record's values at a time: each ETag is made and its units done with before the next.
+  const record = new RecordBytes()
+  const out = new Int32Array(4)
   return {
     of (model, readable) {
       const version = model.versionField
@@ -103,11 +240,14 @@ export function etags (secret: KeyObject): Etags {
         }
         return (row) => '"' + createHmac('sha256', secret).update(model.name + '\0' + keyNames.map((k) => String(row[k])).join('\0') + '\0' + String(row[name])).digest('base64url').slice(0, 22) + '"'
       }
+      const hash = keyedOf(model)
+      // A key part the caller reads is among the fields already, and tells the records apart there.
+      const names = [...readable, ...model.key.filter((f) => !readable.includes(f))].map((f) => f.name)
       return (row) => {
-        const parts: unknown[] = [model.name]
-        for (const f of model.key) parts.push(row[f.name])
-        for (const f of readable) parts.push(row[f.name] ?? null)
-        return '"' + hash('sha256', JSON.stringify(parts), 'hex').slice(0, 32) + '"'
+        record.length = 0
+        for (let i = 0; i < names.length; i++) record.value(row[names[i]!])
+        hash(record.bytes, record.length, out)
+        return quoted120(out)
       }
     },
     versionOf (model, key, etag) {

@@ -1,8 +1,8 @@
-// A to-many embed's children come through JSON inside the statement, yet each must read exactly as a
-// get of it reads it: int8, numeric, dates, uuids and timestamps as the record connections give them,
-// NaN and the infinities, json as stored, padded and enum text, and a child of more than 100 values
-// (a function takes at most 100 arguments). The session's time zone is not UTC where a pooler
-// leaves the server's (`npm run test:pooled`): the database here defaults to +05:45.
+// A to-many embed's children come as the text of an array of records inside the statement, yet each
+// must read exactly as a get of it reads it: int8, numeric, dates, uuids and timestamps as the record
+// connections give them, NaN and the infinities, json as stored, quoted, padded and enum text, and a
+// child of more than 100 values (more than a function's arguments). The session's time zone is not
+// UTC where a pooler leaves the server's (`npm run test:pooled`): the database here defaults to +05:45.
 // The relation orders by a nullable timestamp, descending: its token carries such values and NULLs.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'

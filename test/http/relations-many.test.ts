@@ -116,15 +116,44 @@ test('fields=lines embeds every field the caller may read there, exactly as a ge
   assert.deepEqual(etags, [{ etag: (await got(clerk, '/api/v1/order_lines/200')).etag }, { etag: (await got(clerk, '/api/v1/order_lines/201')).etag }])
 })
 
-test('a child\'s JSON holds each value once: its order values come from its fields, its order_id from the parent\'s key', async () => {
+test('a line\'s embedded etag (no version column) moves when a field its reader reads changes, and not when only a hidden one does', async () => {
+  const embedded = async (call: Call): Promise<string> => ok(await call('GET', '/api/v1/orders/4?fields=lines')).lines.items[0].etag
+  const unchangedFor = async (call: Call, etag: string): Promise<number> => (await call('GET', '/api/v1/order_lines/204', { headers: { 'if-none-match': etag } })).status
+  const clerkBefore = await embedded(clerk)
+  const adminBefore = await embedded(admin)
+  assert.equal(clerkBefore, (await got(clerk, '/api/v1/order_lines/204')).etag)
+  assert.equal(adminBefore, (await got(admin, '/api/v1/order_lines/204')).etag)
+  assert.notEqual(clerkBefore, adminBefore)
+  // cost is hidden from the clerk: their ETag stays (a get of the line is still 304 for them); the admin's moves.
+  const costed = await admin('PATCH', '/api/v1/order_lines/204', { payload: { cost: '9.99' }, headers: { 'if-match': adminBefore } })
+  assert.equal(costed.status, 200, JSON.stringify(costed.body))
+  assert.equal(await embedded(clerk), clerkBefore)
+  assert.equal(await unchangedFor(clerk, clerkBefore), 304)
+  const adminAfter = await embedded(admin)
+  assert.notEqual(adminAfter, adminBefore)
+  assert.equal(adminAfter, costed.body.etag)
+  // sku is the clerk's to read: their ETag moves, to what a get of the line gives.
+  const renamed = await admin('PATCH', '/api/v1/order_lines/204', { payload: { sku: 'BOB-1b' }, headers: { 'if-match': adminAfter } })
+  assert.equal(renamed.status, 200, JSON.stringify(renamed.body))
+  const clerkAfter = await embedded(clerk)
+  assert.notEqual(clerkAfter, clerkBefore)
+  assert.equal(clerkAfter, (await got(clerk, '/api/v1/order_lines/204')).etag)
+  assert.equal(await unchangedFor(clerk, clerkBefore), 200)
+  assert.equal(await embedded(admin), renamed.body.etag)
+  await runSql(databaseUrl, "UPDATE order_lines SET sku = 'BOB-1', cost = NULL WHERE id = 204")
+})
+
+test('a child\'s record holds each value once: its order values come from its fields, its order_id from the parent\'s key', async () => {
   ok(await admin('GET', '/api/v1/orders/2?fields=lines'))
   let body: any
   const [text] = await statementsOf(async () => { body = ok(await admin('GET', '/api/v1/orders/2?fields=lines')) })
-  // position (int4) and id (int8, as text) are fetched fields: the token reads them there.
-  assert.doesNotMatch(text!, /"__e0_o\d+"::text/, text)
+  // position (int4) and id (int8) are fetched fields: the token reads them there.
+  assert.doesNotMatch(text!, /ROW\([^)]*"__e0_o\d+"/, text)
   // order_id is the link to orders.id (both int8): read from the parent, never selected.
-  assert.doesNotMatch(text!, /"__t0"\."order_id"(::text)? AS/, text)
-  assert.match(text!, /json_agg\(json_build_array\("__s0"\."__e0_\d+"(, "__s0"\."__e0_\d+"){4}\) ORDER BY/, text)
+  assert.doesNotMatch(text!, /"__t0"\."order_id" AS/, text)
+  // id, position, sku, cost and deleted_at, each as PostgreSQL's own text of it: no cast, no JSON.
+  assert.match(text!, /ARRAY\(SELECT ROW\("__s0"\."__e0_\d+"(, "__s0"\."__e0_\d+"){4}\) FROM/, text)
+  assert.doesNotMatch(text!, /json|::text/, text)
   assert.deepEqual(body.lines.items.map((line: any) => line.order_id), ['2', '2'])
 })
 
@@ -285,7 +314,7 @@ test('a page with to-many embeds is one statement whatever its size, and reads a
     const statements = await statementsOf(async () => { page = ok(await admin('GET', url)) })
     assert.equal(page.items.length, size)
     assert.equal(statements.length, 1, statements.join('\n'))
-    assert.match(statements[0]!, /LIMIT 11\) AS "__s2"\) AS "__e2"/)
+    assert.match(statements[0]!, /LIMIT 11\) AS "__s2" ORDER BY [^)]*\) AS "__e2"/)
   }
   // The statement again, under EXPLAIN ANALYZE: every parameter of an admin's page is the tenant.
   ok(await admin('GET', '/api/v1/orders?page_size=50&fields=title,lines.sku'))
@@ -303,6 +332,10 @@ test('a page with to-many embeds is one statement whatever its size, and reads a
   assert.equal(limits.length, 1)
   assert.ok(limits[0]['Actual Rows'] <= 11, JSON.stringify(limits[0]))
   assert.equal(children[0]['Index Name'], 'order_lines_by_order', JSON.stringify(plan))
+  // The children come in the relation's order from the index: the array's ORDER BY sorts nothing.
+  const subplans = nodesOf(plan).filter((node) => node['Parent Relationship'] === 'SubPlan')
+  assert.equal(subplans.length, 1)
+  assert.deepEqual(nodesOf(subplans[0]).map((node) => node['Node Type']), ['Subquery Scan', 'Limit', 'Index Scan'])
   assert.ok(children[0]['Actual Rows'] <= 11, `the children's scan reads ${String(children[0]['Actual Rows'])} rows a parent`)
 })
 

@@ -1,0 +1,95 @@
+// The ETag of a record without a version column (lib/serialize/etag.ts): SipHash-2-4-128 as its
+// reference computes it, over values that no other values can be written as, under a key of the
+// server's and of the resource's (docs/decisions.md, "To-many embeds at the floor's cost").
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { sipHash128 } from '../../lib/siphash.js'
+import { deriveKey } from '../../lib/crypto.js'
+import { etags } from '../../lib/serialize/etag.js'
+import type { FieldModel, ResourceModel } from '../../lib/model/types.js'
+
+// The reference's vectors (github.com/veorq/SipHash, vectors.h, vectors_sip128): key 00 01 … 0f,
+// message 00 01 … of the length given: none, less than a block, blocks and a byte over or under.
+const VECTORS: Record<number, string> = {
+  0: 'a3817f04ba25a8e66df67214c7550293',
+  1: 'da87c1d86b99af44347659119b22fc45',
+  7: 'a1f1ebbed8dbc153c0b84aa61ff08239',
+  8: '3b62a9ba6258f5610f83e264f31497b4',
+  15: '5493e99933b0a8117e08ec0f97cfc3d9',
+  16: '6ee2a4ca67b054bbfd3315bf85230577',
+  62: '5853542321f567a005d547a4f04759bd',
+  63: '5150d1772f50834a503e069a973fbd7c',
+}
+
+test('SipHash-2-4-128 gives the reference\'s vectors, whatever the length left over after the last full block', () => {
+  const hash = sipHash128(Uint8Array.from({ length: 16 }, (_, i) => i))
+  const out = new Int32Array(4)
+  for (const [length, expected] of Object.entries(VECTORS)) {
+    // A longer buffer than the message: only `length` bytes are read.
+    const bytes = Uint8Array.from({ length: Number(length) + 9 }, (_, i) => i < Number(length) ? i : 0xff)
+    hash(bytes, Number(length), out)
+    assert.equal(Buffer.from(out.buffer).toString('hex'), expected, `${length} bytes`)
+  }
+  assert.throws(() => sipHash128(new Uint8Array(8)), /16 bytes/)
+})
+
+const field = (name: string, type: FieldModel['type']): FieldModel => ({ name, type }) as FieldModel
+const id = field('id', 'bigint')
+const note = field('note', 'string')
+const rank = field('rank', 'integer')
+const data = field('data', 'json')
+const model = (name: string): ResourceModel => ({ name, key: [id], versionField: undefined, version: undefined }) as unknown as ResourceModel
+
+test('without a version column, records whose values read differently get different ETags, and alike ones the same', () => {
+  const of = etags(deriveKey('a-secret-that-is-long-enough-0123456789', 'etag')).of(model('notes'), [id, note, rank, data])
+  const rows = [
+    { id: '1', note: null, rank: 1, data: null },
+    { id: '1', note: 'null', rank: 1, data: null },
+    { id: '1', note: '', rank: 1, data: null },
+    { id: '1', note: '1', rank: null, data: null },
+    { id: '1', note: null, rank: 1, data: 'null' },
+    { id: '1', note: null, rank: 1, data: {} },
+    { id: '1', note: null, rank: 1, data: [] },
+    { id: '1', note: null, rank: 1, data: true },
+    { id: '1', note: null, rank: 1, data: 'true' },
+    { id: '1', note: null, rank: 65536, data: null },
+    { id: '1', note: null, rank: -1, data: null },
+    { id: '1', note: null, rank: 1.5, data: null },
+    { id: '1', note: null, rank: 1, data: 1 },
+    { id: '1', note: null, rank: 1, data: '1' },
+    { id: '11', note: null, rank: 1, data: null },
+    { id: '1', note: '1', rank: 1, data: null },
+    // A value's end is never taken for the next one's start.
+    { id: '1', note: 'a', rank: 1, data: 'bc' },
+    { id: '1', note: 'ab', rank: 1, data: 'c' },
+    { id: '1', note: 'x'.repeat(9000), rank: 1, data: null },
+    { id: '1', note: 'x'.repeat(9001), rank: 1, data: null },
+    { id: '1', note: '\u{1F600}', rank: 1, data: null },
+    // A text of characters below 256 goes a byte each, one above as UTF-16: never the same bytes.
+    { id: '1', note: '\u0100', rank: 1, data: null },
+    { id: '1', note: '\u0000\u0001', rank: 1, data: null },
+    { id: '1', note: '\u00ff', rank: 1, data: null },
+    { id: '1', note: 'x'.repeat(14), rank: 1, data: null },
+    { id: '1', note: 'x'.repeat(15), rank: 1, data: null },
+    { id: '1', note: null, rank: 1, data: { é: '\u0100' } },
+  ]
+  const tags = rows.map(of)
+  assert.equal(new Set(tags).size, rows.length, JSON.stringify(tags))
+  for (const tag of tags) assert.match(tag, /^"[A-Za-z0-9_-]{20}"$/)
+  // The same values give the same ETag, whatever else the row holds, and undefined reads as null.
+  assert.equal(of({ id: '1', note: 'a', rank: 1, data: 'bc', hidden: 'x' }), tags[16])
+  assert.equal(of({ id: '1', rank: 1 }), tags[0])
+})
+
+test('the keyed ETag depends on the server\'s secret and the resource, and not on fields outside the caller\'s', () => {
+  const row = { id: '7', note: 'n', rank: 3, data: null }
+  const secret = deriveKey('a-secret-that-is-long-enough-0123456789', 'etag')
+  const one = etags(secret).of(model('notes'), [id, note])(row)
+  assert.equal(etags(deriveKey('a-secret-that-is-long-enough-0123456789', 'etag')).of(model('notes'), [id, note])(row), one)
+  assert.notEqual(etags(deriveKey('another-secret-that-is-long-enough-01234', 'etag')).of(model('notes'), [id, note])(row), one)
+  assert.notEqual(etags(secret).of(model('memos'), [id, note])(row), one)
+  assert.equal(etags(secret).of(model('notes'), [id, note])({ ...row, rank: 4 }), one)
+  // A key the caller does not read still tells two records apart.
+  const keyless = etags(secret).of(model('notes'), [note])
+  assert.notEqual(keyless(row), keyless({ ...row, id: '8' }))
+})
