@@ -59,6 +59,7 @@ const STORE_CODES: Record<UserStoreError['code'], string> = {
   'invalid-email': 'INVALID_EMAIL',
   'invalid-name': 'VALIDATION_ERROR',
   'weak-password': 'PASSWORD_TOO_SHORT',
+  'long-password': 'PASSWORD_TOO_LONG',
   'invalid-role': 'YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE',
   'role-required': 'ROLE_REQUIRED',
   'email-taken': 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL',
