@@ -1,0 +1,44 @@
+// One-time tokens of the account links (email verification, password reset, email change): 32
+// random bytes, of which the store keeps only the SHA-256, so a read of the table yields no link
+// anyone could follow. Taking a token deletes its row in the same statement that reads it, so two
+// requests with one token cannot both succeed; a password change deletes every token of the user.
+import { createHash, randomBytes } from 'node:crypto'
+import { sql } from '../sql/sql.js'
+import { query, rows, type Queryable } from '../db/query.js'
+import type { AuthTables } from './store/migrate.js'
+
+export type TokenPurpose = 'verify-email' | 'reset-password' | 'change-email'
+
+function hashOf (token: string): string {
+  return createHash('sha256').update(token).digest('hex')
+}
+
+/** A new token for `userId`, about `email` (the address it verifies or changes to), valid `ttlSeconds`. */
+export async function issueOneTimeToken (db: Queryable, tables: AuthTables, purpose: TokenPurpose, userId: string, email: string, ttlSeconds: number): Promise<string> {
+  const token = randomBytes(32).toString('base64url')
+  // The user's spent links of this kind go with each new one: the table holds live tokens only.
+  await query(db, sql`DELETE FROM ${tables.oneTimeToken} WHERE user_id = ${userId} AND purpose = ${purpose} AND expires_at <= now()`)
+  await query(db, sql`INSERT INTO ${tables.oneTimeToken} (token_hash, purpose, user_id, email, expires_at)
+    VALUES (${hashOf(token)}, ${purpose}, ${userId}, ${email}, now() + ${ttlSeconds}::integer * interval '1 second')`)
+  return token
+}
+
+export interface TakenToken {
+  readonly purpose: TokenPurpose
+  readonly userId: string
+  readonly email: string
+  readonly expired: boolean
+}
+
+/** Takes the token (of one of `purposes`): its row is gone once this returns, whether it was still valid (`expired: false`) or not. */
+export async function takeOneTimeToken (db: Queryable, tables: AuthTables, purposes: readonly TokenPurpose[], token: unknown): Promise<TakenToken | undefined> {
+  if (typeof token !== 'string' || token === '' || token.length > 200) return undefined
+  const [taken] = await rows<{ purpose: TokenPurpose, user_id: string, email: string, expired: boolean }>(db, sql`DELETE FROM ${tables.oneTimeToken}
+    WHERE token_hash = ${hashOf(token)} AND purpose = ANY (${purposes}::text[]) RETURNING purpose, user_id, email, expires_at <= now() AS expired`)
+  return taken === undefined ? undefined : { purpose: taken.purpose, userId: taken.user_id, email: taken.email, expired: taken.expired }
+}
+
+/** Ends every token of the user (a password change: no link sent before it works after it). */
+export async function endOneTimeTokens (db: Queryable, tables: AuthTables, userId: string): Promise<void> {
+  await query(db, sql`DELETE FROM ${tables.oneTimeToken} WHERE user_id = ${userId}`)
+}
