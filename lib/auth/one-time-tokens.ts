@@ -38,6 +38,13 @@ export async function takeOneTimeToken (db: Queryable, tables: AuthTables, purpo
   return taken === undefined ? undefined : { purpose: taken.purpose, userId: taken.user_id, email: taken.email, expired: taken.expired }
 }
 
+/** Whether the token is one of `purpose` that can still be used (the reset link's check before its page opens; nothing is spent). */
+export async function isLiveOneTimeToken (db: Queryable, tables: AuthTables, purpose: TokenPurpose, token: string): Promise<boolean> {
+  if (token === '' || token.length > 200) return false
+  const [live] = await rows(db, sql`SELECT 1 FROM ${tables.oneTimeToken} WHERE token_hash = ${hashOf(token)} AND purpose = ${purpose} AND expires_at > now()`)
+  return live !== undefined
+}
+
 /** Ends every token of the user (a password change: no link sent before it works after it). */
 export async function endOneTimeTokens (db: Queryable, tables: AuthTables, userId: string): Promise<void> {
   await query(db, sql`DELETE FROM ${tables.oneTimeToken} WHERE user_id = ${userId}`)

@@ -86,7 +86,14 @@ export interface UserStore {
   revokeSessions (user: UserRef, options?: ChangeOptions): Promise<UserRow>
   issueToken (email: string, options?: { ttlSeconds?: number }): Promise<IssuedToken>
   roleChoices (): string[]
+  /** Runs `work` in a transaction of the store (its lock held), with `changed` to run the write hooks of each change in it. */
+  change<T> (work: (db: Queryable, changed: ChangeRecorder) => Promise<T>): Promise<T>
+  /** The length bounds of new passwords. */
+  readonly passwordPolicy: PasswordPolicy | undefined
 }
+
+/** Runs the write hooks of one user change (`auth.users`) in the change's transaction. */
+export type ChangeRecorder = (operation: WriteOperation, before: UserRow | undefined, after: UserRow | undefined, by: TablegateContext | undefined) => Promise<void>
 
 /**
  * The host-side user operations (docs/login.md), all a plugin gets of the store: no pool, tables or
@@ -293,5 +300,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
     },
 
     roleChoices: () => [...roles.list],
+    change: async (work) => await tx(async (db) => await work(db, async (operation, before, after, by) => { await changed(db, operation, before, after, by) })),
+    passwordPolicy: options.passwordPolicy,
   }
 }

@@ -3,6 +3,7 @@
 import { ConfigError } from './validate.js'
 import type { Config } from './schema.js'
 import type { AccountMailHandler, ExistingUserSignUpHandler } from './functions.js'
+import { ADMIN_ROLE, type RoleSetup } from './roles.js'
 
 export interface PasswordPolicy {
   readonly minLength: number
@@ -21,7 +22,7 @@ export interface AccountSettings {
   readonly passwordPolicy: PasswordPolicy
 }
 
-export function accountSettings (config: Config): AccountSettings {
+export function accountSettings (config: Config, roles: RoleSetup): AccountSettings {
   const policy = { ...DEFAULT_PASSWORD_POLICY, ...config.passwordPolicy }
   if (policy.minLength > policy.maxLength) {
     throw new ConfigError(`config.passwordPolicy: minLength (${policy.minLength}) is more than maxLength (${policy.maxLength})`)
@@ -32,6 +33,9 @@ export function accountSettings (config: Config): AccountSettings {
   }
   if (signUp === 'invitation' && config.organizations === undefined) {
     throw new ConfigError('config.signUp: \'invitation\' admits emails holding an organization invitation, so it needs config.organizations (or use \'open\')')
+  }
+  if (signUp !== false && (roles.defaultRole === undefined || roles.defaultRole === ADMIN_ROLE)) {
+    throw new ConfigError(`config.signUp: people who sign up get the default role, which must be one besides ${ADMIN_ROLE}: set config.defaultRole (one of ${roles.list.filter((r) => r !== ADMIN_ROLE).join(', ') || 'a role besides admin in config.roles'})`)
   }
   if (config.emailVerification?.required === true && signUp === false) {
     throw new ConfigError('config.emailVerification.required: holds only users who signed up themselves, and config.signUp is false (no one can)')

@@ -201,7 +201,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     changes: changeSettings(config, config.databaseUrl ?? nonEmpty(env.DATABASE_URL), poolerOf(config.databasePooler, env.DATABASE_POOLER), env.DATABASE_LISTEN_URL),
     verifier: config.verifier,
     organizations: organizationSettings(config),
-    accounts: accountSettings(config),
+    accounts: accountSettings(config, roles),
     migrateOnStart: config.migrateOnStart ?? true,
     migrations: config.migrations === undefined ? undefined : resolvePath(config.migrations),
     resources,
