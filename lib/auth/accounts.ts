@@ -122,7 +122,7 @@ export async function signUp (services: AccountServices, input: SignUpInput, by:
     return { token: null, user: lookalike(email, name, role, input.image) }
   }
   const { user, token } = outcome
-  if (token !== undefined) sendLink(services, settings.emailVerification!.onSend, 'emailVerification.onSend', user, email, services.links.verifyEmail(token, input.callbackURL))
+  if (token !== undefined) sendLink(services, settings.emailVerification!.onSend, 'emailVerification.onSend', user, email, token, services.links.verifyEmail(token, input.callbackURL))
   return { token: null, user: authUser(user) }
 }
 
@@ -151,8 +151,7 @@ function lookalike (email: string, name: string, role: string, image: string | u
   }
 }
 
-function sendLink (services: AccountServices, onSend: AccountMailHandler, hook: string, user: UserRow, email: string, url: string): void {
-  const token = new URL(url).searchParams.get('token') ?? url.slice(url.lastIndexOf('/') + 1)
+function sendLink (services: AccountServices, onSend: AccountMailHandler, hook: string, user: UserRow, email: string, token: string, url: string): void {
   later(services, hook, () => onSend({ user: mailUser(user, email), url, token }))
 }
 
@@ -184,7 +183,7 @@ async function linkFor (store: UserStore, purpose: TokenPurpose, email: string, 
 export async function requestPasswordReset (services: AccountServices, email: string, callbackURL: string | undefined): Promise<{ status: true, message: string }> {
   const reset = services.settings.passwordReset!
   const issued = await linkFor(services.store, 'reset-password', email, 'any', reset.expiresIn)
-  if (issued !== undefined) sendLink(services, reset.onSend, 'passwordReset.onSend', issued.user, issued.user.email, services.links.resetPassword(issued.token, callbackURL))
+  if (issued !== undefined) sendLink(services, reset.onSend, 'passwordReset.onSend', issued.user, issued.user.email, issued.token, services.links.resetPassword(issued.token, callbackURL))
   return { status: true, message: RESET_REQUESTED }
 }
 
@@ -192,7 +191,7 @@ export async function requestPasswordReset (services: AccountServices, email: st
 export async function sendVerificationTo (services: AccountServices, email: string, callbackURL: string | undefined): Promise<void> {
   const verification = verificationOn(services)
   const issued = await linkFor(services.store, 'verify-email', email, 'unverified', VERIFICATION_TTL_SECONDS)
-  if (issued !== undefined) sendLink(services, verification.onSend, 'emailVerification.onSend', issued.user, issued.user.email, services.links.verifyEmail(issued.token, callbackURL))
+  if (issued !== undefined) sendLink(services, verification.onSend, 'emailVerification.onSend', issued.user, issued.user.email, issued.token, services.links.verifyEmail(issued.token, callbackURL))
 }
 
 /** `POST /send-verification-email` from the signed-in user, for their own address. */
@@ -201,7 +200,7 @@ export async function sendOwnVerification (services: AccountServices, user: User
   if (email !== user.email) throw authProblem('invalid-record', 'EMAIL_MISMATCH', 'Email mismatch')
   if (user.email_verified) throw authProblem('invalid-record', 'EMAIL_ALREADY_VERIFIED', 'Email is already verified')
   const token = await issueOneTimeToken(services.store.pool, services.store.tables, 'verify-email', user.id, user.email, VERIFICATION_TTL_SECONDS)
-  sendLink(services, verification.onSend, 'emailVerification.onSend', user, user.email, services.links.verifyEmail(token, callbackURL))
+  sendLink(services, verification.onSend, 'emailVerification.onSend', user, user.email, token, services.links.verifyEmail(token, callbackURL))
 }
 
 export function verificationOn (services: AccountServices): NonNullable<AccountSettings['emailVerification']> {

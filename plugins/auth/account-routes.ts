@@ -9,6 +9,7 @@ import { authUser } from '../../lib/auth/shapes.js'
 import { rolesOf } from '../../lib/config/roles.js'
 import { isSafeCallbackURL } from '../../lib/auth/origins.js'
 import { attemptCounter } from '../../lib/auth/sign-in-limiter.js'
+import { pastTheRevokingSecond } from '../../lib/auth/revocations.js'
 import { emailOf, requestPasswordReset, resetPassword, sendOwnVerification, sendVerificationTo, signUp, verifyEmail, type AccountServices } from '../../lib/auth/accounts.js'
 import { changeEmail, changePassword, deleteOwnAccount, listSessions, revokeOtherSessions, revokeSession, updateUser, type Own } from '../../lib/auth/own-account.js'
 import { isProblem } from '../../lib/problems.js'
@@ -90,6 +91,11 @@ export async function accountRoutes (app: FastifyInstance, options: LoginRouteOp
     request.ctx.user = { id: found.user.id, roles: rolesOf(found.user.role) }
     return { ...found, by: request.ctx }
   }
+  // This process applies the change at once, not at its next poll; a token minted after the answer counts as newer.
+  const tokensEnded = async (): Promise<void> => {
+    await options.verifier.refreshRevocations().catch(() => {})
+    await pastTheRevokingSecond()
+  }
   const noStore = (reply: FastifyReply): void => { reply.header('cache-control', 'no-store') }
   const emptyBody = async (request: FastifyRequest): Promise<void> => { request.body ??= {} }
 
@@ -154,7 +160,7 @@ export async function accountRoutes (app: FastifyInstance, options: LoginRouteOp
       const token = body.token ?? (request.query as typeof TokenQuery.static).token
       if (token === undefined || token === '') throw authProblem('invalid-record', 'INVALID_TOKEN', 'Invalid token')
       await resetPassword(services, token, body.newPassword, request.ctx)
-      await options.verifier.refreshRevocations().catch(() => {})
+      await tokensEnded()
       return { status: true }
     })
   }
@@ -163,7 +169,7 @@ export async function accountRoutes (app: FastifyInstance, options: LoginRouteOp
     const caller = await own(request)
     const body = request.body as typeof ChangePasswordBody.static
     const user = await changePassword(services, caller, body.currentPassword, body.newPassword, body.revokeOtherSessions === true)
-    if (body.revokeOtherSessions === true) await options.verifier.refreshRevocations().catch(() => {})
+    if (body.revokeOtherSessions === true) await tokensEnded()
     noStore(reply)
     return { token: null, user: authUser(user) }
   })
@@ -196,7 +202,7 @@ export async function accountRoutes (app: FastifyInstance, options: LoginRouteOp
   app.post('/revoke-other-sessions', { config: { public: true }, preValidation: emptyBody }, async (request) => {
     const caller = await own(request)
     await revokeOtherSessions(services, caller)
-    await options.verifier.refreshRevocations().catch(() => {})
+    await tokensEnded()
     return { status: true }
   })
 
