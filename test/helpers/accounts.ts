@@ -50,7 +50,7 @@ export class Mailbox {
  * A listening app with every account flow on (sign-up open, verification and reset handing their
  * mails to a mailbox) and a `notes` resource to try tokens on; `events` are its `auth.users` write events.
  */
-export async function accountsApp (config: Config = {}): Promise<{ app: FastifyInstance, mailbox: Mailbox, base: string, events: WriteEvent[], databaseUrl: string }> {
+export async function accountsApp (config: Config = {}, options: { readonly verificationRequired?: boolean } = {}): Promise<{ app: FastifyInstance, mailbox: Mailbox, base: string, events: WriteEvent[], databaseUrl: string }> {
   const mailbox = new Mailbox()
   const events: WriteEvent[] = []
   const recorder = fp(async (app: FastifyInstance) => {
@@ -64,7 +64,7 @@ export async function accountsApp (config: Config = {}): Promise<{ app: FastifyI
     plugins: [recorder],
     signUp: 'open',
     signInPerMinute: 1000,
-    emailVerification: { onSend: (mail) => { mailbox.deliver({ ...mail, kind: 'verification' }) } },
+    emailVerification: { required: options.verificationRequired ?? false, onSend: (mail) => { mailbox.deliver({ ...mail, kind: 'verification' }) } },
     passwordReset: { onSend: (mail) => { mailbox.deliver({ ...mail, kind: 'reset' }) } },
     onExistingUserSignUp: ({ user }) => { mailbox.deliver({ user, url: '', token: '', kind: 'existing' }) },
     ...config,
