@@ -14,7 +14,9 @@ import { emailOf, requestPasswordReset, resetPassword, sendOwnVerification, send
 import { changeEmail, changePassword, deleteOwnAccount, listSessions, revokeOtherSessions, revokeSession, updateUser, type Own } from '../../lib/auth/own-account.js'
 import { isProblem } from '../../lib/problems.js'
 import { isLiveOneTimeToken } from '../../lib/auth/one-time-tokens.js'
-import type { LoginRouteOptions } from './routes.js'
+import type { UserStore } from '../../lib/auth/users.js'
+import type { Verifier } from '../../lib/auth/verifier.js'
+import type { ResolvedConfig } from '../../lib/config/resolve.js'
 import type { SessionCookies } from './callers.js'
 
 const Email = Type.String({ maxLength: 320 })
@@ -49,7 +51,14 @@ const DeleteUserBody = Type.Object({ password: Type.Optional(Password), callback
 const CLIENT_WINDOW_MS = 60_000
 const ADDRESS_WINDOW_MS = 3_600_000
 
-export async function accountRoutes (app: FastifyInstance, options: LoginRouteOptions & { readonly cookies: SessionCookies }): Promise<void> {
+export interface AccountRouteOptions {
+  readonly users: UserStore
+  readonly verifier: Verifier
+  readonly config: ResolvedConfig
+  readonly cookies: SessionCookies
+}
+
+export async function accountRoutes (app: FastifyInstance, options: AccountRouteOptions): Promise<void> {
   const { users, config, cookies } = options
   const settings = config.accounts
   const base = `${config.publicUrl}${config.apiRoot}/auth`
@@ -96,7 +105,8 @@ export async function accountRoutes (app: FastifyInstance, options: LoginRouteOp
     await options.verifier.refreshRevocations().catch(() => {})
     await pastTheRevokingSecond()
   }
-  const noStore = (reply: FastifyReply): void => { reply.header('cache-control', 'no-store') }
+  // A page a link lands on must not pass its token on in a Referer.
+  const noStore = (reply: FastifyReply): void => { reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer') }
   const emptyBody = async (request: FastifyRequest): Promise<void> => { request.body ??= {} }
 
   // Routes of a flow that is off are not there: a 404, as any unknown path here.
