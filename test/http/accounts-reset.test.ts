@@ -29,6 +29,8 @@ test('a reset link: the token in the mail, and the link\'s redirect to the page 
   const followed = await fetch(link.replace('http://localhost:5173', base), { redirect: 'manual' })
   assert.equal(followed.status, 302)
   assert.equal(followed.headers.get('location'), `/reset?token=${token}`)
+  assert.equal(followed.headers.get('referrer-policy'), 'no-referrer')
+  assert.equal(followed.headers.get('cache-control'), 'no-store')
   const forged = await fetch(`${base}/api/auth/reset-password/forged-token?callbackURL=%2Freset`, { redirect: 'manual' })
   assert.equal(forged.headers.get('location'), '/reset?error=INVALID_TOKEN')
   // Only toward a trusted place.
