@@ -34,6 +34,10 @@ export function accountSettings (config: Config, roles: RoleSetup): AccountSetti
   if (signUp === 'invitation' && config.organizations === undefined) {
     throw new ConfigError('config.signUp: \'invitation\' admits emails holding an organization invitation, so it needs config.organizations (or use \'open\')')
   }
+  // Who signs up as an invited address must show it is theirs before answering the invitation.
+  if (signUp === 'invitation' && config.emailVerification === undefined) {
+    throw new ConfigError('config.signUp: \'invitation\' needs config.emailVerification, so an invitee can show the address is theirs before accepting (anyone could sign up with it)')
+  }
   if (signUp !== false && (roles.defaultRole === undefined || roles.defaultRole === ADMIN_ROLE)) {
     throw new ConfigError(`config.signUp: people who sign up get the default role, which must be one besides ${ADMIN_ROLE}: set config.defaultRole (one of ${roles.list.filter((r) => r !== ADMIN_ROLE).join(', ') || 'a role besides admin in config.roles'})`)
   }

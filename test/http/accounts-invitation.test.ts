@@ -1,5 +1,7 @@
 // signUp: 'invitation': only an email holding a pending organization invitation may sign up; the
-// account is made and the invitation stays to be accepted (better-auth 1.7's own client throughout).
+// account is made and the invitation stays to be accepted once the address is shown to be the
+// person's (its verification link), so no one can sign up as an invited address and take the
+// invitation (better-auth 1.7's own client throughout).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createUser, PASSWORD } from '../helpers/app.js'
@@ -20,7 +22,7 @@ test('an email without a pending invitation cannot sign up', async () => {
   assert.equal(await mailbox.noneTo('stranger@example.com'), true)
 })
 
-test('an invited email signs up, signs in, and accepts its invitation', async () => {
+test('an invited email signs up, signs in, verifies the address, and only then sees and accepts its invitation', async () => {
   const invited = await owner.client.organization.inviteMember({ email: 'dana@example.com', role: 'member', organizationId: acme.data!.id })
   assert.equal(invited.error, null, JSON.stringify(invited.error))
   const up = await browser(base).client.signUp.email({ email: 'Dana@example.com', password: DANA_PASSWORD, name: 'Dana' })
@@ -29,6 +31,13 @@ test('an invited email signs up, signs in, and accepts its invitation', async ()
   assert.equal((up.data!.user as { role?: string }).role, 'user')
 
   const dana = await signedIn(base, 'dana@example.com', DANA_PASSWORD)
+  assertError((await dana.client.organization.listUserInvitations()).error, 403, 'EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION')
+  assertError((await dana.client.organization.getInvitation({ query: { id: invited.data!.id } })).error, 403, 'EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION')
+  assertError((await dana.client.organization.acceptInvitation({ invitationId: invited.data!.id })).error, 403, 'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION')
+  assertError((await dana.client.organization.rejectInvitation({ invitationId: invited.data!.id })).error, 403, 'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION')
+  const link = await mailbox.next('dana@example.com')
+  assert.equal((await dana.client.verifyEmail({ query: { token: link.token } })).error, null)
+
   const pending = await dana.client.organization.listUserInvitations()
   assert.deepEqual(pending.data!.map((i) => [i.email, i.status]), [['dana@example.com', 'pending']])
   const accepted = await dana.client.organization.acceptInvitation({ invitationId: invited.data!.id })

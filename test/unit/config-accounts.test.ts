@@ -42,6 +42,7 @@ test('resolveConfig: sign-up, verification, reset and the policy as given, with 
 test('resolveConfig: account settings that cannot work are refused, saying why', () => {
   assert.throws(() => resolveConfig({ signUp: 'anyone' }, {}), configError(/signUp/))
   assert.throws(() => resolveConfig({ signUp: 'invitation' }, {}), configError(/^config\.signUp: 'invitation' .* needs config\.organizations/))
+  assert.throws(() => resolveConfig({ signUp: 'invitation', organizations: {} }, {}), configError(/^config\.signUp: 'invitation' needs config\.emailVerification/))
   assert.throws(() => resolveConfig({ emailVerification: { required: true, onSend } }, {}), configError(/^config\.emailVerification\.required: .*config\.signUp is false/))
   assert.throws(() => resolveConfig({ emailVerification: { required: true } }, {}), configError(/emailVerification/))
   assert.throws(() => resolveConfig({ passwordReset: { onSend, expiresIn: 10 } }, {}), configError(/passwordReset/))
