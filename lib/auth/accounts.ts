@@ -100,6 +100,9 @@ export async function signUp (services: AccountServices, input: SignUpInput, by:
   // Hashed before the email is looked at: a taken email costs the same hash as a free one.
   const hash = await hashPassword(password)
   const outcome = await store.change(async (db, changed): Promise<SignUpOutcome> => {
+    // A new account's commit does not wait for the disk, so it answers no slower than a taken email,
+    // which writes nothing (a crash in the next fraction of a second loses it: the person signs up again).
+    await rows(db, sql`SET LOCAL synchronous_commit TO off`)
     if (settings.signUp === 'invitation' && !(await holdsInvitation(db, store, email))) {
       throw authProblem('access-denied', 'SIGN_UP_NEEDS_INVITATION', 'Sign-up is by invitation: this email holds no pending invitation.')
     }
