@@ -3,10 +3,9 @@
 // whether an email has an account: a taken email signs up as a free one would (its owner is told
 // through `onExistingUserSignUp`), and the requests for links run one statement either way. Mail
 // hooks run after the answer, so a slow mailer shows in no response time.
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { sql } from '../sql/sql.js'
-import { rows, type Queryable } from '../db/query.js'
-import { withTransaction } from '../db/transaction.js'
+import { query, rows, type Queryable } from '../db/query.js'
 import { formatRoles, rolesForNewUser, rolesOf, type RoleSetup } from '../config/roles.js'
 import type { AccountSettings } from '../config/accounts.js'
 import type { AccountMailHandler } from '../config/functions.js'
@@ -16,7 +15,7 @@ import { hashPassword } from './passwords.js'
 import { endOtherSessions, endSessions } from './sessions.js'
 import { endTokens } from './revocations.js'
 import { authUser, type AuthUser } from './shapes.js'
-import { endOneTimeTokens, issueOneTimeToken, takeOneTimeToken, type TokenPurpose } from './one-time-tokens.js'
+import { endOneTimeTokens, issueOneTimeToken, issueToEmail, takeOneTimeToken } from './one-time-tokens.js'
 import { checkPassword, normalizeEmail, UserStoreError, type ChangeRecorder, type UserRow, type UserStore } from './users.js'
 
 /** Where the links of the mails point: the login routes' own URLs. */
@@ -102,7 +101,7 @@ export async function signUp (services: AccountServices, input: SignUpInput, by:
   const outcome = await store.change(async (db, changed): Promise<SignUpOutcome> => {
     // A new account's commit does not wait for the disk, so it answers no slower than a taken email,
     // which writes nothing (a crash in the next fraction of a second loses it: the person signs up again).
-    await rows(db, sql`SET LOCAL synchronous_commit TO off`)
+    await query(db, sql`SET LOCAL synchronous_commit TO off`)
     if (settings.signUp === 'invitation' && !(await holdsInvitation(db, store, email))) {
       throw authProblem('access-denied', 'SIGN_UP_NEEDS_INVITATION', 'Sign-up is by invitation: this email holds no pending invitation.')
     }
@@ -111,7 +110,7 @@ export async function signUp (services: AccountServices, input: SignUpInput, by:
     const id = randomBytes(16).toString('base64url')
     const [user] = await rows<UserRow>(db, sql`INSERT INTO ${store.tables.user} (id, email, name, role, image, signed_up)
       VALUES (${id}, ${email}, ${name}, ${role}, ${input.image ?? null}, true) RETURNING *`)
-    await rows(db, sql`INSERT INTO ${store.tables.account} (id, user_id, provider_id, account_id, password)
+    await query(db, sql`INSERT INTO ${store.tables.account} (id, user_id, provider_id, account_id, password)
       VALUES (${randomBytes(16).toString('base64url')}, ${id}, 'credential', ${id}, ${hash})`)
     await changed('create', undefined, user, actingAs(by, user!))
     const verification = settings.emailVerification
@@ -158,34 +157,10 @@ function sendLink (services: AccountServices, onSend: AccountMailHandler, hook: 
   later(services, hook, () => onSend({ user: mailUser(user, email), url, token }))
 }
 
-/**
- * Issues a link for the user the email names, if there is one that `eligible` admits, in one
- * statement that runs whether or not there is: a known and an unknown email cost the same round
- * trip. The commit does not wait for the disk (a lost link is asked for again), so the one that
- * wrote a row is no slower than the one that did not.
- */
-async function linkFor (store: UserStore, purpose: TokenPurpose, email: string, eligible: 'any' | 'unverified', ttlSeconds: number): Promise<{ user: UserRow, token: string } | undefined> {
-  const token = randomBytes(32).toString('base64url')
-  const hash = createHash('sha256').update(token).digest('hex')
-  const { tables } = store
-  const unverified = eligible === 'unverified' ? sql`AND NOT email_verified` : sql.empty
-  return await withTransaction(store.pool, {}, async (db) => {
-    await rows(db, sql`SET LOCAL synchronous_commit TO off`)
-    const [user] = await rows<UserRow>(db, sql`WITH target AS (
-        SELECT * FROM ${tables.user} WHERE email = ${email} AND NOT banned ${unverified}
-      ), issued AS (
-        INSERT INTO ${tables.oneTimeToken} (token_hash, purpose, user_id, email, expires_at)
-        SELECT ${hash}, ${purpose}, id, email, now() + ${ttlSeconds}::integer * interval '1 second' FROM target
-      )
-      SELECT * FROM target`)
-    return user === undefined ? undefined : { user, token }
-  })
-}
-
 /** `POST /request-password-reset` (a route only with `passwordReset`): the same answer, in the same time, known email or not. */
 export async function requestPasswordReset (services: AccountServices, email: string, callbackURL: string | undefined): Promise<{ status: true, message: string }> {
   const reset = services.settings.passwordReset!
-  const issued = await linkFor(services.store, 'reset-password', email, 'any', reset.expiresIn)
+  const issued = await issueToEmail(services.store.pool, services.store.tables, 'reset-password', email, 'any', reset.expiresIn)
   if (issued !== undefined) sendLink(services, reset.onSend, 'passwordReset.onSend', issued.user, issued.user.email, issued.token, services.links.resetPassword(issued.token, callbackURL))
   return { status: true, message: RESET_REQUESTED }
 }
@@ -193,7 +168,7 @@ export async function requestPasswordReset (services: AccountServices, email: st
 /** `POST /send-verification-email` without a session: `{ status: true }` for any email; a link only to an unverified account. */
 export async function sendVerificationTo (services: AccountServices, email: string, callbackURL: string | undefined): Promise<void> {
   const verification = verificationOn(services)
-  const issued = await linkFor(services.store, 'verify-email', email, 'unverified', VERIFICATION_TTL_SECONDS)
+  const issued = await issueToEmail(services.store.pool, services.store.tables, 'verify-email', email, 'unverified', VERIFICATION_TTL_SECONDS)
   if (issued !== undefined) sendLink(services, verification.onSend, 'emailVerification.onSend', issued.user, issued.user.email, issued.token, services.links.verifyEmail(issued.token, callbackURL))
 }
 
@@ -261,7 +236,7 @@ export async function resetPassword (services: AccountServices, token: unknown, 
  * end with it (`all`, all but one, or none), and with any, every access token issued before it.
  */
 export async function setPassword (db: Queryable, store: UserStore, user: UserRow, hash: string, changed: ChangeRecorder, by: TablegateContext, ending: 'all' | 'none' | { readonly keep: string }): Promise<UserRow> {
-  await rows(db, sql`UPDATE ${store.tables.account} SET password = ${hash}, updated_at = now() WHERE user_id = ${user.id} AND provider_id = 'credential'`)
+  await query(db, sql`UPDATE ${store.tables.account} SET password = ${hash}, updated_at = now() WHERE user_id = ${user.id} AND provider_id = 'credential'`)
   await endOneTimeTokens(db, store.tables, user.id)
   if (ending !== 'none') {
     await (ending === 'all' ? endSessions(db, store.tables, user.id) : endOtherSessions(db, store.tables, user.id, ending.keep))
