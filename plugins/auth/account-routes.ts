@@ -4,6 +4,7 @@
 // for links are limited per client and per email address in the sign-in limiter's store.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
+import { createHash } from 'node:crypto'
 import { authProblem } from '../../lib/auth/login.js'
 import { authUser } from '../../lib/auth/shapes.js'
 import { rolesOf } from '../../lib/config/roles.js'
@@ -75,11 +76,12 @@ export async function accountRoutes (app: FastifyInstance, options: AccountRoute
   const counter = attemptCounter(users.pool, users.tables)
   const max = config.signInPerMinute
 
-  // Both counts are taken whatever the first says, so a refused client still spends its address's budget.
-  const limit = async (kind: string, request: FastifyRequest, email: string | undefined): Promise<void> => {
+  // Both counts are taken whatever the first says, so a refused client still spends its address's
+  // budget. The address is counted by its hash: the counters hold no email.
+  const limit = async (kind: string, request: FastifyRequest, email: string): Promise<void> => {
     const counts = await Promise.all([
       counter.count(`${kind}|client|${request.ip}`, CLIENT_WINDOW_MS),
-      ...(email === undefined ? [] : [counter.count(`${kind}|email|${email}`, ADDRESS_WINDOW_MS)]),
+      counter.count(`${kind}|email|${createHash('sha256').update(email).digest('base64url')}`, ADDRESS_WINDOW_MS),
     ])
     const over = counts.filter((c) => c.current > max)
     if (over.length === 0) return
