@@ -102,6 +102,9 @@ export async function signUp (services: AccountServices, input: SignUpInput, by:
     // A new account's commit does not wait for the disk, so it answers no slower than a taken email,
     // which writes nothing (a crash in the next fraction of a second loses it: the person signs up again).
     await query(db, sql`SET LOCAL synchronous_commit TO off`)
+    // The first user is the admin, made on the host: no one signs up before there is one.
+    const [someone] = await rows(db, sql`SELECT 1 FROM ${store.tables.user} LIMIT 1`)
+    if (someone === undefined) throw authProblem('access-denied', 'NO_USERS', 'No user exists yet. Create the first admin on the host: tablegate user create --email <email> --generate-password')
     if (settings.signUp === 'invitation' && !(await holdsInvitation(db, store, email))) {
       throw authProblem('access-denied', 'SIGN_UP_NEEDS_INVITATION', 'Sign-up is by invitation: this email holds no pending invitation.')
     }

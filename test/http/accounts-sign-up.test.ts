@@ -3,11 +3,17 @@
 // told through the hook; the password policy; each new account a write event.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createUser, PASSWORD } from '../helpers/app.js'
+import { createUser, PASSWORD, usersOf } from '../helpers/app.js'
 import { accountsApp, assertError, browser, signedIn } from '../helpers/accounts.js'
 
 const { app, base, mailbox, events } = await accountsApp({ passwordPolicy: { minLength: 14, maxLength: 64 } })
-await createUser(app, 'owner@example.com')
+
+test('no one signs up before the first admin is made on the host', async () => {
+  const { error } = await browser(base).client.signUp.email({ email: 'early@example.com', password: 'a-passphrase-of-some-length', name: 'Early' })
+  assertError(error, 403, 'NO_USERS')
+  await createUser(app, 'owner@example.com')
+  assert.equal((await usersOf(app).findByEmail('owner@example.com'))!.role, 'admin')
+})
 
 const LONG_ENOUGH = 'a-passphrase-of-some-length'
 
