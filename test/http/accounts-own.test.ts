@@ -3,6 +3,9 @@
 // delete-user (never the last active admin); each change an auth.users write event.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { problem } from '../../lib/problems.js'
 import { createUser, PASSWORD } from '../helpers/app.js'
 import { accountsApp, assertError, browser, signedIn, tokenWorks } from '../helpers/accounts.js'
 
@@ -116,4 +119,20 @@ test('delete-user needs the password; the last active admin cannot delete themse
   assert.equal(await tokenWorks(base, bearer), false)
   assertError((await browser(base).client.signIn.email({ email: 'olga@example.com', password: PASSWORD })).error, 401, 'INVALID_EMAIL_OR_PASSWORD')
   assert.ok(events.some((e) => e.key === olga.id && e.operation === 'delete' && e.ctx.user?.id === olga.id))
+})
+
+test('a write hook that refuses a change undoes it: the change runs in the store\'s transaction', async () => {
+  const refuse = fp(async (hooked: FastifyInstance) => {
+    hooked.tablegate.addWriteHook((event) => {
+      if (event.after?.name === 'Forbidden') throw problem('conflict', 'That name is not allowed here.')
+    }, { resources: ['auth.users'] })
+  }, { name: 'refuse-name', dependencies: ['tablegate'] })
+  const strict = await accountsApp({ plugins: [refuse] })
+  await createUser(strict.app, 'ivan@example.com')
+  const ivan = await signedIn(strict.base, 'ivan@example.com')
+  const { error } = await ivan.client.updateUser({ name: 'Forbidden' })
+  assert.equal(error?.status, 409, JSON.stringify(error))
+  assert.equal((await ivan.client.getSession()).data!.user.name, '')
+  assert.equal((await ivan.client.updateUser({ name: 'Ivan' })).error, null)
+  assert.equal((await ivan.client.getSession()).data!.user.name, 'Ivan')
 })
