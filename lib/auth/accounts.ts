@@ -15,7 +15,7 @@ import { hashPassword } from './passwords.js'
 import { endOtherSessions, endSessions } from './sessions.js'
 import { endTokens } from './revocations.js'
 import { authUser, type AuthUser } from './shapes.js'
-import { endOneTimeTokens, issueOneTimeToken, issueToEmail, takeOneTimeToken } from './one-time-tokens.js'
+import { endOneTimeTokens, issueOneTimeToken, issueOneTimeTokenAlone, issueToEmail, takeOneTimeToken } from './one-time-tokens.js'
 import { checkPassword, normalizeEmail, UserStoreError, type ChangeRecorder, type UserRow, type UserStore } from './users.js'
 
 /** Where the links of the mails point: the login routes' own URLs. */
@@ -180,7 +180,7 @@ export async function sendOwnVerification (services: AccountServices, user: User
   const verification = verificationOn(services)
   if (email !== user.email) throw authProblem('invalid-record', 'EMAIL_MISMATCH', 'Email mismatch')
   if (user.email_verified) throw authProblem('invalid-record', 'EMAIL_ALREADY_VERIFIED', 'Email is already verified')
-  const token = await issueOneTimeToken(services.store.pool, services.store.tables, 'verify-email', user.id, user.email, VERIFICATION_TTL_SECONDS)
+  const token = await issueOneTimeTokenAlone(services.store.pool, services.store.tables, 'verify-email', user.id, user.email, VERIFICATION_TTL_SECONDS)
   sendLink(services, verification.onSend, 'emailVerification.onSend', user, user.email, token, services.links.verifyEmail(token, callbackURL))
 }
 
