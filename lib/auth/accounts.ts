@@ -100,7 +100,7 @@ export async function signUp (services: AccountServices, input: SignUpInput, by:
   const hash = await hashPassword(password)
   const outcome = await store.change(async (db, changed): Promise<SignUpOutcome> => {
     // A new account's commit does not wait for the disk, so it answers no slower than a taken email,
-    // which writes nothing (a crash in the next fraction of a second loses it: the person signs up again).
+    // whose rows are taken back (a crash in the next fraction of a second loses it: the person signs up again).
     await query(db, sql`SET LOCAL synchronous_commit TO off`)
     // The first user is the admin, made on the host: no one signs up before there is one.
     const [someone] = await rows(db, sql`SELECT 1 FROM ${store.tables.user} LIMIT 1`)
@@ -109,15 +109,21 @@ export async function signUp (services: AccountServices, input: SignUpInput, by:
       throw authProblem('access-denied', 'SIGN_UP_NEEDS_INVITATION', 'Sign-up is by invitation: this email holds no pending invitation.')
     }
     const [taken] = await rows<UserRow>(db, sql`SELECT * FROM ${store.tables.user} WHERE email = ${email}`)
-    if (taken !== undefined) return { kind: 'taken', taken }
+    // A taken email makes the same rows, under an address no one has, and takes them back: the
+    // same statements as a new account, so it answers in the same time.
+    if (taken !== undefined) await query(db, sql`SAVEPOINT lookalike`)
     const id = randomBytes(16).toString('base64url')
     const [user] = await rows<UserRow>(db, sql`INSERT INTO ${store.tables.user} (id, email, name, role, image, signed_up)
-      VALUES (${id}, ${email}, ${name}, ${role}, ${input.image ?? null}, true) RETURNING *`)
+      VALUES (${id}, ${taken === undefined ? email : `${id}@lookalike.invalid`}, ${name}, ${role}, ${input.image ?? null}, true) RETURNING *`)
     await query(db, sql`INSERT INTO ${store.tables.account} (id, user_id, provider_id, account_id, password)
       VALUES (${randomBytes(16).toString('base64url')}, ${id}, 'credential', ${id}, ${hash})`)
-    await changed('create', undefined, user, actingAs(by, user!))
     const verification = settings.emailVerification
-    const token = verification === undefined ? undefined : await issueOneTimeToken(db, store.tables, 'verify-email', id, email, VERIFICATION_TTL_SECONDS)
+    const token = verification === undefined ? undefined : await issueOneTimeToken(db, store.tables, 'verify-email', id, user!.email, VERIFICATION_TTL_SECONDS)
+    if (taken !== undefined) {
+      await query(db, sql`ROLLBACK TO SAVEPOINT lookalike`)
+      return { kind: 'taken', taken }
+    }
+    await changed('create', undefined, user, actingAs(by, user!))
     return { kind: 'created', user: user!, token }
   })
   if (outcome.kind === 'taken') {
