@@ -16,7 +16,7 @@ export type { OperationsDescriber, ApiContext, ResourceApi, PathItems, JsonSchem
 export { BoundedCache } from './cache.js'
 export type { PageTokens } from './query/page-token.js'
 export type { Rule, RuleOutcome, RuleContext, RecordCheck, FieldRule, FilterSpec } from './access/types.js'
-export type { RecordValidator, ValidateContext, ValidationIssue, UnhandledErrorHandler, PluginEntry, InvitationNotice, InvitationHandler } from './config/functions.js'
+export type { RecordValidator, ValidateContext, ValidationIssue, UnhandledErrorHandler, PluginEntry, InvitationNotice, InvitationHandler, AccountMail, AccountMailHandler, ExistingUserSignUpHandler } from './config/functions.js'
 export { ORGANIZATIONS_RESOURCE, MEMBERS_RESOURCE, OrganizationStoreError, type OrganizationOperations, type OrganizationRow, type MemberRow, type OrganizationRef, type OrganizationSummary, type CreateOrganizationInput, type OrganizationStoreErrorCode, type OrganizationImportEntry, type OrganizationImportOptions, type OrganizationImportResult } from './auth/organizations.js'
 export { USERS_RESOURCE, type UserStore, type UserOperations, type UserSummary, type CreateUserInput, type UserRef, type ChangeOptions } from './auth/users.js'
 export { Problem, problem, PROBLEMS, type ProblemSlug } from './problems.js'

@@ -1,10 +1,12 @@
 // The example shop served by `npm start`: schema and seed from ./migrations, the built-in audit
 // log, a custom write hook, customers ↔ orders ↔ order lines as relations (docs/relations.md), and
 // organizations whose projects are theirs alone (docs/organizations.md; README's walk-through
-// makes two of them).
+// makes two of them), which people join by invitation, signing up themselves (docs/login.md,
+// "Accounts people manage themselves"), with the mails logged (./mail.ts).
 import { fileURLToPath } from 'node:url'
 import { auditLog, defineConfig } from 'tablegate'
 import shopRules from './rules.js'
+import { logMail } from './mail.js'
 
 // Every signed-in role does anything with the shop's own tables, as with a plain role list.
 const shop = ['customers.*', 'orders.*', 'order_lines.*']
@@ -22,7 +24,14 @@ export default defineConfig({
       admin: ['projects.*'],
       owner: ['projects.*'],
     },
+    onInvitation: (invitation) => {
+      logMail(invitation.email, `Join ${invitation.organization.name}`, `http://localhost:5173/ (sign up with this address, then accept invitation ${invitation.id})`)
+    },
   },
+  // Only an invited email may sign up; it joins the organization by accepting the invitation.
+  signUp: 'invitation',
+  emailVerification: { onSend: ({ user, url }) => { logMail(user.email, 'Confirm your email', url) } },
+  passwordReset: { onSend: ({ user, url }) => { logMail(user.email, 'Reset your password', url) } },
   // The audit log, readable by admins at /api/v1/audit_log.
   plugins: [[auditLog, { resource: 'audit_log' }], shopRules],
   resources: {

@@ -50,9 +50,16 @@ export function invitationActions (core: OrganizationCore): InvitationActions {
     const [updated] = await rows<InvitationRow>(db, sql`UPDATE ${tables.invitation} SET status = ${status} WHERE id = ${id} RETURNING *`)
     return updated!
   }
-  // Only the signed-in user the invitation names may see or answer it.
-  const addressedTo = (caller: OrganizationCaller, invitation: InvitationRow): void => {
+  // Only the signed-in user the invitation names may see or answer it; one who made their own
+  // account (sign-up) only once they have shown the address is theirs, or anyone could sign up as
+  // an invited address and take the invitation.
+  const addressedTo = (caller: OrganizationCaller, invitation: InvitationRow, answering: boolean): void => {
     if (invitation.email !== caller.user.email) throw orgRefusal(403, 'YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION')
+    provenAddress(caller, answering)
+  }
+  const provenAddress = (caller: OrganizationCaller, answering: boolean): void => {
+    if (!caller.user.signed_up || caller.user.email_verified) return
+    throw orgRefusal(403, answering ? 'EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION' : 'EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION')
   }
   const notify = async (organization: OrganizationRow, invitation: InvitationRow, caller: OrganizationCaller): Promise<void> => {
     await settings.onInvitation?.({
@@ -115,7 +122,7 @@ export function invitationActions (core: OrganizationCore): InvitationActions {
     get: async (caller, id) => {
       const invitation = await invitationById(core.pool, id)
       if (!usable(invitation)) throw orgRefusal(400, 'INVITATION_NOT_FOUND')
-      addressedTo(caller, invitation)
+      addressedTo(caller, invitation, false)
       type Found = OrganizationRow & { inviter_email: string | null }
       const [found] = await rows<Found>(core.pool, sql`SELECT o.*, u.email AS inviter_email FROM ${tables.organization} o
         LEFT JOIN ${tables.member} m ON m.organization_id = o.id AND m.user_id = ${invitation.inviter_id}
@@ -136,6 +143,7 @@ export function invitationActions (core: OrganizationCore): InvitationActions {
     },
 
     listMine: async (caller) => {
+      provenAddress(caller, false)
       const found = await rows<InvitationRow & { organization_name: string }>(core.pool, sql`SELECT i.*, o.name AS organization_name
         FROM ${tables.invitation} i JOIN ${tables.organization} o ON o.id = i.organization_id
         WHERE i.email = ${caller.user.email} AND i.status = 'pending' AND i.expires_at > now() ORDER BY i.created_at, i.id`)
@@ -147,7 +155,7 @@ export function invitationActions (core: OrganizationCore): InvitationActions {
         // The organization is locked before the invitation, in the order invite-member takes them.
         const seen = await invitationById(db, id)
         if (!usable(seen)) throw orgRefusal(400, 'INVITATION_NOT_FOUND')
-        addressedTo(caller, seen)
+        addressedTo(caller, seen, true)
         const organization = await core.lockedOrganization(db, { id: seen.organization_id })
         const invitation = await invitationById(db, id, true)
         if (!usable(invitation)) throw orgRefusal(400, 'INVITATION_NOT_FOUND')
@@ -169,7 +177,7 @@ export function invitationActions (core: OrganizationCore): InvitationActions {
       return await core.tx(async (db) => {
         const invitation = await invitationById(db, id, true)
         if (invitation === undefined || invitation.status !== 'pending') throw orgRefusal(400, 'INVITATION_NOT_FOUND')
-        addressedTo(caller, invitation)
+        addressedTo(caller, invitation, true)
         return { invitation: authInvitation(await setStatus(db, id, 'rejected')), member: null }
       })
     },

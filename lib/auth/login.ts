@@ -33,7 +33,12 @@ export interface SignedIn {
   readonly expiresAt: Date
 }
 
-export async function signInWithEmail (store: UserStore, email: unknown, password: unknown, meta: SessionMeta): Promise<SignedIn> {
+/** With `emailVerification.required`, a user who signed up has no session nor token before verifying (better-auth's EMAIL_NOT_VERIFIED). */
+export function refuseUnverified (user: UserRow, required: boolean): void {
+  if (required && user.signed_up && !user.email_verified) throw authProblem('access-denied', 'EMAIL_NOT_VERIFIED', 'Email not verified')
+}
+
+export async function signInWithEmail (store: UserStore, email: unknown, password: unknown, meta: SessionMeta, verificationRequired = false): Promise<SignedIn> {
   if (!(await store.hasUsers())) {
     throw authProblem('unauthenticated', 'NO_USERS', 'No user exists yet. Create the first admin on the host: tablegate user create --email <email> --generate-password')
   }
@@ -49,6 +54,7 @@ export async function signInWithEmail (store: UserStore, email: unknown, passwor
   const valid = found?.password != null ? await verifyPassword(found.password, given) : await decoyVerify(given)
   if (found === undefined || !valid) throw authProblem('unauthenticated', 'INVALID_EMAIL_OR_PASSWORD', INVALID_CREDENTIALS)
   if (found.banned) throw authProblem('access-denied', 'BANNED_USER', 'This account is banned. Ask an administrator.')
+  refuseUnverified(found, verificationRequired)
   const { password: _hash, ...user } = found
   const session = await createSession(store.pool, store.tables, user.id, meta)
   return { user, sessionToken: session.token, expiresAt: session.expiresAt }
@@ -59,6 +65,7 @@ const STORE_CODES: Record<UserStoreError['code'], string> = {
   'invalid-email': 'INVALID_EMAIL',
   'invalid-name': 'VALIDATION_ERROR',
   'weak-password': 'PASSWORD_TOO_SHORT',
+  'long-password': 'PASSWORD_TOO_LONG',
   'invalid-role': 'YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE',
   'role-required': 'ROLE_REQUIRED',
   'email-taken': 'USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL',

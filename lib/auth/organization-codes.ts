@@ -30,6 +30,8 @@ const MESSAGES = {
   YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION: 'You are not allowed to cancel this invitation',
   YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS: 'You are not allowed to list invitations for this organization',
   INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: 'Inviter is no longer a member of the organization',
+  EMAIL_VERIFICATION_REQUIRED_BEFORE_ACCEPTING_OR_REJECTING_INVITATION: 'Email verification required before accepting or rejecting invitation',
+  EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION: 'Email verification required to view or list invitations for the session email',
 } as const
 
 export type OrganizationCode = keyof typeof MESSAGES

@@ -2,8 +2,8 @@
 // of the reference 2-core machine, one lane so a burst of sign-ins cannot take both cores.
 import argon2 from 'argon2'
 import { randomBytes } from 'node:crypto'
+import { DEFAULT_PASSWORD_POLICY, type PasswordPolicy } from '../config/accounts.js'
 
-export const MIN_PASSWORD_LENGTH = 12
 const OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const
 
 export async function hashPassword (password: string): Promise<string> {
@@ -27,10 +27,12 @@ export async function decoyVerify (password: string): Promise<false> {
   return false
 }
 
-/** Why a password is refused, or undefined when it is acceptable. */
-export function passwordProblem (password: unknown): string | undefined {
-  if (typeof password !== 'string') return 'password is required'
-  if ([...password].length < MIN_PASSWORD_LENGTH) return `password must have at least ${MIN_PASSWORD_LENGTH} characters`
+/** Why a password is refused (too short or too long), or undefined when it is acceptable. */
+export function passwordProblem (password: unknown, policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY): { tooLong: boolean, message: string } | undefined {
+  if (typeof password !== 'string') return { tooLong: false, message: 'password is required' }
+  const length = [...password].length
+  if (length < policy.minLength) return { tooLong: false, message: `password must have at least ${policy.minLength} characters` }
+  if (length > policy.maxLength) return { tooLong: true, message: `password must have at most ${policy.maxLength} characters` }
   return undefined
 }
 

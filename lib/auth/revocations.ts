@@ -38,6 +38,15 @@ export async function endTokens (db: Queryable, tables: AuthTables, userId: stri
     ON CONFLICT (user_id) DO UPDATE SET ended_before = excluded.ended_before, changed_at = excluded.changed_at`)
 }
 
+/**
+ * Waits out the second in which a change ended the user's tokens (at most 1 s): a token's `iat`
+ * counts whole seconds, so one the user mints later in that second would pass for one issued before
+ * the change and be refused. A route that ends the caller's own tokens answers after it.
+ */
+export async function pastTheRevokingSecond (): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1001 - (Date.now() % 1000)))
+}
+
 /** Limits the user's tokens issued until now to `roles` (the user's new role column). */
 export async function limitTokenRoles (db: Queryable, tables: AuthTables, userId: string, roles: string): Promise<void> {
   await query(db, sql`INSERT INTO ${tables.revocation} (user_id, roles_since, roles, changed_at) VALUES (${userId}, clock_timestamp(), ${roles}, clock_timestamp())

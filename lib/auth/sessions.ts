@@ -62,3 +62,8 @@ export async function endSession (db: Queryable, tables: AuthTables, token: stri
 export async function endSessions (db: Queryable, tables: AuthTables, userId: string): Promise<void> {
   await query(db, sql`DELETE FROM ${tables.session} WHERE user_id = ${userId}`)
 }
+
+/** Ends every session of the user but one (the caller's own). */
+export async function endOtherSessions (db: Queryable, tables: AuthTables, userId: string, keepId: string): Promise<void> {
+  await query(db, sql`DELETE FROM ${tables.session} WHERE user_id = ${userId} AND id <> ${keepId}`)
+}

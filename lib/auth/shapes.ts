@@ -7,7 +7,7 @@ export interface AuthUser {
   id: string
   email: string
   name: string
-  image: null
+  image: string | null
   emailVerified: boolean
   createdAt: string
   updatedAt: string
@@ -22,7 +22,7 @@ export function authUser (user: UserRow): AuthUser {
     id: user.id,
     email: user.email,
     name: user.name,
-    image: null,
+    image: user.image,
     emailVerified: user.email_verified,
     createdAt: user.created_at.toISOString(),
     updatedAt: user.updated_at.toISOString(),

@@ -5,7 +5,7 @@ import { sql } from '../sql/sql.js'
 import { query, rows, type Queryable } from '../db/query.js'
 import type { AuthTables } from './store/migrate.js'
 
-interface Count {
+export interface Count {
   readonly current: number
   /** Milliseconds until the window ends. */
   readonly ttl: number
@@ -21,7 +21,13 @@ export interface LimiterStore {
 
 const SWEEP_EVERY_MS = 60_000
 
-export function sharedLimiterStore (db: Queryable, tables: Pick<AuthTables, 'rateLimit'>): new () => LimiterStore {
+export interface AttemptCounter {
+  /** Counts one attempt under `key` in a window of `timeWindow` ms that starts with its first attempt. */
+  count (key: string, timeWindow: number): Promise<Count>
+}
+
+/** The counters in PostgreSQL, which the sign-in limiter and the account routes' limits share. */
+export function attemptCounter (db: Queryable, tables: Pick<AuthTables, 'rateLimit'>): AttemptCounter {
   const table = tables.rateLimit
   let nextSweep = 0
 
@@ -32,20 +38,25 @@ export function sharedLimiterStore (db: Queryable, tables: Pick<AuthTables, 'rat
     await query(db, sql`DELETE FROM ${table} WHERE window_ends < now()`)
   }
 
-  async function count (key: string, timeWindow: number): Promise<Count> {
-    const window = sql`now() + ${timeWindow}::integer * interval '1 millisecond'`
-    const [counted] = await rows<{ hits: number, ttl: number }>(db, sql`INSERT INTO ${table} AS counter (key, hits, window_ends) VALUES (${key}, 1, ${window})
-      ON CONFLICT (key) DO UPDATE SET
-        hits = CASE WHEN counter.window_ends <= now() THEN 1 ELSE counter.hits + 1 END,
-        window_ends = CASE WHEN counter.window_ends <= now() THEN ${window} ELSE counter.window_ends END
-      RETURNING hits, ceil(extract(epoch FROM window_ends - now()) * 1000)::int AS ttl`)
-    await sweep()
-    return { current: counted!.hits, ttl: counted!.ttl }
+  return {
+    count: async (key, timeWindow) => {
+      const window = sql`now() + ${timeWindow}::integer * interval '1 millisecond'`
+      const [counted] = await rows<{ hits: number, ttl: number }>(db, sql`INSERT INTO ${table} AS counter (key, hits, window_ends) VALUES (${key}, 1, ${window})
+        ON CONFLICT (key) DO UPDATE SET
+          hits = CASE WHEN counter.window_ends <= now() THEN 1 ELSE counter.hits + 1 END,
+          window_ends = CASE WHEN counter.window_ends <= now() THEN ${window} ELSE counter.window_ends END
+        RETURNING hits, ceil(extract(epoch FROM window_ends - now()) * 1000)::int AS ttl`)
+      await sweep()
+      return { current: counted!.hits, ttl: counted!.ttl }
+    },
   }
+}
 
+export function sharedLimiterStore (db: Queryable, tables: Pick<AuthTables, 'rateLimit'>): new () => LimiterStore {
+  const counter = attemptCounter(db, tables)
   return class SharedLimiterStore implements LimiterStore {
     incr (key: string, done: Done, timeWindow: number): void {
-      count(key, timeWindow).then((result) => { done(null, result) }, (err: unknown) => { done(err instanceof Error ? err : new Error(String(err))) })
+      counter.count(key, timeWindow).then((result) => { done(null, result) }, (err: unknown) => { done(err instanceof Error ? err : new Error(String(err))) })
     }
 
     child (): LimiterStore {

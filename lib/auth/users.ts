@@ -20,6 +20,7 @@ import type { TablegateContext } from '../context.js'
 import type { StoredRecord, WriteEvent, WriteOperation } from '../../hooks/types.js'
 import { ACCESS_TOKEN_TTL_SECONDS, MAX_MINTED_TTL_SECONDS, issueAccessToken, type IssuedToken } from './tokens.js'
 import type { ResolvedConfig } from '../config/resolve.js'
+import type { PasswordPolicy } from '../config/accounts.js'
 import type { Databases } from '../db/connect.js'
 
 export type { UserRow }
@@ -32,7 +33,7 @@ export interface UserSummary {
   createdAt: string
 }
 
-export type UserStoreErrorCode = 'invalid-email' | 'invalid-name' | 'weak-password' | 'invalid-role' | 'role-required' | 'email-taken' | 'unknown-user' | 'last-admin' | 'banned' | 'invalid-ttl'
+export type UserStoreErrorCode = 'invalid-email' | 'invalid-name' | 'weak-password' | 'long-password' | 'invalid-role' | 'role-required' | 'email-taken' | 'unknown-user' | 'last-admin' | 'banned' | 'invalid-ttl'
 
 /** The resource name of user-store changes in write hooks. */
 export const USERS_RESOURCE = 'auth.users'
@@ -85,7 +86,14 @@ export interface UserStore {
   revokeSessions (user: UserRef, options?: ChangeOptions): Promise<UserRow>
   issueToken (email: string, options?: { ttlSeconds?: number }): Promise<IssuedToken>
   roleChoices (): string[]
+  /** Runs `work` in a transaction of the store (its lock held), with `changed` to run the write hooks of each change in it. */
+  change<T> (work: (db: Queryable, changed: ChangeRecorder) => Promise<T>): Promise<T>
+  /** The length bounds of new passwords. */
+  readonly passwordPolicy: PasswordPolicy | undefined
 }
+
+/** Runs the write hooks of one user change (`auth.users`) in the change's transaction. */
+export type ChangeRecorder = (operation: WriteOperation, before: UserRow | undefined, after: UserRow | undefined, by: TablegateContext | undefined) => Promise<void>
 
 /**
  * The host-side user operations (docs/login.md), all a plugin gets of the store: no pool, tables or
@@ -108,6 +116,8 @@ export interface UserStoreOptions {
   readonly issuer: string
   /** The app's write hooks; without them changes run no hooks (a bare store, as in `migrate`). */
   readonly events?: UserEvents | undefined
+  /** The length bounds of new passwords; the defaults without it. */
+  readonly passwordPolicy?: PasswordPolicy | undefined
 }
 
 // No control characters (NUL would reach PostgreSQL, which refuses it in text).
@@ -131,6 +141,12 @@ function isActiveAdmin (user: UserRow): boolean {
   return !user.banned && rolesOf(user.role).includes(ADMIN_ROLE)
 }
 
+/** Refuses a new password outside the policy's length bounds. */
+export function checkPassword (password: unknown, policy: PasswordPolicy | undefined, field = 'password'): void {
+  const refused = passwordProblem(password, policy)
+  if (refused !== undefined) throw new UserStoreError(refused.tooLong ? 'long-password' : 'weak-password', refused.message, field)
+}
+
 function roleError (err: unknown): never {
   if (err instanceof RoleError) throw new UserStoreError(err.missing ? 'role-required' : 'invalid-role', err.message, 'role')
   throw err
@@ -145,7 +161,7 @@ export const HOST_CONTEXT: TablegateContext = Object.freeze({
 
 /** The user store a resolved config describes, on the auth store's pool. */
 export function userStoreOf (config: ResolvedConfig, db: Pick<Databases, 'admin' | 'authSecret' | 'authSchema'>, events?: UserEvents): UserStore {
-  return createUserStore({ pool: db.admin, schema: db.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl, events })
+  return createUserStore({ pool: db.admin, schema: db.authSchema, roles: config.roles, authSecret: db.authSecret, issuer: config.publicUrl, events, passwordPolicy: config.accounts.passwordPolicy })
 }
 
 export function createUserStore (options: UserStoreOptions): UserStore {
@@ -195,8 +211,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
     create: async (input, change = {}) => {
       const email = normalizeEmail(input.email)
       if (input.name !== undefined && /\p{Cc}/u.test(input.name)) throw new UserStoreError('invalid-name', 'name must not contain control characters', 'name')
-      const weak = passwordProblem(input.password)
-      if (weak !== undefined) throw new UserStoreError('weak-password', weak, 'password')
+      checkPassword(input.password, options.passwordPolicy)
       const hash = await hashPassword(input.password)
       return await tx(async (db) => {
         const [{ exists }] = await rows<{ exists: boolean }>(db, sql`SELECT EXISTS (SELECT 1 FROM ${tables.user}) AS exists`) as [{ exists: boolean }]
@@ -285,5 +300,7 @@ export function createUserStore (options: UserStoreOptions): UserStore {
     },
 
     roleChoices: () => [...roles.list],
+    change: async (work) => await tx(async (db) => await work(db, async (operation, before, after, by) => { await changed(db, operation, before, after, by) })),
+    passwordPolicy: options.passwordPolicy,
   }
 }

@@ -43,3 +43,18 @@ export interface InvitationNotice {
 
 /** Hands a new invitation to the app: tablegate sends no mail. */
 export type InvitationHandler = (invitation: InvitationNotice) => void | Promise<void>
+
+/** What an account mail hook (`emailVerification.onSend`, `passwordReset.onSend`) is given: the link to send to the user. */
+export interface AccountMail {
+  /** The user as the login routes show them (better-auth's user); `email` is the address to write to. */
+  readonly user: { readonly id: string, readonly email: string, readonly name: string }
+  /** The link to put in the mail: it carries `token`. */
+  readonly url: string
+  readonly token: string
+}
+
+/** Hands an account mail to the app: tablegate sends no mail. */
+export type AccountMailHandler = (mail: AccountMail) => void | Promise<void>
+
+/** Told when a sign-up names an email that already has an account (whose owner the app may warn). */
+export type ExistingUserSignUpHandler = (notice: { readonly user: AccountMail['user'] }) => void | Promise<void>

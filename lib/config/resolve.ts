@@ -7,6 +7,7 @@ import type { UnhandledErrorHandler } from './functions.js'
 import { roleSetup, RoleError, type RoleSetup } from './roles.js'
 import { resolveTrustProxy, type TrustProxy } from './trust-proxy.js'
 import { organizationSettings, type OrganizationSettings } from './organizations.js'
+import { accountSettings, type AccountSettings } from './accounts.js'
 import { changeSettings, type ChangeSettings } from './changes.js'
 import { contributedResources, type PluginMigration, type RowPresenter } from './plugin-resources.js'
 
@@ -63,6 +64,8 @@ export interface ResolvedConfig {
   readonly verifier: VerifierConfig | undefined
   /** Undefined when organizations are off. */
   readonly organizations: OrganizationSettings | undefined
+  /** Sign-up, email verification, password reset and the password policy. */
+  readonly accounts: AccountSettings
   readonly migrateOnStart: boolean
   /** Directory of application `.sql` migrations, applied by `migrate` and on start. */
   readonly migrations: string | undefined
@@ -198,6 +201,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     changes: changeSettings(config, config.databaseUrl ?? nonEmpty(env.DATABASE_URL), poolerOf(config.databasePooler, env.DATABASE_POOLER), env.DATABASE_LISTEN_URL),
     verifier: config.verifier,
     organizations: organizationSettings(config),
+    accounts: accountSettings(config, roles),
     migrateOnStart: config.migrateOnStart ?? true,
     migrations: config.migrations === undefined ? undefined : resolvePath(config.migrations),
     resources,

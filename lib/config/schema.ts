@@ -3,10 +3,10 @@
 // `default` (a literal default, the value an empty config resolves to), `defaultText` (a default
 // that is not one literal), `env` (the environment variable read when the key is absent),
 // `examples` (values; a function's example is its source text) and `keyName` (what a record's keys are).
-// Functions (rules, validate, onUnhandledError, onInvitation) are checked as functions; `.json` configs omit them.
+// Functions (rules, validate, onUnhandledError, onInvitation, onSend) are checked as functions; `.json` configs omit them.
 import { Type, type Static, type TFunction, type TOptional, type TSchema, type TUnsafe } from '@sinclair/typebox'
 import type { FieldRule, Rule } from './rules.js'
-import type { InvitationHandler, PluginEntry, RecordValidator, UnhandledErrorHandler } from './functions.js'
+import type { AccountMailHandler, ExistingUserSignUpHandler, InvitationHandler, PluginEntry, RecordValidator, UnhandledErrorHandler } from './functions.js'
 import { MenuEntrySchema, PageSchema, ViewsSchema } from './metadata-schema.js'
 
 // TypeBox can check that a value is a function but not its signature: each schema holding one is
@@ -189,11 +189,49 @@ export const OrganizationsSchema = Type.Object({
   examples: [{ roles: ['owner', 'admin', 'member'], allowUserToCreate: false }],
 })
 
+const MailLink = '({ user, url, token }) => void'
+
+export const EmailVerificationSchema = Type.Object({
+  required: Type.Optional(Type.Boolean({ description: 'A user who signed up (`signUp`) cannot sign in, nor get a token, until their email is verified (403 `EMAIL_NOT_VERIFIED`). Users an admin or the host creates are not held to it.', default: false, examples: [true] })),
+  onSend: unsafe<AccountMailHandler>(fn(MailLink), {
+    description: 'Called with each verification link to send (after sign-up, on `/send-verification-email`, and to the new address of `/change-email`): tablegate sends no mail.',
+    examples: ["async ({ user, url }) => mailer.send(user.email, 'Confirm your email: ' + url)"],
+  }),
+}, {
+  additionalProperties: false,
+  title: 'Email verification',
+  description: 'Email verification links (see login.md, "Accounts people manage themselves"). Off unless given.',
+  defaultText: 'off',
+})
+
+export const PasswordResetSchema = Type.Object({
+  expiresIn: Type.Optional(Type.Integer({ minimum: 60, maximum: 86_400, description: 'How long a reset link can be used, in seconds.', default: 3600, examples: [900] })),
+  onSend: unsafe<AccountMailHandler>(fn(MailLink), {
+    description: 'Called with each reset link to send (`/request-password-reset` for a known email): tablegate sends no mail.',
+    examples: ["async ({ user, url }) => mailer.send(user.email, 'Reset your password: ' + url)"],
+  }),
+}, {
+  additionalProperties: false,
+  title: 'Password reset',
+  description: 'Password reset by email link (see login.md, "Accounts people manage themselves"). Off unless given.',
+  defaultText: 'off',
+})
+
+export const PasswordPolicySchema = Type.Object({
+  minLength: Type.Optional(Type.Integer({ minimum: 8, maximum: 128, description: 'The fewest characters of a new password.', default: 12, examples: [14] })),
+  maxLength: Type.Optional(Type.Integer({ minimum: 64, maximum: 1024, description: 'The most characters of a new password (OWASP: at least 64, so passphrases fit).', default: 128, examples: [256] })),
+}, {
+  additionalProperties: false,
+  title: 'Password policy',
+  description: 'The length bounds of every new password: sign-up, reset, change, and users an admin or the host creates.',
+  examples: [{ minLength: 14, maxLength: 128 }],
+})
+
 export const ConfigSchema = Type.Object({
   databaseUrl: Type.Optional(Type.String({ description: 'The application database.', env: 'DATABASE_URL', defaultText: 'embedded PostgreSQL in `dataDir`', examples: ['postgres://app:secret@db.internal:5432/app'] })),
   databaseReadUrl: Type.Optional(Type.String({ description: 'Reads (one read-only statement each) go here: a read replica.', env: 'DATABASE_READ_URL', defaultText: 'the application database', examples: ['postgres://app:secret@replica.internal:5432/app'] })),
   adminDatabaseUrl: Type.Optional(Type.String({ description: 'Where the auth store lives.', env: 'ADMIN_DATABASE_URL', defaultText: 'the application database', examples: ['postgres://auth:secret@db.internal:5432/auth'] })),
-  authSchema: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', description: 'The schema of the auth tables (`auth_user`, `auth_account`, `auth_session`, `auth_key`, `auth_rate_limit`, `auth_revocation`, and `auth_organization`, `auth_member`, `auth_invitation`). No resource may serve a table of these names, in this schema or any other.', defaultText: '`tablegate_auth` on a new database; where the store already is on the search path (an install from before), that schema', examples: ['auth'] })),
+  authSchema: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', description: 'The schema of the auth tables (`auth_user`, `auth_account`, `auth_session`, `auth_key`, `auth_rate_limit`, `auth_revocation`, and `auth_organization`, `auth_member`, `auth_invitation`, and `auth_one_time_token`). No resource may serve a table of these names, in this schema or any other.', defaultText: '`tablegate_auth` on a new database; where the store already is on the search path (an install from before), that schema', examples: ['auth'] })),
   authSecret: Type.Optional(Type.String({ minLength: 16, description: 'Signs cookies and encrypts signing keys and page tokens.', env: 'AUTH_SECRET', defaultText: 'generated into `dataDir/auth-secret` with the embedded database; required with `DATABASE_URL`', examples: ['a-long-random-secret-from-your-vault'] })),
   dataDir: Type.Optional(Type.String({ description: 'The embedded PostgreSQL\'s data, its credentials and the generated secret.', default: '.tablegate', examples: ['/var/lib/tablegate'] })),
   basePath: Type.Optional(Type.String({ pattern: '^/[A-Za-z0-9_\\-/.]*[A-Za-z0-9_\\-]$', description: 'The resource API prefix; system and login routes sit at its parent (`/api`).', default: '/api/v1', examples: ['/service/v2'] })),
@@ -267,6 +305,19 @@ export const ConfigSchema = Type.Object({
   })),
   verifier: Type.Optional(VerifierSchema),
   organizations: Type.Optional(OrganizationsSchema),
+  signUp: Type.Optional(Type.Union([Type.Literal(false), Type.Literal('invitation'), Type.Literal('open')], {
+    description: 'Who may create their own account at `POST /api/auth/sign-up/email`: nobody (`false`), only an email holding a pending organization invitation (`\'invitation\'`), or anyone (`\'open\'`). New users get `defaultRole`, never `admin`.',
+    default: false,
+    examples: ['invitation'],
+  })),
+  onExistingUserSignUp: Type.Optional(unsafe<ExistingUserSignUpHandler>(fn('({ user }) => void'), {
+    description: 'Called when someone signs up with an email that already has an account (the answer is the same as for a new email, so the owner is told here instead: "someone tried to sign up with your address").',
+    defaultText: 'none',
+    examples: ["async ({ user }) => mailer.send(user.email, 'Someone tried to sign up with your email')"],
+  })),
+  emailVerification: Type.Optional(EmailVerificationSchema),
+  passwordReset: Type.Optional(PasswordResetSchema),
+  passwordPolicy: Type.Optional(PasswordPolicySchema),
   migrateOnStart: Type.Optional(Type.Boolean({ description: 'Run the (idempotent) auth store migration and the application `migrations` when the server starts.', default: true, examples: [false] })),
   migrations: Type.Optional(Type.String({ description: 'A directory of application `.sql` files, applied once each in name order by `tablegate migrate` and at start.', defaultText: 'none', examples: ['./migrations'] })),
   plugins: Type.Optional(Type.Array(Type.Unsafe<PluginEntry>(Type.Union([fn('plugin'), Type.Tuple([fn('plugin'), Type.Any()])])), {

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { UserStore } from '../../lib/auth/users.js'
-import { authProblem, signInWithEmail, withAuthCode } from '../../lib/auth/login.js'
+import { authProblem, refuseUnverified, signInWithEmail, withAuthCode } from '../../lib/auth/login.js'
 import { mapError } from '../../lib/http/error-mapping.js'
 import { authSession, authUser } from '../../lib/auth/shapes.js'
 import { endSession } from '../../lib/auth/sessions.js'
@@ -15,6 +15,7 @@ import type { Verifier } from '../../lib/auth/verifier.js'
 import { NO_ROUTE_DETAIL } from '../../lib/problems.js'
 import { sessionCookies } from './callers.js'
 import { adminRoutes } from './admin-routes.js'
+import { accountRoutes } from './account-routes.js'
 import { organizationRoutes } from './organization-routes.js'
 import type { OrganizationCore } from '../../lib/auth/organization-core.js'
 
@@ -42,6 +43,7 @@ export interface LoginRouteOptions {
 export async function loginRoutes (app: FastifyInstance, options: LoginRouteOptions): Promise<void> {
   const { users, config } = options
   const cookies = sessionCookies(users, config.publicUrl)
+  const verificationRequired = config.accounts.emailVerification?.required === true
 
   // Cookie-authenticated POSTs come only from trusted origins; a browser always sends Origin on a
   // cross-site POST, so a foreign Origin — or a cookie without any Origin — is refused.
@@ -84,7 +86,7 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
     if (callbackURL !== undefined && !isSafeCallbackURL(callbackURL, config.pageOrigins)) {
       throw authProblem('access-denied', 'INVALID_CALLBACK_URL', 'callbackURL must be a path on this server or a URL of a trusted origin.')
     }
-    const signedIn = await signInWithEmail(users, body.email, body.password, { ipAddress: request.ip, userAgent: request.headers['user-agent'] })
+    const signedIn = await signInWithEmail(users, body.email, body.password, { ipAddress: request.ip, userAgent: request.headers['user-agent'] }, verificationRequired)
     cookies.set(reply, signedIn.sessionToken, body.rememberMe !== false)
     reply.header('cache-control', 'no-store')
     if (callbackURL !== undefined) reply.header('location', callbackURL)
@@ -115,6 +117,7 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
     reply.header('cache-control', 'no-store')
     const found = await cookies.session(request)
     if (found === undefined) throw authProblem('unauthenticated', 'UNAUTHORIZED', 'Sign in first: no valid session cookie was sent.')
+    refuseUnverified(found.user, verificationRequired)
     const org = config.organizations === undefined ? undefined : await activeOrganization(users.pool, users.tables, found.session.id)
     // A token's iat is whole seconds: one minted in the second a membership was ended and given
     // back would be taken for an older one until this process's next poll, so it reads them now.
@@ -130,6 +133,7 @@ export async function loginRoutes (app: FastifyInstance, options: LoginRouteOpti
 
   app.get('/status', { config: { public: true } }, async () => ({ needsAdmin: !(await users.hasUsers()) }))
 
+  await app.register(accountRoutes, { ...options, cookies })
   await app.register(adminRoutes, { ...options, cookies, prefix: '/admin' })
   if (options.organizations !== undefined) await app.register(organizationRoutes, { store: options.organizations, cookies, refreshRevocations: options.verifier.refreshRevocations, prefix: '/organization' })
 }

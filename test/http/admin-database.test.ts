@@ -21,7 +21,7 @@ test('with adminDatabaseUrl the auth store lives in that database, apart from th
   const app = await buildApp({ databaseUrl: appDb, adminDatabaseUrl: adminDb })
   await createUser(app, 'admin@example.com')
   assert.deepEqual(await authTablesIn(appDb), [])
-  assert.deepEqual(await authTablesIn(adminDb), ['auth_account', 'auth_invitation', 'auth_key', 'auth_member', 'auth_organization', 'auth_rate_limit', 'auth_revocation', 'auth_session', 'auth_user'])
+  assert.deepEqual(await authTablesIn(adminDb), ['auth_account', 'auth_invitation', 'auth_key', 'auth_member', 'auth_one_time_token', 'auth_organization', 'auth_rate_limit', 'auth_revocation', 'auth_session', 'auth_user'])
   const signedIn = await signIn(app, 'admin@example.com')
   assert.equal(signedIn.statusCode, 200)
   const token = await app.inject({ method: 'GET', url: '/api/auth/token', headers: { cookie: sessionCookie(signedIn) } })

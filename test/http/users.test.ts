@@ -265,6 +265,7 @@ test('with authSchema the auth tables live in that schema', async () => {
     { table_schema: 'auth', table_name: 'auth_invitation' },
     { table_schema: 'auth', table_name: 'auth_key' },
     { table_schema: 'auth', table_name: 'auth_member' },
+    { table_schema: 'auth', table_name: 'auth_one_time_token' },
     { table_schema: 'auth', table_name: 'auth_organization' },
     { table_schema: 'auth', table_name: 'auth_rate_limit' },
     { table_schema: 'auth', table_name: 'auth_revocation' },

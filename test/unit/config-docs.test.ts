@@ -48,6 +48,7 @@ test('the documented defaults are what an empty config resolves to', () => {
   const readers: Partial<Record<keyof Config, (r: ResolvedConfig) => unknown>> = {
     dataDir: (r) => r.dataDir === resolve('.tablegate') ? '.tablegate' : r.dataDir,
     roles: (r) => r.roles.list,
+    signUp: (r) => r.accounts.signUp,
     poolSize: (r) => r.poolSizes.read,
     // The public URL's origin and quick tunnels are always trusted besides the configured ones.
     trustedOrigins: (r) => r.trustedOrigins.filter((o) => o !== new URL(r.publicUrl).origin && !o.includes('trycloudflare')),

@@ -17,6 +17,10 @@ export interface UserRow {
   banned: boolean
   ban_reason: string | null
   email_verified: boolean
+  /** A profile image URL (update-user). */
+  image: string | null
+  /** The user made their own account (sign-up): `emailVerification.required` holds them until verified. */
+  signed_up: boolean
   created_at: Date
   updated_at: Date
 }
@@ -65,6 +69,8 @@ export interface AuthTables {
   readonly organization: Sql
   readonly member: Sql
   readonly invitation: Sql
+  /** One-time tokens of email verification, password reset and email change, by their SHA-256. */
+  readonly oneTimeToken: Sql
 }
 
 const TABLE_NAMES = {
@@ -77,6 +83,7 @@ const TABLE_NAMES = {
   organization: 'auth_organization',
   member: 'auth_member',
   invitation: 'auth_invitation',
+  oneTimeToken: 'auth_one_time_token',
 } as const satisfies Record<Exclude<keyof AuthTables, 'schema'>, string>
 
 /** The store's table names, the same in whichever schema it lives: none of them is ever a resource. */
@@ -102,6 +109,7 @@ export function authTables (schema: string | undefined): AuthTables {
     organization: table('organization'),
     member: table('member'),
     invitation: table('invitation'),
+    oneTimeToken: table('oneTimeToken'),
   }
 }
 
@@ -171,7 +179,24 @@ export async function migrateAuthStore (pool: Pool, tables: AuthTables): Promise
     // Per organization id, { since, roles } of membership changes (lib/auth/revocations.ts).
     await query(tx, sql`ALTER TABLE ${tables.revocation} ADD COLUMN IF NOT EXISTS organizations jsonb`)
     await migrateOrganizations(tx, tables)
+    await migrateAccounts(tx, tables)
   })
+}
+
+/** What people do with their own accounts: profile images, who signed up, and one-time tokens; stores made before them gain them. */
+async function migrateAccounts (tx: Queryable, tables: AuthTables): Promise<void> {
+  await query(tx, sql`ALTER TABLE ${tables.user} ADD COLUMN IF NOT EXISTS image text`)
+  await query(tx, sql`ALTER TABLE ${tables.user} ADD COLUMN IF NOT EXISTS signed_up boolean NOT NULL DEFAULT false`)
+  // Only the token's SHA-256 is kept: a read of the table yields no link anyone could follow.
+  await query(tx, sql`CREATE TABLE IF NOT EXISTS ${tables.oneTimeToken} (
+    token_hash text PRIMARY KEY,
+    purpose text NOT NULL CHECK (purpose IN ('verify-email', 'reset-password', 'change-email')),
+    user_id text NOT NULL REFERENCES ${tables.user} (id) ON DELETE CASCADE,
+    email text NOT NULL,
+    expires_at timestamptz NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+  )`)
+  await query(tx, sql`CREATE INDEX IF NOT EXISTS auth_one_time_token_user_id_idx ON ${tables.oneTimeToken} (user_id)`)
 }
 
 /** Organizations, members and invitations, and the session's active organization; stores made before them gain them. */
