@@ -5,6 +5,10 @@
 //   #/r/orders/new          a create form
 //   #/r/orders/k/12         one record, by its key as the API's URL writes it (composite: a,b)
 //   #/p/overview            a configured page
+//   #/account               the caller's own account: password, sessions
+//   #/forgot-password       asks for a link to set a new password
+//   #/reset-password        where that link lands (its token in the URL's query, before the hash)
+//   #/verified              where a verification link lands
 // Following the hash as it changes is history.ts's: this module stays free of the DOM and of
 // Preact, so the unit tests import it in Node.
 export type Route =
@@ -13,12 +17,17 @@ export type Route =
   | { readonly kind: 'new', readonly name: string }
   | { readonly kind: 'record', readonly name: string, readonly key: string }
   | { readonly kind: 'page', readonly name: string }
+  | { readonly kind: 'account' | 'forgot-password' | 'reset-password' | 'verified' }
+
+const SCREENS = ['account', 'forgot-password', 'reset-password', 'verified'] as const
 
 export function parseRoute (hash: string): Route {
   const [path = '', search = ''] = hash.replace(/^#/, '').split('?', 2)
   const parts = path.split('/').slice(1).map((part) => { try { return decodeURIComponent(part) } catch { return '\u0000' } })
   if (parts.includes('\u0000')) return { kind: 'home' }
   const [section, name, third, fourth] = parts
+  const screen = SCREENS.find((kind) => kind === section)
+  if (screen !== undefined && parts.length === 1) return { kind: screen }
   if (name === undefined || name === '') return { kind: 'home' }
   if (section === 'p' && parts.length === 2) return { kind: 'page', name }
   if (section !== 'r') return { kind: 'home' }
@@ -31,6 +40,7 @@ export function parseRoute (hash: string): Route {
 export function hrefOf (route: Route): string {
   switch (route.kind) {
     case 'home': return '#/'
+    case 'account': case 'forgot-password': case 'reset-password': case 'verified': return `#/${route.kind}`
     case 'page': return `#/p/${encodeURIComponent(route.name)}`
     case 'new': return `#/r/${encodeURIComponent(route.name)}/new`
     case 'record': return `#/r/${encodeURIComponent(route.name)}/k/${encodeURIComponent(route.key)}`

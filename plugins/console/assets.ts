@@ -46,16 +46,29 @@ function escapeAttribute (text: string): string {
 }
 
 /**
- * The files of `dir`: index.html with the API's whereabouts filled in (in meta tags, since the
- * CSP allows no inline script), and every file of assets/.
+ * What the console offers of the accounts people manage themselves: which of their routes are
+ * there (a flow that is off answers 404) and the password policy, so a form can say it before
+ * sending.
  */
-export function loadConsoleFiles (dir: string, where: { readonly apiRoot: string, readonly basePath: string, readonly consolePath: string }): ConsoleFiles {
+export interface ConsoleAccounts {
+  readonly passwordReset: boolean
+  readonly emailVerification: boolean
+  readonly passwordMinLength: number
+  readonly passwordMaxLength: number
+}
+
+/**
+ * The files of `dir`: index.html with the API's whereabouts and the account flows filled in (in
+ * meta tags, since the CSP allows no inline script), and every file of assets/.
+ */
+export function loadConsoleFiles (dir: string, where: { readonly apiRoot: string, readonly basePath: string, readonly consolePath: string, readonly accounts: ConsoleAccounts }): ConsoleFiles {
   const indexFile = join(dir, 'index.html')
   if (!existsSync(indexFile)) throw new Error(`console: ${indexFile} is missing: the package was built without its console (npm run build)`)
   const page = readFileSync(indexFile, 'utf8')
     .replaceAll('%API_ROOT%', escapeAttribute(where.apiRoot))
     .replaceAll('%BASE_PATH%', escapeAttribute(where.basePath))
     .replaceAll('%CONSOLE_PATH%', escapeAttribute(where.consolePath))
+    .replaceAll('%ACCOUNTS%', escapeAttribute(JSON.stringify(where.accounts)))
   const index: StaticAnswer = {
     body: Buffer.from(page),
     headers: { ...COMMON, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': CONSOLE_CSP },

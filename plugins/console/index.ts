@@ -11,7 +11,18 @@ async function consoleApp (app: FastifyInstance): Promise<void> {
   const { config } = runtimeOf(app)
   const path = config.consolePath
   if (path === undefined) return
-  const files = loadConsoleFiles(APP_DIR, { apiRoot: config.apiRoot, basePath: config.basePath, consolePath: path })
+  const { accounts } = config
+  const files = loadConsoleFiles(APP_DIR, {
+    apiRoot: config.apiRoot,
+    basePath: config.basePath,
+    consolePath: path,
+    accounts: {
+      passwordReset: accounts.passwordReset !== undefined,
+      emailVerification: accounts.emailVerification !== undefined,
+      passwordMinLength: accounts.passwordPolicy.minLength,
+      passwordMaxLength: accounts.passwordPolicy.maxLength,
+    },
+  })
   const send = (reply: FastifyReply, answer: StaticAnswer): FastifyReply => reply.headers(answer.headers).send(answer.body)
   const routeConfig = { public: true }
   app.get(path, { config: routeConfig }, async (_request, reply) => send(reply, files.index))

@@ -21,12 +21,18 @@ test('each hash opens its route', () => {
     // Names and keys are decoded once: the key is left as the API's URL writes it.
     ['#/r/order%20lines/k/a%252Fb%2C2', { kind: 'record', name: 'order lines', key: 'a%2Fb,2' }],
     ['#/p/sales%2Freport', { kind: 'page', name: 'sales/report' }],
+    ['#/account', { kind: 'account' }],
+    ['#/forgot-password', { kind: 'forgot-password' }],
+    // A reset link's token is in the URL's query, not the hash's: whatever follows "?" here is not the route's.
+    ['#/reset-password?token=x', { kind: 'reset-password' }],
+    ['#/verified', { kind: 'verified' }],
   ] as const) assert.deepEqual(plain(parseRoute(hash)), route, hash)
 })
 
 test('a hash that names nothing the console has opens home', () => {
   for (const hash of [
     '', '#', '#/', '#/r', '#/r/', '#/p', '#/p/', 'r/orders', '#/x/orders', '#/p/a/b',
+    '#/account/x', '#/account/', '#/p/account/x', '#/reset', '#/Account',
     '#/r/orders/edit', '#/r/orders/k', '#/r/orders/k/', '#/r/orders/k/1/2', '#/r/orders/new/1',
     // Percent-encoding that does not decode, in any part.
     '#/r/%E0%A4%A', '#/r/orders/k/%', '#/p/100%',
@@ -46,6 +52,10 @@ test('every route comes back from its hash as it was', () => {
   const odd = 'a/b ?#&=%,"\'*\\ é 💡'
   const routes: Route[] = [
     { kind: 'home' },
+    { kind: 'account' },
+    { kind: 'forgot-password' },
+    { kind: 'reset-password' },
+    { kind: 'verified' },
     { kind: 'page', name: odd },
     { kind: 'new', name: odd },
     { kind: 'record', name: odd, key: odd },
