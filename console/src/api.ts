@@ -4,6 +4,7 @@
 // With organizations on, the session's active organization is the caller's tenant: switching it
 // (set-active) takes a fresh token, which carries the new one.
 import type { Meta } from './meta.js'
+import { parseAccounts, type OwnSession } from './account-forms.js'
 
 const RENEW_BEFORE_MS = 60_000
 
@@ -13,6 +14,7 @@ function metaContent (name: string, fallback: string): string {
 
 export const apiRoot = metaContent('tablegate-api-root', '/api')
 export const basePath = metaContent('tablegate-base-path', '/api/v1')
+export const accounts = parseAccounts(document.querySelector<HTMLMetaElement>('meta[name="tablegate-accounts"]')?.content)
 
 /** A problem+json: its `type` slug, and per-field `errors` where the API gives them (docs/resources.md). */
 export interface Problem {
@@ -65,6 +67,24 @@ export interface SessionInfo {
   readonly activeOrganizationId: string | null
 }
 
+/** The signed-in user as get-session gives them. */
+export interface User {
+  readonly id: string
+  readonly email: string
+  readonly name: string
+}
+
+/**
+ * A login route that needs no session (a reset, a verification link asked for again), POSTed with
+ * `body`; a refusal throws ApiError, its problem holding better-auth's `code`.
+ */
+export async function publicAuth (route: string, body: unknown): Promise<void> {
+  const response = await fetch(`${apiRoot}/auth/${route}`, {
+    method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  })
+  if (!response.ok) throw await failure(response)
+}
+
 function expiryOf (token: string): number {
   const payload = token.split('.')[1] ?? ''
   const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: number }
@@ -75,6 +95,9 @@ export class Session {
   private token: string | undefined
   private renewal: ReturnType<typeof setTimeout> | undefined
   private metaVersion: string | undefined
+  /** The cookie's session (its id is what list-sessions calls `token`) and user, as start() last read them. */
+  sessionId: string | undefined
+  user: User | undefined
   /** Called when an answer carries another X-Meta-Version than the meta in hand. */
   onMetaChange: () => void = () => {}
   /** Called when the session is gone (signed out elsewhere, expired). */
@@ -87,8 +110,10 @@ export class Session {
   async start (): Promise<SessionInfo | undefined> {
     const response = await fetch(`${apiRoot}/auth/get-session`, { credentials: 'same-origin', cache: 'no-store' })
     if (!response.ok) throw await failure(response)
-    const found = await response.json() as { session: { activeOrganizationId?: string | null } } | null
+    const found = await response.json() as { session: { id: string, activeOrganizationId?: string | null }, user: User } | null
     if (found === null || !await this.resume()) return undefined
+    this.sessionId = found.session.id
+    this.user = found.user
     const active = found.session.activeOrganizationId
     return { organizations: active !== undefined, activeOrganizationId: active ?? null }
   }
@@ -114,6 +139,36 @@ export class Session {
   async signOut (): Promise<void> {
     this.forget()
     await fetch(`${apiRoot}/auth/sign-out`, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' })
+  }
+
+  /**
+   * Sets a new password. With `signOutOthers`, every other session ends, and every token issued
+   * before: this one takes a fresh one from its cookie.
+   */
+  async changePassword (currentPassword: string, newPassword: string, signOutOthers: boolean): Promise<void> {
+    await this.auth('change-password', { currentPassword, newPassword, revokeOtherSessions: signOutOthers })
+    if (signOutOthers && !await this.resume()) this.gone()
+  }
+
+  async updateName (name: string): Promise<void> {
+    await this.auth('update-user', { name })
+    if (this.user !== undefined) this.user = { ...this.user, name }
+  }
+
+  /** The caller's live sessions. */
+  async ownSessions (): Promise<OwnSession[]> {
+    return await (await this.auth('list-sessions')).json() as OwnSession[]
+  }
+
+  /** Ends one of the caller's other sessions, by the id list-sessions gave it. */
+  async endSession (id: string): Promise<void> {
+    await this.auth('revoke-session', { token: id })
+  }
+
+  /** Ends every other session of the caller and every token issued before: this one takes a fresh one. */
+  async endOtherSessions (): Promise<void> {
+    await this.auth('revoke-other-sessions', {})
+    if (!await this.resume()) this.gone()
   }
 
   /** The session's organizations (with organizations on). */
@@ -212,6 +267,8 @@ export class Session {
   private forget (): void {
     clearTimeout(this.renewal)
     this.token = undefined
+    this.sessionId = undefined
+    this.user = undefined
     this.metaVersion = undefined
   }
 }

@@ -1,7 +1,9 @@
 // The shell: signed out, the sign-in form; signed in, the caller's menu beside the open resource
 // or page. /api/meta is read on sign-in and again whenever an answer's X-Meta-Version changes.
 // With organizations on, the header's picker switches the active organization, and the menu and
-// the open screen are read again for it.
+// the open screen are read again for it. Forgotten passwords and the links a mail brings (a reset,
+// a verification) have screens of their own, signed in or not; the header's link with the user's
+// name opens their account.
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
 import { Session, type SessionInfo } from './api.js'
 import { labelOf, menuOf, type Meta } from './meta.js'
@@ -14,6 +16,9 @@ import { ViewChart } from './chart.js'
 import { Board } from './board.js'
 import { RecordScreen } from './record.js'
 import { NewRecord } from './record-new.js'
+import { Account } from './account.js'
+import { ForgotPassword, ResetPassword } from './password-reset.js'
+import { landingOf, type Landing } from './account-forms.js'
 import { CHOOSE_MESSAGE, ChooseOrganization, mustChoose, OrganizationPicker, type Organizations, type Switch } from './organizations.js'
 
 /** The menu entry a screen belongs to: a resource's list, its records and forms fall under the resource. */
@@ -47,9 +52,27 @@ async function signedIn (session: Session, started: SessionInfo): Promise<Signed
   return { kind: 'signed-in', meta, organizations: { list, active: started.activeOrganizationId, allTenants } }
 }
 
+/**
+ * Where a mail's link landed (its token or refusal in the URL's query, before the hash), taken out
+ * of the address bar at once: the token is kept in memory only, off the tab's history.
+ */
+function takeLanding (): Landing {
+  const landing = landingOf(location.search)
+  if (landing.kind !== 'none') history.replaceState(history.state, '', `${location.pathname}${location.hash}`)
+  return landing
+}
+
+function verifiedNotice (landing: Landing): string {
+  return landing.kind === 'error' ? 'This verification link has expired or has been used already: sign in to have a new one sent.' : 'Your email is verified: sign in.'
+}
+
 export function App () {
   const session = useMemo(() => new Session(), [])
   const [state, setState] = useState<State>({ kind: 'starting' })
+  const [landing] = useState(takeLanding)
+  const [notice, setNotice] = useState<string | undefined>()
+  // The header names the user: a change of name on the account page shows at once.
+  const [, setUserChanges] = useState(0)
   const route = useRoute()
   const load = useCallback(async () => {
     try {
@@ -65,9 +88,24 @@ export function App () {
     void load()
   }, [session, load])
 
+  if (route.kind === 'forgot-password') return <ForgotPassword />
+  if (route.kind === 'reset-password') {
+    // A reset ends every session, this browser's too: it signs in again with the new password.
+    return <ResetPassword landing={landing} onDone={() => {
+      setNotice('Your new password is set: sign in with it.')
+      location.hash = '#/'
+      void load()
+    }} />
+  }
   if (state.kind === 'starting') return <p>Loading the console…</p>
   if (state.kind === 'failed') return <p class="error" role="alert">{state.message}</p>
-  if (state.kind === 'signed-out') return <SignIn session={session} onSignedIn={() => { void load() }} />
+  if (state.kind === 'signed-out') {
+    return <SignIn session={session} notice={route.kind === 'verified' ? verifiedNotice(landing) : notice} onSignedIn={() => {
+      setNotice(undefined)
+      if (route.kind === 'verified') location.hash = '#/'
+      void load()
+    }} />
+  }
   const signOut = async (): Promise<void> => {
     await session.signOut()
     setState({ kind: 'signed-out' })
@@ -93,6 +131,9 @@ export function App () {
         }}>Skip to content</a>
         <span class="brand">tablegate</span>
         {organizations !== undefined && <OrganizationPicker organizations={organizations} onSwitch={switchTo} />}
+        <a class="account-link" href={hrefOf({ kind: 'account' })} aria-current={route.kind === 'account' ? 'page' : undefined}>
+          <span class="visually-hidden">Your account: </span>{session.user?.name || session.user?.email}
+        </a>
         <button type="button" onClick={() => { void signOut() }}>Sign out</button>
       </header>
       <nav class="menu" aria-label="Main">
@@ -101,7 +142,9 @@ export function App () {
       <main id="content" tabIndex={-1}>
         {organizations !== undefined && mustChoose(organizations) && route.kind !== 'home' && <p class="notice">{CHOOSE_MESSAGE}</p>}
         {/* Another organization is another set of records: the screen starts again and reads its own. */}
-        <Screen key={organizations?.active ?? ''} session={session} meta={state.meta} route={route} organizations={organizations} onSwitch={switchTo} />
+        {route.kind === 'account'
+          ? <Account session={session} onUserChange={() => { setUserChanges((changes) => changes + 1) }} />
+          : <Screen key={organizations?.active ?? ''} session={session} meta={state.meta} route={route} organizations={organizations} onSwitch={switchTo} />}
       </main>
     </div>
   )
@@ -133,6 +176,7 @@ function Screen ({ session, meta, route, organizations, onSwitch }: ScreenProps)
   if (route.kind === 'new' && meta.permissions?.[route.name]?.create === true) return <NewRecord session={session} meta={meta} resource={route.name} />
   const page = route.kind === 'page' ? meta.pages?.find((candidate) => candidate.name === route.name) : undefined
   if (page !== undefined) return <Page session={session} meta={meta} page={page} />
+  if (route.kind === 'verified') return <p role="status">Your email is verified.</p>
   if (route.kind !== 'home') return <p role="alert">There is nothing here for you.</p>
   if (organizations !== undefined && mustChoose(organizations)) return <ChooseOrganization organizations={organizations} onSwitch={onSwitch} />
   const outside = organizations !== undefined && organizations.list.length === 0 && !organizations.allTenants
