@@ -2,7 +2,7 @@
 // end to end through the link the reset hook is handed, the notice for an email not verified yet
 // with its link sent again, and the account page changing the password and ending other sessions,
 // each checked through the API (the old password, the other sessions' cookies). Screenshots
-// `forgot-password.png`, `reset-password.png`, `unverified.png`, `account.png`.
+// `forgot-password.png`, `reset-password.png`, `unverified.png`, `account.png`, `account-390.png`.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
@@ -240,6 +240,9 @@ test('the account page: a new name, a session ended, the password changed with t
   assert.deepEqual(await listedSessions(page, 1), ['Chrome on Linux|This session'])
   assert.equal(await text(page, '[aria-labelledby=sessions-heading] [role=status]'), 'Every other session is signed out.')
   assert.equal(await session(app, tablet), null)
+  await page.setViewport({ width: 390, height: 844 })
+  assert.ok(await page.evaluate('document.documentElement.scrollWidth') as number <= 390, 'the account page and the header fit 390 px')
+  await server.screenshot(page, 'account-390')
   // This browser goes on with a fresh token: its list of notes opens, no sign-in asked.
   await page.click('nav[aria-label=Main] a[href="#/r/notes"]')
   await page.waitForSelector('main table caption')

@@ -18,6 +18,8 @@ test('the console is served at its path: the page revalidated, hashed assets imm
   assert.equal(page.headers['x-content-type-options'], 'nosniff')
   assert.match(page.body, /<meta name="tablegate-api-root" content="\/api">/)
   assert.match(page.body, /<meta name="tablegate-base-path" content="\/api\/v1">/)
+  // No account flow configured: the sign-in screen offers none; the default password policy.
+  assert.match(page.body, /<meta name="tablegate-accounts" content="\{&quot;passwordReset&quot;:false,&quot;emailVerification&quot;:false,&quot;passwordMinLength&quot;:12,&quot;passwordMaxLength&quot;:128\}">/)
   assert.doesNotMatch(page.body, /<script>|<script [^>]*>[^<]/, 'no inline script')
   const script = /<script type="module" src="(\/assets\/main-[A-Z0-9]+\.js)"><\/script>/.exec(page.body)?.[1]
   const style = /<link rel="stylesheet" href="(\/assets\/style-[A-Z0-9]+\.css)">/.exec(page.body)?.[1]
