@@ -1,9 +1,10 @@
-// The sign-in limiter's store for @fastify/rate-limit, in PostgreSQL: every process behind a load
-// balancer counts into the same row per client, so a client gets `signInPerMinute` attempts in
-// all, not that many per process. One upsert per attempt (beside a 20 ms password hash).
-import { sql } from '../sql/sql.js'
+// A store for @fastify/rate-limit in PostgreSQL: every process behind a load balancer (and behind
+// a transaction pooler) counts into the same row per key, so a client gets its budget in all, not
+// that many per process. One upsert, one statement (no session state), per counted request. The
+// sign-in limiter counts in the login store's table; request limits (plugins/rate-limits) in one
+// of the application database.
+import { sql, type Sql } from '../sql/sql.js'
 import { query, rows, type Queryable } from '../db/query.js'
-import type { AuthTables } from './store/migrate.js'
 
 interface Count {
   readonly current: number
@@ -21,8 +22,17 @@ export interface LimiterStore {
 
 const SWEEP_EVERY_MS = 60_000
 
-export function sharedLimiterStore (db: Queryable, tables: Pick<AuthTables, 'rateLimit'>): new () => LimiterStore {
-  const table = tables.rateLimit
+/** Makes the counters' table where missing. */
+export async function createCounterTable (db: Queryable, table: Sql): Promise<void> {
+  // Unlogged: counters of the current window are not worth a WAL write, nor keeping after a crash.
+  await query(db, sql`CREATE UNLOGGED TABLE IF NOT EXISTS ${table} (
+    key text PRIMARY KEY,
+    hits integer NOT NULL,
+    window_ends timestamptz NOT NULL
+  )`)
+}
+
+export function sharedLimiterStore (db: Queryable, table: Sql): new () => LimiterStore {
   let nextSweep = 0
 
   // Windows that ended are done with: at most one sweep a minute per process clears them.
