@@ -24,6 +24,9 @@ export interface RateLimitSettings {
   readonly exempt: readonly string[]
 }
 
+/** The budgets `tablegate init` writes into a new config: a person at a screen, or a client app, stays well inside them. */
+export const INIT_BUDGETS: Readonly<Record<LimitClass, string>> = { read: '600/min', write: '120/min', export: '10/min', aggregate: '60/min', anonymous: '300/min' }
+
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 }
 // A budget's window fits the counter's integer milliseconds (lib/limits/shared-store.ts).
 const MAX_WINDOW_MS = 2_147_483_647
