@@ -308,7 +308,7 @@ async function observabilityScenarios (): Promise<void> {
  * budgets no run reaches (each request still counts: one upsert of its caller's row), beside the
  * same server without limits, fresh servers taking turns second by second as the observability
  * scenarios do. Then on a server whose reads are 6,000 a minute per caller: a caller within
- * theirs (100 gets a second) alone, and beside another caller far past theirs (every answer a 429)
+ * theirs (100 lists a second) alone, and beside another caller far past theirs (every answer a 429)
  * on as many connections as the other scenarios: the first caller's answers and latency.
  */
 async function limitScenarios (): Promise<void> {
@@ -343,12 +343,13 @@ ${`request limits (${SECONDS * REPEAT} rounds of 1 s)`.padEnd(34)}${'off r/s'.pa
   try {
     const within = { authorization: `Bearer ${(await anotherCaller(pool, `within-${Date.now()}@example.com`)).token}` }
     const spender = { authorization: `Bearer ${(await anotherCaller(pool, `spender-${Date.now()}@example.com`)).token}` }
-    const get = sides['get by key']!
+    // A list: the rows are the bench user's, so another caller's get by key would be a 404.
+    const list = sides['list page 50 by key']!
     // Past the budget before the measured runs: every answer of the spender's is a 429 from here on.
-    await measure(low, get, spender, { amount: 6_000 })
-    const alone = await measure(low, get, within, SECONDS, 100)
-    const [beside, spent] = await Promise.all([measure(low, get, within, SECONDS, 100), measure(low, get, spender, SECONDS)])
-    console.log(`one caller over budget (reads 6,000/min each): the caller within theirs, 100 gets/s, alone: p50 ${alone.p50} ms, p99 ${alone.p99} ms, ${alone.errors} non-2xx; ` +
+    await measure(low, list, spender, { amount: 6_000 })
+    const alone = await measure(low, list, within, SECONDS, 100)
+    const [beside, spent] = await Promise.all([measure(low, list, within, SECONDS, 100), measure(low, list, spender, SECONDS)])
+    console.log(`one caller over budget (reads 6,000/min each): the caller within theirs, 100 lists/s, alone: p50 ${alone.p50} ms, p99 ${alone.p99} ms, ${alone.errors} non-2xx; ` +
       `beside a caller answered 429 at ${spent.rps.toFixed(0)} r/s on ${CONNECTIONS} connections: p50 ${beside.p50} ms, p99 ${beside.p99} ms, ${beside.errors} non-2xx (the spender's non-2xx: ${spent.errors})`)
   } finally {
     await stopServers([low])

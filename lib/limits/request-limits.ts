@@ -18,6 +18,15 @@ export async function migrateRequestCounters (db: Queryable): Promise<void> {
   await createCounterTable(db, REQUEST_COUNTERS)
 }
 
+/**
+ * How many requests a process takes from a caller's count at once (lib/limits/shared-store.ts):
+ * a hundredth of the budget, at most 100. A budget under 200 is counted request by request; at
+ * most a hundredth per other process goes unused at the window's end (docs/decisions.md).
+ */
+export function requestLease (max: number): number {
+  return Math.min(100, Math.max(1, Math.floor(max / 100)))
+}
+
 /** Whether the counters' table is there: without it (no migration run) a start is refused. */
 export async function requestCountersExist (db: Queryable): Promise<boolean> {
   const [found] = await rows<{ exists: boolean }>(db, sql`SELECT to_regclass(${'tablegate_limits.requests'}) IS NOT NULL AS exists`)

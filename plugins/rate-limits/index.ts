@@ -10,7 +10,7 @@ import rateLimit from '@fastify/rate-limit'
 import { normalizeIP } from '@fastify/rate-limit'
 import { runtimeOf } from '../../lib/runtime.js'
 import { sharedLimiterStore } from '../../lib/limits/shared-store.js'
-import { ExemptLog, REQUEST_COUNTERS, limitKey, overBudget, policyField, rateLimitField, requestClass, requestCountersExist } from '../../lib/limits/request-limits.js'
+import { ExemptLog, REQUEST_COUNTERS, limitKey, overBudget, policyField, rateLimitField, requestClass, requestCountersExist, requestLease } from '../../lib/limits/request-limits.js'
 import { LIMIT_CLASSES, type LimitClass } from '../../lib/config/rate-limits.js'
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>
@@ -25,14 +25,15 @@ async function rateLimits (app: FastifyInstance): Promise<void> {
   const limiters = new Map<LimitClass, Limiter>()
   // The limiter's own scope: its decorators stay there, and the login routes' limiter is another.
   await app.register(async (scope) => {
-    await scope.register(rateLimit, { global: false, store: sharedLimiterStore(db.app, REQUEST_COUNTERS) })
+    await scope.register(rateLimit, { global: false, store: sharedLimiterStore(db.app, REQUEST_COUNTERS, { lease: requestLease }) })
     for (const limitClass of LIMIT_CLASSES) {
       const budget = settings.budgets[limitClass]
       if (budget === undefined) continue
       limiters.set(limitClass, scope.createRateLimit({
         max: budget.max,
         timeWindow: budget.windowMs,
-        keyGenerator: (request: FastifyRequest) => limitKey(limitClass, request.ctx.user, request.ctx.org, normalizeIP(request.ip)),
+        // The address only without a caller: request.ip walks x-forwarded-for under trustProxy.
+        keyGenerator: (request: FastifyRequest) => limitKey(limitClass, request.ctx.user, request.ctx.org, request.ctx.user === null ? normalizeIP(request.ip) : ''),
       }))
     }
   })

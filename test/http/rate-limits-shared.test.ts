@@ -15,7 +15,7 @@ await runSql(databaseUrl, `
   INSERT INTO notes (body) VALUES ('one'), ('two');
 `)
 const resources: Config['resources'] = { notes: { fields: { id: { type: 'integer', readOnly: true }, body: { type: 'string' } } } }
-const rateLimits = { read: '4/min', write: '10/min' }
+const rateLimits = { read: '4/min', write: '10/min', aggregate: '300/min' }
 const one = await buildApp({ databaseUrl, resources, rateLimits })
 const other = await buildApp({ databaseUrl, resources, rateLimits })
 
@@ -50,6 +50,20 @@ test('concurrent writes through two apps: exactly the budget passes, the rest is
   assert.deepEqual(left, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
   // The two records of the start and the ten the budget let through.
   assert.equal(await countNotes(), 12)
+})
+
+test('a budget of 300 is taken three requests at a time by each app, and no more than 300 pass in all', async () => {
+  const auth = await newToken()
+  const facets = async (i: number): Promise<number> => (await caller(i % 2 === 0 ? one : other, auth)('GET', '/api/v1/notes:facets?field=body')).status
+  const first = await caller(one, auth)('GET', '/api/v1/notes:facets?field=body')
+  assert.equal(first.status, 200)
+  assert.equal(first.headers['ratelimit-policy'], '"aggregate";q=300;w=60')
+  assert.match(String(first.headers.ratelimit), /^"aggregate";r=299;t=(59|60)$/)
+  // The next request through the other app counts from the other app's lease: three further on.
+  assert.match(String((await caller(other, auth)('GET', '/api/v1/notes:facets?field=body')).headers.ratelimit), /^"aggregate";r=296;t=(59|60)$/)
+  const statuses = await Promise.all(Array.from({ length: 340 }, async (_, i) => await facets(i)))
+  assert.equal(statuses.filter((status) => status === 200).length, 298)
+  assert.equal(statuses.filter((status) => status === 429).length, 42)
 })
 
 async function countNotes (): Promise<number> {
