@@ -20,10 +20,11 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { RELATION_COUNTRIES, relationCountry, seedCards, seedOrders, seedRelations } from './bench-orders.js'
-import { AUTH_SECRET, anotherCaller, benchCaller, heapMb, patchRows, pinLoadGenerator, pinned, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, heapMb, patchRows, pinLoadGenerator, pinned, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 import { CHANGE_DEFAULTS, changeScenarios } from './changes.js'
+import { limitScenarios } from './limits.js'
 
 const { values: args } = parseArgs({ options: {
   rows: { type: 'string', default: '100000' },
@@ -110,8 +111,8 @@ const tablegatePatches = patchRows(etags.length)
 const floorPatches = patchRows(floorVersions.length)
 
 /** Per connection: which row its request in flight patches. */
-type Context = Record<string, number>
-interface Side {
+export type Context = Record<string, number>
+export interface Side {
   method: 'GET' | 'POST' | 'PATCH'
   path: (context: Context) => string
   body?: string
@@ -193,7 +194,7 @@ const scenarios: Scenario[] = [
   },
 ]
 
-interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
+export interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
 
 /** Runs `side` for a number of seconds, or for an amount of requests; at most `rate` requests a second when given. */
 async function measure (server: BenchServer, side: Side, extraHeaders: Record<string, string>, length: number | { amount: number }, rate?: number): Promise<Measured> {
@@ -300,59 +301,6 @@ async function observabilityScenarios (): Promise<void> {
     const rps = mean(measured.map((m) => m.rps))
     const cpu = mean(measured.map((m) => m.cpuUs))
     console.log(`${name.padEnd(42)}${rps.toFixed(0).padStart(8)}${(rps / mean(base.map((m) => m.rps))).toFixed(3).padStart(8)}${cpu.toFixed(0).padStart(12)}${(cpu / mean(base.map((m) => m.cpuUs))).toFixed(3).padStart(8)}`)
-  }
-}
-
-/**
- * Request limits (docs/rate-limits.md): get, list and create on a server with limits on, whose
- * budgets no run reaches (each request still counts: one upsert of its caller's row), beside the
- * same server without limits, fresh servers taking turns second by second as the observability
- * scenarios do. Then on a server whose reads are 6,000 a minute per caller: a caller within
- * theirs (100 lists a second) alone, and beside another caller far past theirs (every answer a 429)
- * on as many connections as the other scenarios: the first caller's answers and latency.
- */
-async function limitScenarios (): Promise<void> {
-  const servers = {
-    'limits off': await startServer('tablegate.js', env),
-    'limits on': await startServer('tablegate.js', { ...env, BENCH_RATE_LIMITS: 'high' }),
-  }
-  const sides: Record<string, Side> = {
-    'get by key': { method: 'GET', path: () => `/api/v1/bench_orders/${randomId()}` },
-    'list page 50 by key': { method: 'GET', path: () => '/api/v1/bench_orders?page_size=50' },
-    create: { method: 'POST', path: () => '/api/v1/bench_orders', body: createBody, headers: () => json },
-  }
-  const mean = (xs: number[]): number => xs.reduce((sum, x) => sum + x, 0) / xs.length
-  try {
-    console.log(`
-${`request limits (${SECONDS * REPEAT} rounds of 1 s)`.padEnd(34)}${'off r/s'.padStart(9)}${'on r/s'.padStart(9)}${'ratio'.padStart(7)}${'p99 off/on'.padStart(12)}${'CPU µs off/on'.padStart(15)}${'pg µs off/on'.padStart(14)}${'err'.padStart(5)}`)
-    for (const [name, side] of Object.entries(sides)) {
-      const runs = new Map<string, Measured[]>()
-      for (const server of Object.values(servers)) await measure(server, side, auth, 1)
-      for (let round = 0; round < SECONDS * REPEAT; round++) {
-        for (const [which, server] of Object.entries(servers)) runs.set(which, [...(runs.get(which) ?? []), await measure(server, side, auth, 1)])
-      }
-      const [off, on] = [runs.get('limits off')!, runs.get('limits on')!]
-      const pair = (key: keyof Measured, digits = 0): string => `${mean(off.map((m) => m[key])).toFixed(digits)}/${mean(on.map((m) => m[key])).toFixed(digits)}`
-      const errors = [...off, ...on].reduce((sum, m) => sum + m.errors, 0)
-      console.log(`${name.padEnd(34)}${mean(off.map((m) => m.rps)).toFixed(0).padStart(9)}${mean(on.map((m) => m.rps)).toFixed(0).padStart(9)}${(mean(on.map((m) => m.rps)) / mean(off.map((m) => m.rps))).toFixed(3).padStart(7)}${pair('p99').padStart(12)}${pair('cpuUs').padStart(15)}${pair('databaseUs').padStart(14)}${String(errors).padStart(5)}`)
-    }
-  } finally {
-    await stopServers(Object.values(servers))
-  }
-  const low = await startServer('tablegate.js', { ...env, BENCH_RATE_LIMITS: 'low' })
-  try {
-    const within = { authorization: `Bearer ${(await anotherCaller(pool, `within-${Date.now()}@example.com`)).token}` }
-    const spender = { authorization: `Bearer ${(await anotherCaller(pool, `spender-${Date.now()}@example.com`)).token}` }
-    // A list: the rows are the bench user's, so another caller's get by key would be a 404.
-    const list = sides['list page 50 by key']!
-    // Past the budget before the measured runs: every answer of the spender's is a 429 from here on.
-    await measure(low, list, spender, { amount: 6_000 })
-    const alone = await measure(low, list, within, SECONDS, 100)
-    const [beside, spent] = await Promise.all([measure(low, list, within, SECONDS, 100), measure(low, list, spender, SECONDS)])
-    console.log(`one caller over budget (reads 6,000/min each): the caller within theirs, 100 lists/s, alone: p50 ${alone.p50} ms, p99 ${alone.p99} ms, ${alone.errors} non-2xx; ` +
-      `beside a caller answered 429 at ${spent.rps.toFixed(0)} r/s on ${CONNECTIONS} connections: p50 ${beside.p50} ms, p99 ${beside.p99} ms, ${beside.errors} non-2xx (the spender's non-2xx: ${spent.errors})`)
-  } finally {
-    await stopServers([low])
   }
 }
 
@@ -591,7 +539,13 @@ try {
   if (args.only === undefined || args.only.startsWith('relations')) await relationScenarios()
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
-  if (args.only === undefined || args.only.startsWith('limits')) await limitScenarios()
+  if (args.only === undefined || args.only.startsWith('limits')) {
+    await limitScenarios({ env, auth, pool, measure, seconds: SECONDS, repeat: REPEAT, connections: CONNECTIONS, sides: {
+      'get by key': scenarios[0]!.tablegate,
+      'list page 50 by key': scenarios[1]!.tablegate,
+      create: scenarios.find((s) => s.name === 'create')!.tablegate,
+    } })
+  }
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()
   if (args.only === undefined || args.only.startsWith('changes')) await changeScenarios({ ...CHANGE_DEFAULTS, seconds: SECONDS, repeat: REPEAT, connections: CONNECTIONS, only: args.only, profile: args.profile })
 } finally {
