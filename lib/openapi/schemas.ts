@@ -19,9 +19,26 @@ function orNull (schema: JsonSchema, nullable: boolean): JsonSchema {
 
 const FORMATS: Partial<Record<FieldModel['type'], string>> = { timestamp: 'date-time', date: 'date', uuid: 'uuid' }
 
+/**
+ * The bounds the column sets on a body value beside the field's own, which the write checks as
+ * well (lib/model/column-limits.ts): varchar(n) and char(n) a length, int2 and int4 a range (and
+ * their format). The narrower bound of the two is the one a value must keep.
+ */
+function columnBounds (schema: JsonSchema, field: FieldModel): JsonSchema {
+  const limit = field.columnLimit
+  if (limit?.kind === 'characters' && schema.type === 'string') {
+    return { ...schema, maxLength: Math.min(limit.max, (schema.maxLength as number | undefined) ?? limit.max) }
+  }
+  if (limit?.kind === 'integer' && schema.type === 'integer' && limit.max <= 2n ** 31n) {
+    const [min, max] = [Number(limit.min), Number(limit.max)]
+    return { ...schema, format: 'int32', minimum: Math.max(min, (schema.minimum as number | undefined) ?? min), maximum: Math.min(max, (schema.maximum as number | undefined) ?? max) }
+  }
+  return schema
+}
+
 /** One value in a body, as validate-body accepts it (null where the field is nullable). */
 export function bodyValueSchema (field: FieldModel): JsonSchema {
-  const schema = plain(field.schema)
+  const schema = columnBounds(plain(field.schema), field)
   const format = FORMATS[field.type]
   return orNull(format === undefined || schema.pattern === undefined ? schema : { ...schema, format }, field.nullable)
 }
