@@ -57,6 +57,7 @@ export function recordValueSchema (field: FieldModel, writable: boolean): JsonSc
   }
   const format = FORMATS[field.type]
   if (format !== undefined && schema.type === 'string') schema = { type: 'string', format }
+  if (field.columnLimit?.kind === 'integer' && schema.type === 'integer' && field.columnLimit.max <= 2n ** 31n) schema = { ...schema, format: 'int32' }
   if (field.type === 'json') schema = {}
   if (!writable) schema = { ...schema, readOnly: true }
   // The column decides what a record holds: a NOT NULL column never gives null.

@@ -171,7 +171,7 @@ test('a default the field itself would refuse (its enum, its limits, its type), 
   }
 })
 
-test('the create body\'s schema in the OpenAPI document says the bounds the write checks: lengths, and int2 ranges as int32', async () => {
+test('the create body\'s schema in the OpenAPI document says the bounds the write checks (lengths, int2 ranges as int32), the record schema the format', async () => {
   const document = (await admin('GET', '/api/openapi.json')).body
   await assertValidOpenApi(document)
   const { properties } = document.components.schemas['things.create']
@@ -181,6 +181,8 @@ test('the create body\'s schema in the OpenAPI document says the bounds the writ
   assert.deepEqual(properties.tag, nullable({ type: 'string', maxLength: 3 }))
   assert.deepEqual(properties.small, nullable({ type: 'integer', format: 'int32', minimum: -32768, maximum: 32767 }))
   assert.deepEqual(properties.id, { type: 'integer', format: 'int32', minimum: -32768, maximum: 32767 })
+  // A record says the format of what it carries, beside its field type's bounds.
+  assert.deepEqual(document.components.schemas.things.properties.small, nullable({ type: 'integer', format: 'int32', minimum: -2147483648, maximum: 2147483647 }))
   // One past each bound the document gives is refused, naming the field (REFUSED above has each).
   for (const [field, value] of [['name', 'sixsix'], ['code', 'abc'], ['tag', 'abcd'], ['small', 32768], ['small', -32769]] as const) {
     const refused = await admin('POST', '/api/v1/things', { payload: { id: 9, [field]: value } })
