@@ -137,11 +137,21 @@ export function postgresTicksSince (postmaster: number | undefined, before: Map<
 }
 
 /** The auth store, an admin, and the `user` every benchmark request is made as, with a bearer token for an hour. */
+function benchUsers (pool: pg.Pool): ReturnType<typeof createUserStore> {
+  return createUserStore({ pool, schema: undefined, roles: roleSetup(['admin', 'user'], 'user'), authSecret: AUTH_SECRET, issuer: 'http://localhost:5173' })
+}
+
 export async function benchCaller (pool: pg.Pool): Promise<{ id: string, token: string }> {
-  const users = createUserStore({ pool, schema: undefined, roles: roleSetup(['admin', 'user'], 'user'), authSecret: AUTH_SECRET, issuer: 'http://localhost:5173' })
+  const users = benchUsers(pool)
   await users.migrate()
   await users.create({ email: 'admin@example.com', password: 'correct-horse-battery' })
-  const caller = await users.create({ email: 'bench@example.com', password: 'correct-horse-battery', role: 'user' })
-  const { token } = await users.issueToken('bench@example.com', { ttlSeconds: 3600 })
+  return await anotherCaller(pool, 'bench@example.com')
+}
+
+/** One more user of the login benchCaller set up, and their token. */
+export async function anotherCaller (pool: pg.Pool, email: string): Promise<{ id: string, token: string }> {
+  const users = benchUsers(pool)
+  const caller = await users.create({ email, password: 'correct-horse-battery', role: 'user' })
+  const { token } = await users.issueToken(email, { ttlSeconds: 3600 })
   return { id: caller.id, token }
 }

@@ -7,7 +7,8 @@
 // page plain, with related records embedded, and filtered across a relation, each beside the
 // floor's. `--only changes`: the change feed (./changes.ts: writes with the change log on and off,
 // 1,000 streams' delivery, the database's time per change as streams grow), on a PostgreSQL of its
-// own. `--baseline DIR`: the tablegate of another checkout, built (`npm run build` there),
+// own. `--only limits`: get, list and create with request limits on (budgets never reached)
+// beside off, then one caller far over its read budget beside another within theirs. `--baseline DIR`: the tablegate of another checkout, built (`npm run build` there),
 // measured in the same run, turn by turn with this one, and printed before → after: a change's
 // cost under the same noise.
 import { execFileSync } from 'node:child_process'
@@ -23,6 +24,7 @@ import { AUTH_SECRET, benchCaller, heapMb, patchRows, pinLoadGenerator, pinned, 
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 import { CHANGE_DEFAULTS, changeScenarios } from './changes.js'
+import { limitScenarios } from './limits.js'
 
 const { values: args } = parseArgs({ options: {
   rows: { type: 'string', default: '100000' },
@@ -109,8 +111,8 @@ const tablegatePatches = patchRows(etags.length)
 const floorPatches = patchRows(floorVersions.length)
 
 /** Per connection: which row its request in flight patches. */
-type Context = Record<string, number>
-interface Side {
+export type Context = Record<string, number>
+export interface Side {
   method: 'GET' | 'POST' | 'PATCH'
   path: (context: Context) => string
   body?: string
@@ -192,11 +194,11 @@ const scenarios: Scenario[] = [
   },
 ]
 
-interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
+export interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
 
-/** Runs `side` for a number of seconds, or for an amount of requests. */
-async function measure (server: BenchServer, side: Side, extraHeaders: Record<string, string>, length: number | { amount: number }): Promise<Measured> {
-  const span = typeof length === 'number' ? { duration: length } : { amount: length.amount }
+/** Runs `side` for a number of seconds, or for an amount of requests; at most `rate` requests a second when given. */
+async function measure (server: BenchServer, side: Side, extraHeaders: Record<string, string>, length: number | { amount: number }, rate?: number): Promise<Measured> {
+  const span = { ...(typeof length === 'number' ? { duration: length } : { amount: length.amount }), ...(rate === undefined ? {} : { overallRate: rate }) }
   const before = processTreeTicks(server.child.pid!)
   const databaseBefore = databaseTicks()
   const result = await autocannon({
@@ -537,6 +539,13 @@ try {
   if (args.only === undefined || args.only.startsWith('relations')) await relationScenarios()
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
+  if (args.only === undefined || args.only.startsWith('limits')) {
+    await limitScenarios({ env, auth, pool, measure, seconds: SECONDS, repeat: REPEAT, connections: CONNECTIONS, sides: {
+      'get by key': scenarios[0]!.tablegate,
+      'list page 50 by key': scenarios[1]!.tablegate,
+      create: scenarios.find((s) => s.name === 'create')!.tablegate,
+    } })
+  }
   if (args.only === undefined || args.only.startsWith('scale')) await scaleOutScenarios()
   if (args.only === undefined || args.only.startsWith('changes')) await changeScenarios({ ...CHANGE_DEFAULTS, seconds: SECONDS, repeat: REPEAT, connections: CONNECTIONS, only: args.only, profile: args.profile })
 } finally {

@@ -15,6 +15,7 @@ import { revocationList } from './auth/revocations.js'
 import { buildModels } from './model/build.js'
 import { migrateChangeLog } from './changes/log.js'
 import { ChangeHub } from './changes/hub.js'
+import { migrateRequestCounters } from './limits/request-limits.js'
 import { tableNameParts } from './model/table-name.js'
 import { AUTH_STORE_TABLES, AUTH_STORE_TABLE_WHY } from './auth/store/migrate.js'
 import { ConfigError } from './config/validate.js'
@@ -56,7 +57,8 @@ export function migrationsOf (config: ResolvedConfig): Migrations {
   const followed = [...buildModels(config.resources, config.presenters).values()].filter((m) => m.changes !== undefined)
   // The change log, where a resource has one, before the application's files (which may index it).
   const changeLog = followed.length === 0 ? [] : [async (db: Queryable) => { await migrateChangeLog(db, followed) }]
-  return { plugins: [...config.pluginMigrations, ...changeLog], directory: config.migrations }
+  const counters = config.rateLimits === undefined ? [] : [migrateRequestCounters]
+  return { plugins: [...config.pluginMigrations, ...changeLog, ...counters], directory: config.migrations }
 }
 
 /**

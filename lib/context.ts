@@ -4,6 +4,7 @@
 import type { CallerOrganization, CallerUser } from './principal.js'
 import type { AccessPlan } from './access/types.js'
 import type { StageTimes } from './timing.js'
+import type { RouteClass } from './limits/request-limits.js'
 
 export type { CallerOrganization, CallerUser }
 
@@ -29,5 +30,9 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Routes reachable without a bearer token: only the login routes set it. */
     public?: boolean
+    /** The request limit a call counts against (config `rateLimits`); without it, by method. */
+    operationClass?: RouteClass
+    /** `false`: no request limit counts the route's calls (the login routes, which have their own, and health checks). */
+    requestLimits?: false
   }
 }

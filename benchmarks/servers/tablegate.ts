@@ -3,6 +3,8 @@
 // audit log on another resource, and a rule on order deletes. Writes no hook hears of (the
 // measured create and patch) keep their one-statement paths. BENCH_OBSERVABILITY: `off` (no
 // metrics), `timing` (metrics and Server-Timing); otherwise as shipped (metrics on).
+// BENCH_RATE_LIMITS: `high` (request limits on, budgets no run reaches), `low` (reads 6,000 a
+// minute per caller, the rest as high).
 // BENCH_VERIFIER_JWK: tokens come from another issuer, verified with this public key (no login here).
 // BENCH_WORKERS: that many processes on one port (node:cluster, as `tablegate serve --workers` runs them).
 // SIGUSR2: prints its V8 heap (./heap-signal.ts).
@@ -31,10 +33,13 @@ if (workers > 1 && cluster.isPrimary) {
 
 async function serveOne (): Promise<void> {
   const observability = process.env.BENCH_OBSERVABILITY
+  const limits = process.env.BENCH_RATE_LIMITS
+  const neverReached = '100000000/min'
   const issuerKey = process.env.BENCH_VERIFIER_JWK
   const app = await createServer({
     ...(observability === 'off' ? { metrics: false } : {}),
     ...(observability === 'timing' ? { serverTiming: true } : {}),
+    ...(limits === undefined ? {} : { rateLimits: { read: limits === 'low' ? '6000/min' : neverReached, write: neverReached, export: neverReached, aggregate: neverReached } }),
     ...(issuerKey === undefined ? {} : { verifier: { keys: [JSON.parse(issuerKey)], issuer: BENCH_ISSUER, audience: BENCH_AUDIENCE } }),
     databaseUrl: process.env.BENCH_DATABASE_URL,
     authSecret: process.env.BENCH_AUTH_SECRET,

@@ -9,6 +9,7 @@ import { resolveTrustProxy, type TrustProxy } from './trust-proxy.js'
 import { organizationSettings, type OrganizationSettings } from './organizations.js'
 import { accountSettings, type AccountSettings } from './accounts.js'
 import { changeSettings, type ChangeSettings } from './changes.js'
+import { rateLimitSettings, type RateLimitSettings } from './rate-limits.js'
 import { contributedResources, type PluginMigration, type RowPresenter } from './plugin-resources.js'
 
 export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
@@ -48,6 +49,8 @@ export interface ResolvedConfig {
   readonly exportTimeoutMs: number
   /** `:export`s one caller streams at once (per process). */
   readonly exportsPerCaller: number
+  /** Requests per caller and operation class; undefined when limits are off. */
+  readonly rateLimits: RateLimitSettings | undefined
   /** Undefined when metrics are off. */
   readonly metrics: { readonly role: string } | undefined
   readonly serverTiming: boolean
@@ -191,6 +194,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     bodyLimit: config.bodyLimit ?? DEFAULT_BODY_LIMIT,
     exportTimeoutMs: config.exportTimeoutMs ?? 600_000,
     exportsPerCaller: config.exportsPerCaller ?? 1,
+    rateLimits: rateLimitSettings(config, roles.list),
     metrics: config.metrics === false ? undefined : { role: config.metrics?.role ?? 'admin' },
     serverTiming: config.serverTiming ?? false,
     consolePath,

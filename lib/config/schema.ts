@@ -274,6 +274,20 @@ export const ConfigSchema = Type.Object({
     default: { role: 'admin' },
     examples: [false],
   })),
+  rateLimits: Type.Optional(Type.Object({
+    read: Type.Optional(Type.String({ description: 'Reads per caller: gets, lists, `:seek`, `:search`, `:changes`, `/meta`, `/openapi.json`. A budget is requests per window: `600/min`, `100/10s`, `5000/h` (units `s`, `min`, `h`, `d`).', examples: ['600/min'] })),
+    write: Type.Optional(Type.String({ description: 'Writes per caller: creates, updates, deletes, `:undelete`, `:batchWrite` (one request, however many operations).', examples: ['120/min'] })),
+    export: Type.Optional(Type.String({ description: '`:export`s per caller (beside `exportsPerCaller`, which bounds how many stream at once).', examples: ['10/min'] })),
+    aggregate: Type.Optional(Type.String({ description: 'Aggregate routes (`:stats` and the like) per caller.', examples: ['60/min'] })),
+    anonymous: Type.Optional(Type.String({ description: 'Requests without a token per client address (`request.ip`, see `trustProxy`; IPv6 by /64): the API docs and the console\'s files. The login routes have `signInPerMinute`; health checks are never limited.', examples: ['300/min'] })),
+    exempt: Type.Optional(Type.Array(Type.String(), { description: 'Roles whose callers are not limited (service accounts, back office); each such request is logged, at most one line per caller and minute.', default: [], examples: [['service']] })),
+  }, {
+    additionalProperties: false,
+    title: 'Request limits',
+    description: 'How many requests one caller (user id, and the active organization where there is one) makes per operation class, counted in the database so that every process shares one budget (see rate-limits.md). Past one: 429 `too-many-requests` with `Retry-After`; every limited answer carries `RateLimit-Policy` and `RateLimit`. A class without a budget is not limited.',
+    defaultText: 'off: no limits, no headers',
+    examples: [{ read: '600/min', write: '120/min', export: '10/min', aggregate: '60/min', anonymous: '300/min', exempt: ['service'] }],
+  })),
   exportTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'How long one `:export` may stream, in one read-only transaction (its statement timeout).', default: 600_000, examples: [1_800_000] })),
   exportsPerCaller: Type.Optional(Type.Integer({ minimum: 1, description: 'How many `:export`s one caller (user id and tenant) streams at once in one process; past it, 429 `too-many-requests` with `Retry-After`. The process also streams at most a quarter of `poolSizes.read` in all.', default: 1, examples: [2] })),
   changes: Type.Optional(Type.Object({

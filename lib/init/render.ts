@@ -1,6 +1,7 @@
 // The plan → the text of tablegate.config.ts. A plain walk of a sorted plan, no clock and no
 // environment, so running `init` twice on the same database writes the same bytes.
 import type { InitPlan, RelationDraft, ResourceDraft } from './model.js'
+import { INIT_BUDGETS } from '../config/rate-limits.js'
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
@@ -72,6 +73,8 @@ export function renderConfig (plan: InitPlan): string {
     'export default defineConfig({',
     "  roles: ['admin', 'user'],",
     "  defaultAccess: 'deny',",
+    '  // Requests per caller (and per client address without a token) and window, one budget across processes: see docs/rate-limits.md.',
+    `  rateLimits: ${object(Object.entries(INIT_BUDGETS))},`,
     '  resources: {',
   ]
   for (const left of plan.leftOut) lines.push(comment('    ', `left out: ${left.table}, ${left.why}`))

@@ -10,6 +10,15 @@ import { cachedDocument, type CachedDocument } from './cached-document.js'
 import { clientMetadata } from './check.js'
 import { metaDocument } from './document.js'
 import type { MetaVersion } from '../meta-version.js'
+import type { OperationClass, RateLimitSettings } from '../config/rate-limits.js'
+
+const NOT_LIMITED: ReadonlySet<OperationClass> = new Set()
+
+/** The classes a caller with these roles is counted in: none without limits or with an exempt role. */
+function limitedClasses (settings: RateLimitSettings | undefined, roles: readonly string[]): ReadonlySet<OperationClass> {
+  if (settings === undefined || roles.some((role) => settings.exempt.includes(role))) return NOT_LIMITED
+  return new Set((['read', 'write', 'export', 'aggregate'] as const).filter((c) => settings.budgets[c] !== undefined))
+}
 
 /** What a document is built from: the caller's plan of a resource, and their roles. */
 export interface DocumentCaller {
@@ -60,6 +69,7 @@ export class CallerDocuments {
         rowPermissions: config.rowPermissions,
         describers,
         version: metaVersion(caller.roles, caller.orgRoles),
+        limited: limitedClasses(config.rateLimits, caller.roles),
       })
       return { ...cachedDocument(value), value }
     })

@@ -5,6 +5,7 @@ import type { AccessPlan } from '../access/types.js'
 import { followable } from '../access/relations.js'
 import { createBodySchema, permissionsSchema, PROBLEM_SCHEMA, recordSchema, updateBodySchema, type JsonSchema } from './schemas.js'
 import { CHALLENGES, PARAMETERS, PROBLEM_RESPONSES, type ProblemStatus } from './parameters.js'
+import type { OperationClass } from '../config/rate-limits.js'
 
 export type { JsonSchema }
 
@@ -41,6 +42,12 @@ export interface ApiContext {
 /** Paths → methods → operation objects. */
 export type PathItems = Record<string, Record<string, unknown>>
 
+/**
+ * The request limit an operation counts against, set on the operation by the route table under a
+ * symbol (so no JSON of the document shows it); an operation without it counts by its method.
+ */
+export const OPERATION_CLASS = Symbol('operation class')
+
 /** A plugin's operations for one caller; it adds nothing for operations the caller may not do. */
 export type OperationsDescriber = (api: ApiContext) => PathItems
 
@@ -52,6 +59,8 @@ export interface OpenApiInput {
   readonly rowPermissions: ReadonlySet<string>
   readonly describers: readonly OperationsDescriber[]
   readonly version: string
+  /** The classes of operation whose calls count against a budget of this caller (config `rateLimits`); none when limits are off or the caller is exempt. */
+  readonly limited: ReadonlySet<OperationClass>
 }
 
 const ref = (kind: string, name: string): JsonSchema => ({ $ref: `#/components/${kind}/${name}` })
@@ -102,13 +111,27 @@ const ANY_ROUTE: readonly ProblemStatus[] = [400, 401, 408, 431, 500, 503]
 // Fastify reads a body on these methods whatever the route: too large is 413, not JSON is 415.
 const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete'])
 
-/** Adds to each operation the statuses every route of its kind can answer. */
-function withRouteStatuses (paths: PathItems, problems: ApiContext['problems']): PathItems {
+const RATE_LIMIT_HEADERS = { 'RateLimit-Policy': ref('headers', 'RateLimit-Policy'), RateLimit: ref('headers', 'RateLimit') }
+
+/** The limit fields on an operation's own responses; the shared problem responses carry them already. */
+function withLimitFields (responses: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  return Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, response.$ref !== undefined
+    ? response
+    : { ...response, headers: { ...(response.headers as JsonSchema | undefined), ...RATE_LIMIT_HEADERS } }]))
+}
+
+/**
+ * Adds to each operation the statuses every route of its kind can answer, and where its calls
+ * count against a budget of the caller's, the 429 and the limit fields.
+ */
+function withRouteStatuses (paths: PathItems, problems: ApiContext['problems'], limited: ReadonlySet<OperationClass>): PathItems {
   return Object.fromEntries(Object.entries(paths).map(([path, item]) => [path, Object.fromEntries(Object.entries(item).map(([method, operation]) => {
     if (method === 'parameters') return [method, operation]
-    const statuses = [...ANY_ROUTE, ...(BODY_METHODS.has(method) ? [413, 415] as const : []), ...(path.includes('{') ? [414] as const : [])]
-    const op = operation as { responses: Record<string, JsonSchema> }
-    return [method, { ...op, responses: { ...op.responses, ...problems(...statuses.filter((s) => op.responses[String(s)] === undefined)) } }]
+    const { [OPERATION_CLASS]: declared, ...op } = operation as { responses: Record<string, JsonSchema>, [OPERATION_CLASS]?: OperationClass }
+    const counted = limited.has(declared ?? (method === 'get' ? 'read' : 'write'))
+    const statuses = [...ANY_ROUTE, ...(BODY_METHODS.has(method) ? [413, 415] as const : []), ...(path.includes('{') ? [414] as const : []), ...(counted ? [429] as const : [])]
+    const responses = { ...op.responses, ...problems(...statuses.filter((s) => op.responses[String(s)] === undefined)) }
+    return [method, { ...op, responses: counted ? withLimitFields(responses) : responses }]
   }))]))
 }
 
@@ -147,10 +170,26 @@ function usedComponents (paths: PathItems, components: Record<string, Record<str
 
 const RETRY_AFTER = { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds to wait before trying again.' } }
 
-function problemResponse (status: ProblemStatus, description: string): JsonSchema {
+// draft-ietf-httpapi-ratelimit-headers-09: structured field lists, one item per policy (here the operation's class).
+const RATE_LIMIT_FIELDS: Record<string, JsonSchema> = {
+  'RateLimit-Policy': {
+    schema: { type: 'string' },
+    description: 'The budget this request counted against (config rateLimits): q requests per w seconds, for the caller (user and organization) and this class of operation. Sent on every counted answer; not for exempt roles.',
+    example: '"read";q=600;w=60',
+  },
+  RateLimit: {
+    schema: { type: 'string' },
+    description: 'What is left of that budget: r requests until the window ends, in t seconds.',
+    example: '"read";r=597;t=42',
+  },
+}
+
+function problemResponse (status: ProblemStatus, description: string, limited: boolean): JsonSchema {
+  // A 401 is answered before any budget is counted.
+  const fields = limited && status !== 401 ? RATE_LIMIT_HEADERS : {}
   const headers = status === 401
     ? { 'WWW-Authenticate': { required: true, schema: { type: 'string', enum: [...CHALLENGES] }, description: 'Bearer without a token; Bearer error="invalid_token" for an expired, revoked or invalid one (RFC 6750).' } }
-    : status === 429 || status === 503 ? RETRY_AFTER : undefined
+    : status === 429 || status === 503 ? { ...RETRY_AFTER, ...fields } : limited ? fields : undefined
   return { description, ...(headers === undefined ? {} : { headers }), content: { 'application/problem+json': { schema: ref('schemas', 'Problem') } } }
 }
 
@@ -168,7 +207,8 @@ export function openApiDocument (input: OpenApiInput): JsonSchema {
   }
   const described: PathItems = {}
   for (const describe of input.describers) merge(described, describe(api))
-  const paths = withRouteStatuses(described, api.problems)
+  const paths = withRouteStatuses(described, api.problems, input.limited)
+  const limited = input.limited.size > 0
   const components = usedComponents(paths, {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from GET /api/auth/token (15 minutes).' } },
     schemas: {
@@ -176,7 +216,8 @@ export function openApiDocument (input: OpenApiInput): JsonSchema {
       ...Object.fromEntries(resources.flatMap((r) => Object.entries(resourceSchemas(r, input.rowPermissions.has(r.name), accessOf)))),
     },
     parameters: PARAMETERS,
-    responses: Object.fromEntries(Object.entries(PROBLEM_RESPONSES).map(([status, { name, description }]) => [name, problemResponse(Number(status) as ProblemStatus, description)])),
+    responses: Object.fromEntries(Object.entries(PROBLEM_RESPONSES).map(([status, { name, description }]) => [name, problemResponse(Number(status) as ProblemStatus, description, limited)])),
+    ...(limited ? { headers: RATE_LIMIT_FIELDS } : {}),
   })
   return {
     openapi: '3.1.1',

@@ -19,9 +19,26 @@ function orNull (schema: JsonSchema, nullable: boolean): JsonSchema {
 
 const FORMATS: Partial<Record<FieldModel['type'], string>> = { timestamp: 'date-time', date: 'date', uuid: 'uuid' }
 
+/**
+ * The bounds the column sets on a body value beside the field's own, which the write checks as
+ * well (lib/model/column-limits.ts): varchar(n) and char(n) a length, int2 and int4 a range (and
+ * their format). The narrower bound of the two is the one a value must keep.
+ */
+function columnBounds (schema: JsonSchema, field: FieldModel): JsonSchema {
+  const limit = field.columnLimit
+  if (limit?.kind === 'characters' && schema.type === 'string') {
+    return { ...schema, maxLength: Math.min(limit.max, (schema.maxLength as number | undefined) ?? limit.max) }
+  }
+  if (limit?.kind === 'integer' && schema.type === 'integer' && limit.max <= 2n ** 31n) {
+    const [min, max] = [Number(limit.min), Number(limit.max)]
+    return { ...schema, format: 'int32', minimum: Math.max(min, (schema.minimum as number | undefined) ?? min), maximum: Math.min(max, (schema.maximum as number | undefined) ?? max) }
+  }
+  return schema
+}
+
 /** One value in a body, as validate-body accepts it (null where the field is nullable). */
 export function bodyValueSchema (field: FieldModel): JsonSchema {
-  const schema = plain(field.schema)
+  const schema = columnBounds(plain(field.schema), field)
   const format = FORMATS[field.type]
   return orNull(format === undefined || schema.pattern === undefined ? schema : { ...schema, format }, field.nullable)
 }
@@ -40,6 +57,7 @@ export function recordValueSchema (field: FieldModel, writable: boolean): JsonSc
   }
   const format = FORMATS[field.type]
   if (format !== undefined && schema.type === 'string') schema = { type: 'string', format }
+  if (field.columnLimit?.kind === 'integer' && schema.type === 'integer' && field.columnLimit.max <= 2n ** 31n) schema = { ...schema, format: 'int32' }
   if (field.type === 'json') schema = {}
   if (!writable) schema = { ...schema, readOnly: true }
   // The column decides what a record holds: a NOT NULL column never gives null.

@@ -4,6 +4,7 @@
 import type { TablegateContext } from '../context.js'
 import type { ApiContext, JsonSchema } from '../openapi/document.js'
 import type { Answer, RouteMethod } from './types.js'
+import type { OperationClass } from '../config/rate-limits.js'
 import type { RouteParameter } from './parameters.js'
 
 export interface ApiRouteInput {
@@ -22,6 +23,8 @@ export interface ApiRoute<Plan = unknown, Result = unknown> {
   readonly customMethod: string
   /** Query parameters and headers: the query ones are all the route takes. */
   readonly parameters: readonly RouteParameter[]
+  /** Its request limit (default: `read` for GET, else `write`). */
+  readonly operationClass?: OperationClass
   plan (input: ApiRouteInput): Plan | Promise<Plan>
   run (plan: Plan, input: ApiRouteInput): Promise<Result>
   respond (result: Result, plan: Plan, input: ApiRouteInput): Answer | Promise<Answer>
@@ -34,4 +37,9 @@ export type AnyApiRoute = ApiRoute<any, any>
 
 export function apiRoute<Plan, Result> (route: ApiRoute<Plan, Result>): ApiRoute<Plan, Result> {
   return route
+}
+
+/** The budget a call of an API route counts against. */
+export function apiRouteClass (route: AnyApiRoute): OperationClass {
+  return route.operationClass ?? (route.method === 'GET' ? 'read' : 'write')
 }

@@ -4,10 +4,10 @@
 // routes in each caller's OpenAPI document.
 import type { AccessPlan } from '../access/types.js'
 import { OPERATIONS } from '../access/types.js'
-import type { ApiContext, PathItems } from '../openapi/document.js'
+import { OPERATION_CLASS, type ApiContext, type PathItems } from '../openapi/document.js'
 import { describeParameters, queryParameterNames } from './parameters.js'
-import type { AnyResourceRoute, RouteMethod } from './types.js'
-import type { AnyApiRoute } from './api-route.js'
+import { resourceRouteClass, type AnyResourceRoute, type RouteMethod } from './types.js'
+import { apiRouteClass, type AnyApiRoute } from './api-route.js'
 
 export type RouteRegistrationCode = 'TG_ERR_ROUTE_INVALID' | 'TG_ERR_ROUTE_TAKEN' | 'TG_ERR_ROUTE_AFTER_READY'
 
@@ -115,6 +115,7 @@ export class RouteTable {
           ...(description === undefined ? {} : { description }),
           ...(parameters.length === 0 ? {} : { parameters }),
           ...rest,
+          [OPERATION_CLASS]: resourceRouteClass(route),
         }
         paths[path] = item
       }
@@ -127,7 +128,7 @@ export class RouteTable {
       const parameters = describeParameters(route.parameters, api, undefined)
       paths[path] = {
         ...paths[path],
-        [route.method.toLowerCase()]: { operationId: route.id, summary, ...(description === undefined ? {} : { description }), ...(parameters.length === 0 ? {} : { parameters }), ...rest },
+        [route.method.toLowerCase()]: { operationId: route.id, summary, ...(description === undefined ? {} : { description }), ...(parameters.length === 0 ? {} : { parameters }), ...rest, [OPERATION_CLASS]: apiRouteClass(route) },
       }
     }
     return paths

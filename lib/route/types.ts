@@ -10,6 +10,7 @@ import type { AccessPlan, Operation, OperationAccess } from '../access/types.js'
 import type { ResourceModel } from '../model/types.js'
 import type { ApiContext, JsonSchema, ResourceApi } from '../openapi/document.js'
 import type { RouteParameter } from './parameters.js'
+import type { OperationClass } from '../config/rate-limits.js'
 
 export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 
@@ -50,6 +51,8 @@ export interface ResourceRoute<Plan = unknown, Result = unknown> {
   readonly operations: readonly Operation[]
   /** Query parameters and headers: the query ones are all the route takes, the rest is refused. */
   readonly parameters: readonly RouteParameter[]
+  /** Its request limit (default: `export` with the export operation, `read` with only reads, else `write`). */
+  readonly operationClass?: OperationClass
   /** Whether the resource has this route at all (default: every resource has it). */
   readonly appliesTo?: (model: ResourceModel) => boolean
   /**
@@ -73,4 +76,11 @@ export type AnyResourceRoute = ResourceRoute<any, any>
 /** Declares a route; the identity function that lets TypeScript tie `plan`, `run` and `respond` together. */
 export function resourceRoute<Plan, Result> (route: ResourceRoute<Plan, Result>): ResourceRoute<Plan, Result> {
   return route
+}
+
+/** The budget a call of a resource route counts against. */
+export function resourceRouteClass (route: AnyResourceRoute): OperationClass {
+  if (route.operationClass !== undefined) return route.operationClass
+  if (route.operations.includes('export')) return 'export'
+  return route.operations.every((op) => op === 'read') ? 'read' : 'write'
 }

@@ -34,6 +34,7 @@ function aggregateRoute<P> (aggregate: Aggregate<P>, runtime: Runtime): AnyResou
     target: 'collection',
     customMethod: aggregate.name,
     operations: ['read'],
+    operationClass: 'aggregate',
     parameters: [...aggregate.parameters, ...COMMON],
     // Offered where the caller may read and has a field to aggregate: their own, or a related
     // record's at the end of a to-one path they may follow (`customer.since`).

@@ -9,7 +9,7 @@ import { authProblem } from '../../lib/auth/login.js'
 import { authUser } from '../../lib/auth/shapes.js'
 import { rolesOf } from '../../lib/config/roles.js'
 import { isSafeCallbackURL } from '../../lib/auth/origins.js'
-import { attemptCounter } from '../../lib/auth/sign-in-limiter.js'
+import { attemptCounter } from '../../lib/limits/shared-store.js'
 import { pastTheRevokingSecond } from '../../lib/auth/revocations.js'
 import { emailOf, requestPasswordReset, resetPassword, sendOwnVerification, sendVerificationTo, signUp, verifyEmail, type AccountServices } from '../../lib/auth/accounts.js'
 import { changeEmail, changePassword, deleteOwnAccount, listSessions, revokeOtherSessions, revokeSession, updateUser, type Own } from '../../lib/auth/own-account.js'
@@ -73,7 +73,7 @@ export async function accountRoutes (app: FastifyInstance, options: AccountRoute
     },
     onHookError: (err, hook) => { app.log.error({ err, hook }, `${hook} threw: the mail was not handed over`) },
   }
-  const counter = attemptCounter(users.pool, users.tables)
+  const counter = attemptCounter(users.pool, users.tables.rateLimit)
   const max = config.signInPerMinute
 
   // Both counts are taken whatever the first says, so a refused client still spends its address's

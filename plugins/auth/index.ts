@@ -10,7 +10,7 @@ import { runtimeOf } from '../../lib/runtime.js'
 import { isProblem, problemHeaders, toProblemBody } from '../../lib/problems.js'
 import { loginRoutes } from './routes.js'
 import { signInForm } from './sign-in-form.js'
-import { sharedLimiterStore } from '../../lib/auth/sign-in-limiter.js'
+import { sharedLimiterStore } from '../../lib/limits/shared-store.js'
 
 async function auth (app: FastifyInstance): Promise<void> {
   const { verifier, users, db, config, organizationStore } = runtimeOf(app)
@@ -40,8 +40,10 @@ async function auth (app: FastifyInstance): Promise<void> {
   if (users === undefined) return
   // Cookies and the limiter live inside the login routes' own scope: no other response pays for them.
   await app.register(async (login) => {
+    // Sign-in has its own limiter; the other login routes are no request limit's (docs/rate-limits.md).
+    login.addHook('onRoute', (route) => { route.config = { ...route.config, requestLimits: false } })
     await login.register(cookie, { secret: cookieSecret(db.authSecret) })
-    await login.register(rateLimit, { global: false, store: sharedLimiterStore(users.pool, users.tables) })
+    await login.register(rateLimit, { global: false, store: sharedLimiterStore(users.pool, users.tables.rateLimit) })
     await login.register(loginRoutes, { users, verifier, config, organizations: organizationStore })
     await login.register(signInForm, { apiRoot: config.apiRoot })
   }, { prefix: loginPrefix })

@@ -8,7 +8,7 @@ import { readiness } from './readiness.js'
 
 async function health (app: FastifyInstance): Promise<void> {
   const { db, verifier } = runtimeOf(app)
-  const options = { config: { public: true } }
+  const options = { config: { public: true, requestLimits: false } } as const
   app.get('/healthz', options, async (_request, reply) => {
     return reply.header('cache-control', 'no-store').type('application/json').send('{"status":"ok"}')
   })

@@ -16,6 +16,7 @@ import { malformedQuery, missingHost } from '../../lib/http/server-options.js'
 import { corsPolicy, varyOnOrigin } from '../../lib/http/cors.js'
 import auth from '../auth/index.js'
 import access from '../access/index.js'
+import rateLimits from '../rate-limits/index.js'
 import resources from '../resources/index.js'
 import scanGuard from '../scan-guard/index.js'
 import batch from '../batch/index.js'
@@ -108,6 +109,7 @@ async function tablegate (app: FastifyInstance, options: Config): Promise<void> 
   await app.register(health)
   await app.register(metrics)
   await app.register(access)
+  await app.register(rateLimits)
   await app.register(scanGuard)
   await app.register(resources)
   await app.register(aggregates)

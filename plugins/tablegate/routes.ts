@@ -6,7 +6,8 @@ import type { Runtime } from '../../lib/runtime.js'
 import type { ResourceModel } from '../../lib/model/types.js'
 import { runApiRoute, runResourceRoute, type RouteRequest } from '../../lib/route/run.js'
 import type { Answer } from '../../lib/route/types.js'
-import type { AnyResourceRoute } from '../../lib/route/types.js'
+import { resourceRouteClass, type AnyResourceRoute } from '../../lib/route/types.js'
+import { apiRouteClass } from '../../lib/route/api-route.js'
 import type { MountedRoute } from '../../lib/route/table.js'
 import { pathOf, rawKeyOf, routerPath } from '../../lib/route/paths.js'
 import { NO_ROUTE_DETAIL, problem } from '../../lib/problems.js'
@@ -45,15 +46,19 @@ export function mountRoutes (app: FastifyInstance, runtime: Runtime): void {
     }
     const mine = [mounted]
     recordRoutes.set(slot, mine)
+    const choose = (path: string): { chosen: MountedRoute<AnyResourceRoute> | undefined, custom: boolean } => {
+      const custom = mine.find(({ route }) => route.customMethod !== undefined && path.endsWith(`:${route.customMethod}`))
+      return { chosen: custom ?? mine.find(({ route }) => route.customMethod === undefined), custom: custom !== undefined }
+    }
     app.route({
       method: mounted.route.method,
       url: `${routerPath(collectionPath)}/:key`,
+      config: { operationClass: (url: string) => { const { chosen } = choose(pathOf(url)); return chosen === undefined ? undefined : resourceRouteClass(chosen.route) } },
       handler: async (request, reply) => {
         const path = pathOf(request.raw.url!)
-        const custom = mine.find(({ route }) => route.customMethod !== undefined && path.endsWith(`:${route.customMethod}`))
-        const chosen = custom ?? mine.find(({ route }) => route.customMethod === undefined)
+        const { chosen, custom } = choose(path)
         if (chosen === undefined) throw problem('not-found', NO_ROUTE_DETAIL)
-        const suffix = custom === undefined ? 0 : custom.route.customMethod!.length + 1
+        const suffix = !custom ? 0 : chosen.route.customMethod!.length + 1
         const answer = await runResourceRoute(chosen.route, chosen.queryNames, model, routeRequest(request, reply, rawKeyOf(path, collectionPath, suffix)))
         return send(reply, answer)
       },
@@ -73,6 +78,7 @@ export function mountRoutes (app: FastifyInstance, runtime: Runtime): void {
         app.route({
           method: route.method,
           url: routerPath(route.customMethod === undefined ? collectionPath : `${collectionPath}:${route.customMethod}`),
+          config: { operationClass: resourceRouteClass(route) },
           handler: async (request, reply) => send(reply, await runResourceRoute(route, queryNames, model, routeRequest(request, reply, undefined))),
         })
       }
@@ -81,6 +87,7 @@ export function mountRoutes (app: FastifyInstance, runtime: Runtime): void {
       app.route({
         method: route.method,
         url: routerPath(`${basePath}:${route.customMethod}`),
+        config: { operationClass: apiRouteClass(route) },
         handler: async (request, reply) => send(reply, await runApiRoute(route, queryNames, routeRequest(request, reply, undefined))),
       })
     },

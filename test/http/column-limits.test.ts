@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, TEST_SECRET } from '../helpers/app.js'
 import { createServer } from '../../lib/server.js'
+import { assertValidOpenApi } from '../helpers/openapi.js'
 
 const databaseUrl = await freshDatabase()
 // A numeric scale below zero (rounding to hundreds) exists from PostgreSQL 15; on 14 `hundreds` is a plain whole number.
@@ -167,5 +168,25 @@ test('a default the field itself would refuse (its enum, its limits, its type), 
   for (const [name, field, refused] of cases) {
     const start = createServer({ databaseUrl, authSecret: TEST_SECRET, resources: { things: { fields: { id: { type: 'integer' }, [name]: field as never } } } })
     await assert.rejects(start, refused)
+  }
+})
+
+test('the create body\'s schema in the OpenAPI document says the bounds the write checks (lengths, int2 ranges as int32), the record schema the format', async () => {
+  const document = (await admin('GET', '/api/openapi.json')).body
+  await assertValidOpenApi(document)
+  const { properties } = document.components.schemas['things.create']
+  const nullable = (schema: object): object => ({ anyOf: [schema, { type: 'null' }] })
+  assert.deepEqual(properties.name, nullable({ type: 'string', maxLength: 5 }))
+  assert.deepEqual(properties.code, nullable({ type: 'string', maxLength: 2 }))
+  assert.deepEqual(properties.tag, nullable({ type: 'string', maxLength: 3 }))
+  assert.deepEqual(properties.small, nullable({ type: 'integer', format: 'int32', minimum: -32768, maximum: 32767 }))
+  assert.deepEqual(properties.id, { type: 'integer', format: 'int32', minimum: -32768, maximum: 32767 })
+  // A record says the format of what it carries, beside its field type's bounds.
+  assert.deepEqual(document.components.schemas.things.properties.small, nullable({ type: 'integer', format: 'int32', minimum: -2147483648, maximum: 2147483647 }))
+  // One past each bound the document gives is refused, naming the field (REFUSED above has each).
+  for (const [field, value] of [['name', 'sixsix'], ['code', 'abc'], ['tag', 'abcd'], ['small', 32768], ['small', -32769]] as const) {
+    const refused = await admin('POST', '/api/v1/things', { payload: { id: 9, [field]: value } })
+    assert.equal(refused.status, 400, `${field} ${String(value)}`)
+    assert.deepEqual(refused.body.errors.map((e: { field: string }) => e.field), [field])
   }
 })

@@ -48,6 +48,7 @@ test('one resource per table with a primary key; partitions, keyless tables, vie
   assert.match(text, /\/\/ left out: customer_names, a view \(pass --views/)
   assert.match(text, /\/\/ left out: stamps, its primary key column at cannot be a field \(timestamp without time zone/)
   assert.equal(config.defaultAccess, 'deny')
+  assert.deepEqual(config.rateLimits, { read: '600/min', write: '120/min', export: '10/min', aggregate: '60/min', anonymous: '300/min' })
   assert.deepEqual(config.resources!.orders!.access, { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] })
   assert.equal(text.match(/\/\/ TODO: decide who besides admin/g)?.length, 10)
   assert.match(text, /^import \{ defineConfig \} from 'tablegate'$/m)
@@ -206,6 +207,7 @@ test('the written config is served as it is: an admin lists every resource, and 
   for (const name of Object.keys(config.resources!)) {
     const listed = await admin('GET', `/api/v1/${name}`)
     assert.equal(listed.status, 200, `${name}: ${JSON.stringify(listed.body)}`)
+    assert.equal(listed.headers['ratelimit-policy'], '"read";q=600;w=60')
     assert.ok(listed.body.items.length >= (name === 'orders' || name === 'order_lines' ? 0 : 1), name)
   }
   const embedded = await admin('GET', '/api/v1/employees/2?fields=name,manager.name')

@@ -146,8 +146,10 @@ const PLUGIN_REACH: Record<string, readonly string[]> = {
   // The change feed's route over lib/changes; `access` for the caller's shape a stream re-checks.
   changes: ['access', 'changes', 'crypto', 'openapi', 'plan', 'problems', 'query', 'route', 'runtime'],
   // The login, the access plans and the documents made from them, health and metrics.
-  auth: ['auth', 'config', 'http', 'principal', 'problems', 'runtime'],
+  auth: ['auth', 'config', 'http', 'limits', 'principal', 'problems', 'runtime'],
   access: ['access', 'runtime'],
+  // Request limits: the settings, the counters and the 429, on the runtime's database.
+  'rate-limits': ['config', 'limits', 'runtime'],
   meta: ['access', 'auth', 'meta', 'openapi', 'query', 'runtime'],
   health: ['auth', 'db', 'problems', 'runtime'],
   metrics: ['cache', 'problems', 'query', 'runtime'],

@@ -7,6 +7,7 @@ import { sql, type Sql } from '../../sql/sql.js'
 import { query, type Queryable } from '../../db/query.js'
 import type { Pool } from '../../db/pool.js'
 import { withTransaction } from '../../db/transaction.js'
+import { createCounterTable } from '../../limits/shared-store.js'
 
 /** A row of the user table. */
 export interface UserRow {
@@ -161,12 +162,7 @@ export async function migrateAuthStore (pool: Pool, tables: AuthTables): Promise
       private_key text NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now()
     )`)
-    // Unlogged: counters of the last minute are not worth a WAL write, nor keeping after a crash.
-    await query(tx, sql`CREATE UNLOGGED TABLE IF NOT EXISTS ${tables.rateLimit} (
-      key text PRIMARY KEY,
-      hits integer NOT NULL,
-      window_ends timestamptz NOT NULL
-    )`)
+    await createCounterTable(tx, tables.rateLimit)
     // No foreign key: a deleted user's row must outlive the user, as long as their tokens could.
     await query(tx, sql`CREATE TABLE IF NOT EXISTS ${tables.revocation} (
       user_id text PRIMARY KEY,
