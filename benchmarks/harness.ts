@@ -2,7 +2,7 @@
 // to core 0 when there are two cores, PostgreSQL to core 1), its CPU and memory read from /proc,
 // and a caller with a real token.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -154,4 +154,35 @@ export async function anotherCaller (pool: pg.Pool, email: string): Promise<{ id
   const caller = await users.create({ email, password: 'correct-horse-battery', role: 'user' })
   const { token } = await users.issueToken(email, { ttlSeconds: 3600 })
   return { id: caller.id, token }
+}
+
+/**
+ * Nanoseconds on a CPU of a process's threads, from /proc/<pid>/task/<tid>/schedstat: unlike the
+ * ticks of /proc/<pid>/stat (10 ms each), fine enough to take one request's cost.
+ */
+export function cpuNanos (pid: number): number {
+  let used = 0
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      used += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+    } catch {
+      // A thread that ended between listing and reading.
+    }
+  }
+  return used
+}
+
+/** Nanoseconds on a CPU of a PostgreSQL's postmaster and backends (cpuNanos); 0 without a postmaster. */
+export function postgresNanos (postmaster: number | undefined): number {
+  if (postmaster === undefined) return 0
+  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter((pid) => pid !== '')
+  let used = 0
+  for (const pid of [postmaster, ...children.map(Number)]) {
+    try {
+      used += cpuNanos(pid)
+    } catch {
+      // A backend that ended between listing and reading.
+    }
+  }
+  return used
 }

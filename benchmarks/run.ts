@@ -8,7 +8,8 @@
 // floor's. `--only changes`: the change feed (./changes.ts: writes with the change log on and off,
 // 1,000 streams' delivery, the database's time per change as streams grow), on a PostgreSQL of its
 // own. `--only limits`: get, list and create with request limits on (budgets never reached)
-// beside off, then one caller far over its read budget beside another within theirs. `--baseline DIR`: the tablegate of another checkout, built (`npm run build` there),
+// beside off, then one caller far over its read budget beside another within theirs. `--only
+// warmup`: the 1st to 100th request of list shapes new to a server (./warmup.ts). `--baseline DIR`: the tablegate of another checkout, built (`npm run build` there),
 // measured in the same run, turn by turn with this one, and printed before → after: a change's
 // cost under the same noise.
 import { execFileSync } from 'node:child_process'
@@ -25,6 +26,7 @@ import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 import { CHANGE_DEFAULTS, changeScenarios } from './changes.js'
 import { limitScenarios } from './limits.js'
+import { warmupScenarios } from './warmup.js'
 
 const { values: args } = parseArgs({ options: {
   rows: { type: 'string', default: '100000' },
@@ -537,6 +539,10 @@ try {
     for (const line of baselineRows) console.log(line)
   }
   if (args.only === undefined || args.only.startsWith('relations')) await relationScenarios()
+  if (args.only === undefined || args.only.startsWith('warmup')) {
+    const shape = (args.only ?? '').replace(/^warmup[\s:,]*/, '')
+    await warmupScenarios({ postmaster, env, auth, rounds: Math.max(3, REPEAT), requests: 100, only: shape === '' ? undefined : shape })
+  }
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('limits')) {

@@ -7,6 +7,7 @@
 // minute per caller, the rest as high).
 // BENCH_VERIFIER_JWK: tokens come from another issuer, verified with this public key (no login here).
 // BENCH_WORKERS: that many processes on one port (node:cluster, as `tablegate serve --workers` runs them).
+// BENCH_SCAN_GUARD=off: no scan guard (../warmup.ts measures the warm-up tax with and without it).
 // SIGUSR2: prints its V8 heap (./heap-signal.ts).
 import cluster from 'node:cluster'
 import { createServer } from '../../lib/server.js'
@@ -40,6 +41,7 @@ async function serveOne (): Promise<void> {
     ...(observability === 'off' ? { metrics: false } : {}),
     ...(observability === 'timing' ? { serverTiming: true } : {}),
     ...(limits === undefined ? {} : { rateLimits: { read: limits === 'low' ? '6000/min' : neverReached, write: neverReached, export: neverReached, aggregate: neverReached } }),
+    ...(process.env.BENCH_SCAN_GUARD === 'off' ? { scanGuard: { mode: 'off' as const } } : {}),
     ...(issuerKey === undefined ? {} : { verifier: { keys: [JSON.parse(issuerKey)], issuer: BENCH_ISSUER, audience: BENCH_AUDIENCE } }),
     databaseUrl: process.env.BENCH_DATABASE_URL,
     authSecret: process.env.BENCH_AUTH_SECRET,

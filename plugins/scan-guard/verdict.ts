@@ -1,6 +1,6 @@
 // The scan guard's judgement of one list shape: would its queries read a large table row by row,
 // and which index would stop that. Pure apart from the EXPLAINs it runs; no Fastify here.
-import type { GuardCondition, GuardEmbed, GuardField, GuardFilter, ListGuardView, Queryable } from '../../lib/public.js'
+import type { ExplainedStatement, GuardCondition, GuardEmbed, GuardField, GuardFilter, ListGuardView, Queryable } from '../../lib/public.js'
 import { rowsAtLeast, wholeReads, type ScannedTable } from './explain.js'
 
 /** `suggestion` is undefined where no index of the table could serve the list (see suggestIndex). */
@@ -133,17 +133,19 @@ function suggestionFor (view: ListGuardView, scanned: ScannedTable): string | un
 
 /**
  * Judges the queries this list will run: the page always, the filtered rows with a filter, the
- * count with count=exact. Planned with the indexes preferred, so the verdict is the shape's, not
- * the first values': a scan that remains has no index to serve it. A page ordered by a related
- * record's field sorts every row it reads, so there a whole read through an index counts too.
+ * count with count=exact. First as they would run: a plan that reads no table whole is also the
+ * plan with sequential scans priced out (pricing out what a plan does not use leaves it the
+ * cheapest), so most shapes are settled by one EXPLAIN a statement, with no transaction around
+ * them. Else planned with the indexes preferred, so the verdict is the shape's, not the first
+ * values': a scan that remains has no index to serve it. A page ordered by a related record's
+ * field sorts every row it reads, so there a whole read through an index counts too.
  */
 export async function judge (view: ListGuardView, db: Queryable, seqScanRows: number): Promise<Verdict> {
-  const scanned = new Map<string, ScannedTable>()
   const sorted = view.order.some((t) => t.via !== undefined)
-  for (const { statement, plan } of await view.explain({ preferIndexes: true })) {
-    const reads = wholeReads(plan, sorted && statement === 'page')
-    for (const table of reads) scanned.set(`${table.schema}.${table.table}`, table)
-  }
+  const wholeReadsOf = (explained: readonly ExplainedStatement[]): ScannedTable[] => explained.flatMap(({ statement, plan }) => wholeReads(plan, sorted && statement === 'page'))
+  if (wholeReadsOf(await view.explain()).length === 0) return { ok: true }
+  const scanned = new Map<string, ScannedTable>()
+  for (const table of wholeReadsOf(await view.explain({ preferIndexes: true }))) scanned.set(`${table.schema}.${table.table}`, table)
   for (const table of scanned.values()) {
     if (await rowsAtLeast(db, table, seqScanRows) > seqScanRows) return { ok: false, suggestion: suggestionFor(view, table) }
   }

@@ -10,6 +10,7 @@ import type { ListPlan } from '../../lib/plan/types.js'
 import { conditionsOf } from '../../lib/query/filter/checked.js'
 import { listGuardView } from '../../lib/read/guard-view.js'
 import type { Config } from '../../lib/config/schema.js'
+import { kinds, statementsOf } from '../helpers/statements.js'
 
 const ROWS = 200_000
 const databaseUrl = await freshDatabase()
@@ -166,6 +167,22 @@ test('the verdict is the shape\'s, not the first values\': an indexed range pass
   const unindexed = await list(`filter=${encodeURIComponent('title = "Item 7" OR code > 1')}`)
   assert.equal(unindexed.status, 400, 'a filter no index can serve is refused, with indexes preferred too')
   assert.equal(unindexed.body.type, 'urn:service:problem:expensive-query')
+})
+
+test('a shape whose plan reads no table whole is judged by one EXPLAIN a statement; one that does, again with the indexes preferred', async () => {
+  const { call: fresh } = await appWith(undefined)
+  // A fresh app's first request reads the login's keys: not the guard's doing.
+  assert.equal((await fresh('GET', `/api/v1/big?filter=${encodeURIComponent('id = 5')}`)).status, 200)
+  // The guard's statements while a list is answered (the estimate may settle in the background meanwhile).
+  const judged = async (filter: string) => kinds((await statementsOf(async () => {
+    const page = await fresh('GET', `/api/v1/big?page_size=5&filter=${encodeURIComponent(filter)}`)
+    assert.equal(page.status, 200, `${filter}: ${JSON.stringify(page.body)}`)
+  })).filter((text) => /^(EXPLAIN \(FORMAT JSON, VERBOSE\)|BEGIN|COMMIT)/.test(text)))
+  // code = 42 is read through its index, as it would run: the page and the filtered rows.
+  assert.deepEqual(await judged('code = 42'), ['EXPLAIN', 'EXPLAIN'])
+  // id > 1 matches nearly every row: planned as it would run, the filtered rows are read sequentially.
+  assert.deepEqual(await judged('id > 1'), ['EXPLAIN', 'EXPLAIN', 'BEGIN', 'EXPLAIN', 'EXPLAIN', 'COMMIT'])
+  assert.deepEqual(await judged('id > 2'), [], 'the shape\'s verdict is kept')
 })
 
 test('warn mode answers with X-Service-Warning; off mode says nothing', async () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { recordBuilder, recordJson, recordWriter } from '../../lib/serialize/json.js'
+import { recordBuilder, recordJson, recordWriter, type RecordBuilder } from '../../lib/serialize/json.js'
 import { listJson, seekJson } from '../../lib/serialize/envelopes.js'
 import type { FieldModel, FieldType, ResourceModel } from '../../lib/model/types.js'
 import { Selection } from '../../lib/model/selection.js'
@@ -43,12 +43,24 @@ test('a page lists its records, the next page token and the sizes', () => {
   assert.equal(seekJson([{ a: 1 }], 'n', 'p'), '{"items":[{"a":1}],"next_page_token":"n","prev_page_token":"p"}')
 })
 
+/** The builders a selection's pages get, first to last: a loop over its fields for its first pages, then one compiled for it. */
+function buildersOf (select: Selection, relations?: readonly string[]): RecordBuilder[] {
+  const builders = [...new Set(Array.from({ length: 5 }, () => recordBuilder(select, relations)))]
+  assert.equal(builders.length, 2)
+  return builders
+}
+
 test('a record built for a page has the selected fields in order, then etag and permissions, and nothing else of the row', () => {
-  const build = recordBuilder(selection([field('id', 'bigint'), field('title', 'string')]))
-  const row = { title: 'a', hidden: 'never', id: '1', __order_0: 'x' }
-  assert.equal(JSON.stringify(build(row, '"e"', { update: true, delete: false })), '{"id":"1","title":"a","etag":"\\"e\\"","permissions":{"update":true,"delete":false}}')
-  assert.equal(JSON.stringify(build({ id: '1' }, '"e"', undefined)), '{"id":"1","title":null,"etag":"\\"e\\""}')
-  assert.equal(JSON.stringify(recordBuilder(selection([]))({ id: '1' }, '"e"', undefined)), '{"etag":"\\"e\\""}')
+  for (const build of buildersOf(selection([field('id', 'bigint'), field('title', 'string')]))) {
+    const row = { title: 'a', hidden: 'never', id: '1', __order_0: 'x' }
+    assert.equal(JSON.stringify(build(row, '"e"', { update: true, delete: false })), '{"id":"1","title":"a","etag":"\\"e\\"","permissions":{"update":true,"delete":false}}')
+    assert.equal(JSON.stringify(build({ id: '1' }, '"e"', undefined)), '{"id":"1","title":null,"etag":"\\"e\\""}')
+  }
+  for (const build of buildersOf(selection([]))) assert.equal(JSON.stringify(build({ id: '1' }, '"e"', undefined)), '{"etag":"\\"e\\""}')
+  // Embedded relations follow the fields, in the order named; an exported embed has no etag.
+  for (const build of buildersOf(selection([field('2', 'integer'), field('id', 'bigint')]), ['customer', 'lines'])) {
+    assert.equal(JSON.stringify(build({ id: '1', 2: 5 }, undefined, undefined, [{ name: 'c' }, []])), '{"2":5,"id":"1","customer":{"name":"c"},"lines":[]}')
+  }
 })
 
 // Values of every field type as rows carry them: PostgreSQL's text for bigint, decimal, dates,
@@ -76,17 +88,18 @@ test('a page of built records, stringified, is byte for byte the page of records
   )), ([types, records, token, total]) => {
     const select = selection(types.map((t) => field(`f_${t}`, t)))
     const write = recordWriter(select)
-    const build = recordBuilder(select)
-    const texts: string[] = []
-    const built = records.map(([values, etag, permissions]) => {
-      // Rows carry helper columns too; neither path writes them.
-      const row: Record<string, unknown> = { __order_0: 'helper', ...Object.fromEntries(types.map((t, i) => [`f_${t}`, values[i]])) }
-      texts.push(write(row, etag, permissions))
-      return build(row, etag, permissions === undefined ? undefined : JSON.parse(permissions))
-    })
-    const tokenJson = JSON.stringify(token)
-    assert.equal(listJson(built, token, built.length, total),
-      `{"items":[${texts.join(',')}],"next_page_token":${tokenJson},"total_size_estimate":${built.length}${total === undefined ? '' : `,"total_size":${total}`}}`)
-    assert.equal(seekJson(built, token, 'prev'), `{"items":[${texts.join(',')}],"next_page_token":${tokenJson},"prev_page_token":"prev"}`)
+    for (const build of buildersOf(select)) {
+      const texts: string[] = []
+      const built = records.map(([values, etag, permissions]) => {
+        // Rows carry helper columns too; neither path writes them.
+        const row: Record<string, unknown> = { __order_0: 'helper', ...Object.fromEntries(types.map((t, i) => [`f_${t}`, values[i]])) }
+        texts.push(write(row, etag, permissions))
+        return build(row, etag, permissions === undefined ? undefined : JSON.parse(permissions))
+      })
+      const tokenJson = JSON.stringify(token)
+      assert.equal(listJson(built, token, built.length, total),
+        `{"items":[${texts.join(',')}],"next_page_token":${tokenJson},"total_size_estimate":${built.length}${total === undefined ? '' : `,"total_size":${total}`}}`)
+      assert.equal(seekJson(built, token, 'prev'), `{"items":[${texts.join(',')}],"next_page_token":${tokenJson},"prev_page_token":"prev"}`)
+    }
   }), { numRuns: 1000 })
 })
