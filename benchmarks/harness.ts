@@ -186,3 +186,16 @@ export function postgresNanos (postmaster: number | undefined): number {
   }
   return used
 }
+
+/** Per connection: which row its request in flight patches. */
+export type Context = Record<string, number>
+export interface Side {
+  method: 'GET' | 'POST' | 'PATCH'
+  path: (context: Context) => string
+  body?: string
+  headers?: (context: Context) => Record<string, string>
+  onResponse?: (status: number, context: Context, headers: Record<string, unknown>) => void
+}
+
+/** One measured run of a side: requests a second, latency percentiles in ms, server and PostgreSQL CPU µs a request. */
+export interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }

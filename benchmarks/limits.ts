@@ -1,8 +1,7 @@
 // `npm run bench -- --only limits` (./run.ts): request limits on beside off, and one caller past
 // their budget beside another within theirs. The servers and the measuring are run.ts's.
 import type pg from 'pg'
-import { anotherCaller, startServer, stopServers, type BenchServer } from './harness.js'
-import type { Measured, Side } from './run.js'
+import { anotherCaller, startServer, stopServers, type BenchServer, type Measured, type Side } from './harness.js'
 
 export interface LimitBench {
   readonly env: Record<string, string>

@@ -21,7 +21,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { RELATION_COUNTRIES, relationCountry, seedCards, seedOrders, seedRelations } from './bench-orders.js'
-import { AUTH_SECRET, benchCaller, heapMb, patchRows, pinLoadGenerator, pinned, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, type Context, type Measured, type Side, heapMb, patchRows, pinLoadGenerator, pinned, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 import { CHANGE_DEFAULTS, changeScenarios } from './changes.js'
@@ -112,15 +112,6 @@ const floorVersions = new Array<number>(ROWS - half).fill(1)
 const tablegatePatches = patchRows(etags.length)
 const floorPatches = patchRows(floorVersions.length)
 
-/** Per connection: which row its request in flight patches. */
-export type Context = Record<string, number>
-export interface Side {
-  method: 'GET' | 'POST' | 'PATCH'
-  path: (context: Context) => string
-  body?: string
-  headers?: (context: Context) => Record<string, string>
-  onResponse?: (status: number, context: Context, headers: Record<string, unknown>) => void
-}
 /** `callers`: each request is one of 10,000 callers of the other issuer, on that server. */
 interface Scenario { name: string, tablegate: Side, floor: Side, callers?: boolean }
 const json = { 'content-type': 'application/json' }
@@ -196,7 +187,6 @@ const scenarios: Scenario[] = [
   },
 ]
 
-export interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
 
 /** Runs `side` for a number of seconds, or for an amount of requests; at most `rate` requests a second when given. */
 async function measure (server: BenchServer, side: Side, extraHeaders: Record<string, string>, length: number | { amount: number }, rate?: number): Promise<Measured> {
