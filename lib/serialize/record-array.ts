@@ -32,25 +32,35 @@ function unescaped (text: string, from: number, to: number, doubled: boolean): s
   return out + text.slice(start, to)
 }
 
+/**
+ * Where the quoted text that opens at `open` closes: its closing quote's index, or that index's
+ * complement (negative) where a backslash, or with `doubled` a doubled quote, is to be taken out.
+ */
+function closingQuote (text: string, open: number, doubled: boolean): number {
+  let i = open + 1
+  let plain = true
+  for (;;) {
+    const c = text.charCodeAt(i)
+    if (c === BACKSLASH || (doubled && c === QUOTE && text.charCodeAt(i + 1) === QUOTE)) {
+      plain = false
+      i += 2
+    } else if (c === QUOTE) {
+      return plain ? i : ~i
+    } else {
+      i++
+    }
+  }
+}
+
 /** The fields of the record `text[open, close]`, its parentheses. */
 function recordFields (text: string, open: number, close: number): RecordFields {
   const fields: RecordFields = []
   let at = open + 1
   for (;;) {
     if (text.charCodeAt(at) === QUOTE) {
-      let i = at + 1
-      let plain = true
-      for (;;) {
-        const c = text.charCodeAt(i)
-        if (c === BACKSLASH || (c === QUOTE && text.charCodeAt(i + 1) === QUOTE)) {
-          plain = false
-          i += 2
-        } else if (c === QUOTE) {
-          break
-        } else {
-          i++
-        }
-      }
+      const found = closingQuote(text, at, true)
+      const plain = found >= 0
+      const i = plain ? found : ~found
       fields.push(plain ? text.slice(at + 1, i) : unescaped(text, at + 1, i, true))
       at = i + 1
     } else {
@@ -71,19 +81,9 @@ export function recordArray (text: string): RecordFields[] {
   let at = 1
   while (at < close) {
     if (text.charCodeAt(at) === QUOTE) {
-      let i = at + 1
-      let plain = true
-      for (;;) {
-        const c = text.charCodeAt(i)
-        if (c === BACKSLASH) {
-          plain = false
-          i += 2
-        } else if (c === QUOTE) {
-          break
-        } else {
-          i++
-        }
-      }
+      const found = closingQuote(text, at, false)
+      const plain = found >= 0
+      const i = plain ? found : ~found
       // Without a backslash the element is its own text, read where it stands.
       if (plain) {
         records.push(recordFields(text, at + 1, i - 1))

@@ -61,6 +61,7 @@ export interface SelectiveForm {
 
 const KEYS = sql.ident('__keys')
 const FEW = sql.ident('__few')
+const MOST = sql.ident('__most')
 
 /** The most target rows the collecting branch takes, from the two tables' statistics. */
 function threshold (model: ResourceModel, node: RelatedCondition, limit: number): Sql {
@@ -80,10 +81,11 @@ export function selectiveForm (model: ResourceModel, filter: CheckedFilter | und
   const node = conjunctRelated(filter) ?? conjunctRelated(rows)
   if (node === undefined) return undefined
   const sides = relatedSides(model, node)
-  const most = sql`greatest(1, ${threshold(model, node, limit)})`
+  // The threshold is read once, for the LIMIT and the comparison alike.
+  const most = sql`(SELECT "__n" FROM ${MOST})`
   const counted = sql`SELECT count(*) <= ${most} AS ${FEW} FROM (${sides.passing} LIMIT ${most} + 1) AS "__counted"`
   return {
-    with: sql`WITH ${KEYS} AS MATERIALIZED (${counted}) `,
+    with: sql`WITH ${MOST} AS MATERIALIZED (SELECT greatest(1, ${threshold(model, node, limit)}) AS "__n"), ${KEYS} AS MATERIALIZED (${counted}) `,
     collected: { runs: sql`(SELECT ${FEW} FROM ${KEYS})`, substitute: { node, sql: sides.collected } },
     walked: { runs: sql`(SELECT NOT ${FEW} FROM ${KEYS})`, substitute: { node, sql: sides.probed } },
   }
