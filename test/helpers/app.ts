@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { createServer } from '../../lib/server.js'
 import type { Config } from '../../lib/config/schema.js'
-import { freshDatabase } from './db.js'
+import { freshDatabase, releaseBeforeDrop } from './db.js'
 import { runtimeOf } from '../../lib/runtime.js'
 import type { UserStore } from '../../lib/auth/users.js'
 
@@ -15,7 +15,7 @@ export const PASSWORD = 'correct-horse-battery'
 export async function buildApp (config: Config = {}): Promise<FastifyInstance> {
   const databaseUrl = config.databaseUrl ?? await freshDatabase()
   const app = await createServer({ authSecret: TEST_SECRET, ...config, databaseUrl })
-  after(async () => { await app.close() })
+  after(releaseBeforeDrop(databaseUrl, async () => { await app.close() }))
   return app
 }
 

@@ -20,6 +20,29 @@ export async function withClient<T> (url: string, work: (client: pg.Client) => P
   }
 }
 
+// node:test runs a scope's `after` hooks in the order they were registered, so a file's database,
+// created before its app, was dropped before the app closed: behind PgBouncer a query still on its
+// way then waited for the dropped database until the pooler's query_wait_timeout (120 s) gave up,
+// and the file with it. What uses a database is released before its drop, last registered first.
+const releases = new Map<string, Array<() => Promise<void>>>()
+
+function databaseName (databaseUrl: string): string {
+  return decodeURIComponent(new URL(databaseUrl).pathname.slice(1))
+}
+
+/**
+ * Registers `release` (an app's close, a pool's end) to run before `databaseUrl`'s database is
+ * dropped, and returns it as a function that runs it once: for an `after` hook of the scope that
+ * made it, which may run before the drop or after it.
+ */
+export function releaseBeforeDrop (databaseUrl: string, release: () => Promise<void> | void): () => Promise<void> {
+  let released: Promise<void> | undefined
+  const once = async (): Promise<void> => { await (released ??= Promise.resolve().then(release)) }
+  const name = databaseName(databaseUrl)
+  releases.set(name, [...releases.get(name) ?? [], once])
+  return once
+}
+
 /**
  * Creates an empty database for the calling test file and returns its URL; dropped after the file.
  * The login store's own schema (tablegate_auth, a new database's default) is on its search path, so
@@ -33,6 +56,8 @@ export async function freshDatabase (options: { readonly storeOnSearchPath?: boo
     if (options.storeOnSearchPath !== false) await c.query(`ALTER DATABASE "${name}" SET search_path TO "$user", public, tablegate_auth`)
   })
   after(async () => {
+    for (const release of (releases.get(name) ?? []).reverse()) await release()
+    releases.delete(name)
     await withClient(serverUrl(), async (c) => { await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) })
   })
   const url = new URL(serverUrl())

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freshDatabase, runSql } from '../helpers/db.js'
+import { freshDatabase, releaseBeforeDrop, runSql } from '../helpers/db.js'
 import { buildApp, bearer, caller, createUser, TEST_SECRET } from '../helpers/app.js'
 import { freePort } from '../../lib/db/embedded.js'
 import { openStream, type SseStream } from '../helpers/sse.js'
@@ -26,11 +26,8 @@ const dir = mkdtempSync(join(tmpdir(), 'tablegate-changes-kill-'))
 const configFile = join(dir, 'tablegate.config.json')
 writeFileSync(configFile, JSON.stringify({ resources }))
 const running: ChildProcess[] = []
-after(async () => {
-  for (const server of running) server.kill('SIGKILL')
-  await writers.close()
-  rmSync(dir, { recursive: true, force: true })
-})
+after(releaseBeforeDrop(databaseUrl, () => { for (const server of running) server.kill('SIGKILL') }))
+after(() => { rmSync(dir, { recursive: true, force: true }) })
 
 async function serve (): Promise<string> {
   const port = await freePort()

@@ -5,7 +5,7 @@
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { connect, type AddressInfo } from 'node:net'
-import { freshDatabase, runSql } from '../helpers/db.js'
+import { freshDatabase, releaseBeforeDrop, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
 import { openStream, type SseEvent, type SseStream } from '../helpers/sse.js'
 
@@ -21,10 +21,7 @@ const app = await buildApp({
 await app.listen({ port: 0, host: '127.0.0.1' })
 const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
 const streams: SseStream[] = []
-after(async () => {
-  for (const stream of streams) stream.close()
-  await app.close()
-})
+after(releaseBeforeDrop(databaseUrl, () => { for (const stream of streams) stream.close() }))
 for (const [email, role] of [['admin@example.com', 'admin'], ['root@example.com', 'admin'], ['ann@example.com', 'user'], ['bob@example.com', 'user'], ['vic@example.com', 'viewer']] as const) {
   await createUser(app, email, role)
 }

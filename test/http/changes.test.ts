@@ -1,7 +1,7 @@
 // The change feed (docs/changes.md) as JSON long-polls: each caller's events under their own read
 // access (row filter, tenant, hidden field, soft delete) and their filter, from both images of each
 // change; writes through tablegate and plain SQL (trigger capture); batches together; refusals.
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql, withClient } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
@@ -38,8 +38,6 @@ await createUser(app, 'ann@example.com', 'user')
 const annId = (await usersOf(app).findByEmail('ann@example.com'))!.id
 const ann = caller(app, await bearer(app, 'ann@example.com'))
 const admin = caller(app, await bearer(app, 'admin@example.com'))
-// Left open, the app kept the file running about 115 s past its last test behind PgBouncer.
-after(async () => { await app.close() })
 type Call = typeof ann
 type Event = { type: string, key: string, record?: Record<string, unknown>, batch: string, time: string }
 

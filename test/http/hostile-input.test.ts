@@ -1,7 +1,7 @@
 // Hostile input over a real socket: every refusal is a 4xx problem+json with its exact slug, Node's
 // and Fastify's own refusals included, and the limits of docs/resources.md ("Limits") are the ones
 // a caller meets.
-import { test, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { request } from 'node:http'
 import { connect } from 'node:net'
@@ -17,7 +17,6 @@ const app = await buildApp({
 await createUser(app, 'admin@example.com')
 const { authorization } = await bearer(app, 'admin@example.com')
 await app.listen({ port: 0, host: '127.0.0.1' })
-after(async () => { await app.close() })
 const port = (app.server.address() as { port: number }).port
 
 interface Answer { status: number, type: string | undefined, body: any }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import pg from 'pg'
-import { freshDatabase, runSql } from '../helpers/db.js'
+import { freshDatabase, releaseBeforeDrop, runSql } from '../helpers/db.js'
 import { bearer, buildApp, caller, createUser } from '../helpers/app.js'
 import { initConfig } from '../../lib/init/index.js'
 import type { Config } from '../../lib/config/schema.js'
@@ -19,7 +19,7 @@ await runSql(databaseUrl, INIT_SCHEMA + INIT_ROWS)
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 })
 // The database is dropped after the file, perhaps before the pool ends: its idle connection is cut then.
 pool.on('error', () => {})
-after(async () => { await pool.end() })
+after(releaseBeforeDrop(databaseUrl, async () => { await pool.end() }))
 const dir = mkdtempSync(join(tmpdir(), 'tablegate-init-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 

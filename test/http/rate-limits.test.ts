@@ -5,7 +5,7 @@ import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'
 import { createServer } from '../../lib/server.js'
-import { freshDatabase, runSql } from '../helpers/db.js'
+import { freshDatabase, releaseBeforeDrop, runSql } from '../helpers/db.js'
 import { TEST_SECRET, createUser, bearer, caller, type CallResult } from '../helpers/app.js'
 
 const url = await freshDatabase()
@@ -22,7 +22,7 @@ const app = await createServer({
   rateLimits: { read: '3/min', write: '2/min', export: '1/min', aggregate: '1/10s', anonymous: '2/min', exempt: ['service'] },
   resources: { orders: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' }, status: { type: 'string' } } } },
 }, { logger: { level: 'info', stream: { write: (line: string) => { lines.push(line) } } } })
-after(async () => { await app.close() })
+after(releaseBeforeDrop(url, async () => { await app.close() }))
 
 let users = 0
 /** A new caller of `role`, with a budget of their own. */

@@ -4,14 +4,14 @@
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { freshDatabase, runSql, withClient } from '../helpers/db.js'
+import { freshDatabase, releaseBeforeDrop, runSql, withClient } from '../helpers/db.js'
 import { createPool } from '../../lib/db/pool.js'
 import { beginTransaction, withTransaction } from '../../lib/db/transaction.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, 'CREATE TABLE ledger (n integer PRIMARY KEY)')
 const pool = createPool(databaseUrl, { max: 2 })
-after(async () => { await pool.end() })
+after(releaseBeforeDrop(databaseUrl, async () => { await pool.end() }))
 
 async function count (): Promise<number> {
   return await withClient(databaseUrl, async (c) => Number((await c.query('SELECT count(*) AS n FROM ledger')).rows[0].n))
