@@ -27,6 +27,7 @@ import { checkAccessConfig } from './access/check-config.js'
 import { shadowedCapabilities } from './access/shadowed.js'
 import { BoundedCache } from './cache.js'
 import { RowSamples } from './read/estimate/samples.js'
+import { EstimateSettling } from './read/estimate/settling.js'
 import { deriveKey } from './crypto.js'
 import { pageTokens } from './query/page-token.js'
 import { etags } from './serialize/etag.js'
@@ -96,6 +97,7 @@ function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHo
     etags: etags(deriveKey(authSecret, 'etag')),
     estimates: new BoundedCache(5_000),
     samples: new RowSamples(),
+    settling: new EstimateSettling(),
     ruleFilters: new RuleFilters(models),
     hooks,
   }

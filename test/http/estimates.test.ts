@@ -2,10 +2,12 @@
 // tenant, it counts the caller's own rows (capped), never table-wide statistics: before, a value
 // frequent in another user's rows gave an estimate of 7 where a made-up value gave 1.
 import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import assert from 'node:assert/strict'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, usersOf } from '../helpers/app.js'
 import { kinds, statementsOf } from '../helpers/statements.js'
+import { settledPage } from '../helpers/estimates.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, `
@@ -46,8 +48,8 @@ await runSql(databaseUrl, `
 `)
 const ann = caller(app, await bearer(app, 'ann@example.com'))
 
-async function estimateOf (path: string): Promise<number> {
-  const page = await ann('GET', path)
+async function estimateOf (path: string, as = ann): Promise<number> {
+  const page = await as('GET', path)
   assert.equal(page.status, 200)
   return page.body.total_size_estimate
 }
@@ -67,11 +69,19 @@ test('the caller\'s count is made in the page\'s own statement, capped at 1,000,
   assert.doesNotMatch(again[0]!, /__estimate/)
 })
 
-test('past the cap, a caller who sees every row gets the planner\'s figure; a narrowed one the cap, a lower bound', async () => {
-  const open = await statementsOf(async () => { assert.equal(await estimateOf('/api/v1/many?page_size=5'), 12000) })
-  assert.deepEqual(kinds(open), ['SELECT', 'EXPLAIN'])
+test('past the cap, a caller who sees every row gets the planner\'s figure once it lands; a narrowed one the cap, a lower bound', async () => {
+  // The page answers with its own count, the cap: the planner is asked once it is answered.
+  const open = await statementsOf(async () => { assert.equal(await estimateOf('/api/v1/many?page_size=5'), 1000) })
+  assert.deepEqual(kinds(open), ['SELECT'])
+  assert.match(open[0]!, /AS "__estimate"/)
+  await settledPage(ann, '/api/v1/many?page_size=5', 12000)
+  const later = await statementsOf(async () => { assert.equal(await estimateOf('/api/v1/many?page_size=5'), 12000) })
+  assert.deepEqual(kinds(later), ['SELECT'])
+  assert.doesNotMatch(later[0]!, /__estimate/)
   const owned = await statementsOf(async () => { assert.equal(await estimateOf('/api/v1/many_owned?page_size=5'), 1000) })
   assert.deepEqual(kinds(owned), ['SELECT'])
+  await sleep(20)
+  assert.equal(await estimateOf('/api/v1/many_owned?page_size=5'), 1000, 'a narrowed caller\'s estimate stays the count')
 })
 
 test('a multi-page list estimates the filtered set, never the page, even on a table analyzed while empty', async () => {
@@ -103,6 +113,23 @@ test('callers who see every row share a list\'s estimate; a narrowed caller neve
   await admin('GET', own)
   const ann2 = await statementsOf(async () => { assert.equal(await estimateOf(own), 3) })
   assert.ok(ann2.some((s) => /AS visible\) AS "__estimate"/.test(s)), 'Ann counts her own rows: ' + ann2.join('\n'))
+})
+
+test('an estimate past its 30 s answers while it is counted again after the page; one past 5 minutes is counted in the page', async (t) => {
+  const admin = caller(app, await bearer(app, 'admin@example.com'))
+  const list = `/api/v1/public_notes?page_size=2&filter=${encodeURIComponent('title != "p8"')}`
+  assert.equal(await estimateOf(list, admin), 499)
+  await runSql(databaseUrl, "INSERT INTO public_notes (title) SELECT 'q' || i FROM generate_series(1, 10) AS i")
+  t.mock.timers.enable({ apis: ['Date'], now: Date.now() })
+  t.mock.timers.tick(31_000)
+  const stale = await statementsOf(async () => { assert.equal(await estimateOf(list, admin), 499) })
+  assert.deepEqual(kinds(stale), ['SELECT'])
+  assert.doesNotMatch(stale[0]!, /__estimate/)
+  await settledPage(admin, list, 509)
+  t.mock.timers.tick(6 * 60_000)
+  await runSql(databaseUrl, "INSERT INTO public_notes (title) SELECT 'r' || i FROM generate_series(1, 10) AS i")
+  const counted = await statementsOf(async () => { assert.equal(await estimateOf(list, admin), 519) })
+  assert.match(counted[0]!, /__estimate/)
 })
 
 test('a filter value new on every request: after 32 counts at the cap, a sample of the caller\'s own rows estimates it', async () => {

@@ -11,8 +11,13 @@
 // value new on every request), a sample of the caller's rows estimates instead, with no count at
 // all (./samples.ts).
 //
-// The count rides in the page's statement, so the policy has two steps around it: startEstimate
-// before (a fresh figure, or the cap for compileList to count up to), estimateRows after.
+// No page waits on a statement of the estimate's own, but a later page that read no row to carry
+// the count (issue 45, docs/decisions.md "No warm-up tax"): the planner's figure is asked for once
+// the page that counted to the cap is answered, and the pages after it say it (./settling.ts); an
+// estimate past its 30 s still answers, for up to ESTIMATE_STALE_MS, while it is counted (and
+// planned) again once the page is answered. So the policy has two steps around the page's
+// statement: startEstimate before (a figure, or the cap for compileList to count up to),
+// estimateRows after.
 import type { BoundedCache } from '../../cache.js'
 import { rows, type Queryable } from '../../db/query.js'
 import { narrowed } from '../../plan/read.js'
@@ -22,71 +27,100 @@ import { compileCount } from '../../sql/read.js'
 import type { Row } from '../../serialize/record.js'
 import { plannedRows } from './planner.js'
 import type { RowSamples } from './samples.js'
+import type { EstimateSettling } from './settling.js'
 
 const ESTIMATE_TTL_MS = 30_000
+/** An estimate past ESTIMATE_TTL_MS answers up to this age, while it is settled again. */
+const ESTIMATE_STALE_MS = 5 * 60_000
 /** Where the estimate counts the caller's rows, it counts this many at most. */
 const ESTIMATE_COUNT_CAP = 1_000
 
-export interface Estimate { readonly rows: number, readonly at: number }
+export interface Estimate {
+  readonly rows: number
+  readonly at: number
+  /** A count at the cap whose planner's figure has not landed yet. */
+  readonly waiting: boolean
+}
 
 /** What the estimate needs of the app. */
 export interface EstimateServices {
-  /** The planner's estimates by list and caller, each good for 30 s. */
+  /** The estimates by list and caller, each good for 30 s. */
   readonly estimates: BoundedCache<Estimate>
   /** Samples of callers' rows, which estimate lists whose filter values keep changing. */
   readonly samples: RowSamples
+  /** What an estimate settles after its page is answered. */
+  readonly settling: EstimateSettling
 }
 
 /**
- * The estimate's first step, before the page's statement: a fresh figure (`known`: cached, or from
- * a sample), or else `countUpTo`, the cap to which the statement counts the caller's rows.
+ * The estimate's first step, before the page's statement: a figure (`known`: cached, or from a
+ * sample), or else `countUpTo`, the cap to which the statement counts the caller's rows.
+ * `settle`: what of a known figure to settle once the page is answered, the planner's figure of a
+ * count at the cap (`planned`) or, for one past its 30 s, the whole estimate again (`all`).
  */
 export interface EstimateStart {
   readonly known: number | undefined
   readonly countUpTo: number | undefined
+  readonly settle: 'planned' | 'all' | undefined
 }
 
-const COUNT_IN_PAGE: EstimateStart = { known: undefined, countUpTo: ESTIMATE_COUNT_CAP }
+const COUNT_IN_PAGE: EstimateStart = { known: undefined, countUpTo: ESTIMATE_COUNT_CAP, settle: undefined }
 
 export function startEstimate (plan: ListPlan, services: EstimateServices): EstimateStart {
   const cached = services.estimates.get(plan.estimateKey)
-  if (cached !== undefined && Date.now() - cached.at < ESTIMATE_TTL_MS) return { known: cached.rows, countUpTo: undefined }
+  const age = cached === undefined ? Infinity : Date.now() - cached.at
+  if (age < ESTIMATE_TTL_MS) return { known: cached!.rows, countUpTo: undefined, settle: cached!.waiting ? 'planned' : undefined }
   // A sampled estimate is not kept: its filter text is seldom seen again, and the sample answers as fast.
   const sampled = services.samples.estimate(plan)
-  return sampled === undefined ? COUNT_IN_PAGE : { known: sampled, countUpTo: undefined }
+  if (sampled !== undefined) return { known: sampled, countUpTo: undefined, settle: undefined }
+  return age < ESTIMATE_STALE_MS ? { known: cached!.rows, countUpTo: undefined, settle: 'all' } : COUNT_IN_PAGE
 }
 
 /**
  * The list page's total_size_estimate, once its statement (begun with `start`) read `found`: the
  * page's rows and one more when another page follows. Only an estimate not known at the start
- * may run statements (a count, the planner's figure) or start a sample in the background.
+ * may count now (where the statement read no row to carry the count); the rest is settled once
+ * the page is answered.
  */
 export async function estimateRows (db: Queryable, plan: ListPlan, services: EstimateServices, start: EstimateStart, found: readonly Row[]): Promise<number> {
   const hasMore = found.length > plan.pageSize
   const size = hasMore ? plan.pageSize : found.length
   if (!hasMore && plan.cursor === undefined) return size
   let estimated = start.known
-  if (estimated === undefined) {
-    estimated = await settleEstimate(db, plan, services.estimates, found[0]?.__estimate as number | undefined)
+  if (start.countUpTo !== undefined) {
+    estimated = await countedRows(db, plan, found[0]?.__estimate as number | undefined)
+    const waiting = estimated >= ESTIMATE_COUNT_CAP && plannerMay(plan)
+    services.estimates.set(plan.estimateKey, { rows: estimated, at: Date.now(), waiting })
+    if (waiting) settleLater(db, plan, services, estimated)
     if (estimated >= ESTIMATE_COUNT_CAP) services.samples.countedToCap(plan, db)
+  } else if (start.settle !== undefined) {
+    settleLater(db, plan, services, start.settle === 'planned' ? estimated : undefined)
   }
   // A page with more after it proves one more row than it holds, whatever a 30 s old estimate says.
-  return Math.max(estimated, hasMore ? size + 1 : size)
+  return Math.max(estimated ?? 0, hasMore ? size + 1 : size)
+}
+
+/** The caller's rows counted up to the cap: by the page's own statement (`counted`), or now. */
+async function countedRows (db: Queryable, plan: ListPlan, counted: number | undefined): Promise<number> {
+  if (counted !== undefined) return counted
+  const [row] = await rows<{ total: number }>(db, compileCount(plan, ESTIMATE_COUNT_CAP))
+  return row?.total ?? 0
+}
+
+/** The planner's figure counts rows of every caller, related ones too: only for a caller who sees them all. */
+function plannerMay (plan: ListPlan): boolean {
+  return !narrowed(plan.model, plan.scope) && !traverses(plan.filter)
 }
 
 /**
- * The estimate from the caller's rows counted up to the cap (`counted`, from the page's own
- * statement, or counted now): exact below the cap; above it, the planner's figure where every
- * caller sees every row, else the cap, a lower bound. Kept for 30 s.
+ * The estimate settled once the page is answered: the caller's rows counted to the cap (unless
+ * `counted` already holds them), and at the cap the planner's figure where the caller may have it.
  */
-async function settleEstimate (db: Queryable, plan: ListPlan, estimates: BoundedCache<Estimate>, counted: number | undefined): Promise<number> {
-  if (counted === undefined) {
-    const [row] = await rows<{ total: number }>(db, compileCount(plan, ESTIMATE_COUNT_CAP))
-    counted = row?.total ?? 0
-  }
-  let found = counted
-  // The planner's figure counts rows of every caller, related ones too: only for a caller who sees them all.
-  if (counted >= ESTIMATE_COUNT_CAP && !narrowed(plan.model, plan.scope) && !traverses(plan.filter)) found = Math.max(counted, await plannedRows(db, plan))
-  estimates.set(plan.estimateKey, { rows: found, at: Date.now() })
-  return found
+function settleLater (db: Queryable, plan: ListPlan, services: EstimateServices, counted?: number): void {
+  services.settling.settle(plan.estimateKey, async () => {
+    const rowsSeen = counted ?? await countedRows(db, plan, undefined)
+    const planned = rowsSeen >= ESTIMATE_COUNT_CAP && plannerMay(plan) ? await plannedRows(db, plan) : 0
+    services.estimates.set(plan.estimateKey, { rows: Math.max(rowsSeen, planned), at: Date.now(), waiting: false })
+    if (counted === undefined && rowsSeen >= ESTIMATE_COUNT_CAP) services.samples.countedToCap(plan, db)
+  })
 }
