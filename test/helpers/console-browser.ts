@@ -29,6 +29,8 @@ export interface ConsoleServer {
 
 /** A fresh database with `schema` run, the app listening with the console at `/`, and a browser. */
 export async function consoleServer (t: TestContext, config: Config, schema: string): Promise<ConsoleServer> {
+  // Launched first, so that it closes first: the app's close waits for the browser's connections.
+  const browser = await launchBrowser(t)
   const port = await freePort()
   const origin = `http://127.0.0.1:${port}`
   const databaseUrl = await freshDatabase()
@@ -36,7 +38,6 @@ export async function consoleServer (t: TestContext, config: Config, schema: str
   const app = await buildApp({ databaseUrl, publicUrl: origin, ...config, console: { path: '/' } })
   await app.listen({ port, host: '127.0.0.1' })
   mkdirSync(artifacts, { recursive: true })
-  const browser = await launchBrowser(t)
   return {
     origin, databaseUrl, app, browser, errors: [],
     screenshot: async (page, name) => { await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true }) },

@@ -30,6 +30,8 @@ const APP_SCRIPT = (api: string, email: string): string => `(async () => {
 })()`
 
 test('a page on a trusted origin signs in, takes a token and writes; an untrusted origin is refused by the browser', async (t) => {
+  // Launched first, so that it closes first: the app's close waits for the browser's connections.
+  const browser = await launchBrowser(t)
   const [apiPort, trustedPort, foreignPort] = [await freePort(), await freePort(), await freePort()]
   const api = `http://127.0.0.1:${apiPort}`
   const databaseUrl = await freshDatabase()
@@ -45,7 +47,6 @@ test('a page on a trusted origin signs in, takes a token and writes; an untruste
   const pages = [await pageServer(trustedPort), await pageServer(foreignPort)]
   t.after(() => { for (const server of pages) server.close() })
 
-  const browser = await launchBrowser(t)
   const page = await browser.newPage()
   await page.goto(`http://127.0.0.1:${trustedPort}/`)
   assert.deepEqual(await page.evaluate(APP_SCRIPT(api, 'admin@example.com')), { signIn: 200, created: 201, etag: true, title: 'from another origin' })

@@ -15,6 +15,8 @@ import { launchBrowser } from '../helpers/browser.js'
 const artifacts = fileURLToPath(new URL('../../../.out-artifacts/', import.meta.url))
 
 test('signing in through /api/auth/sign-in leads to a rendered reference of the caller\'s own resources', async (t) => {
+  // Launched first, so that it closes first: the app's close waits for the browser's connections.
+  const browser = await launchBrowser(t)
   const port = await freePort()
   const origin = `http://127.0.0.1:${port}`
   const databaseUrl = await freshDatabase()
@@ -23,10 +25,7 @@ test('signing in through /api/auth/sign-in leads to a rendered reference of the 
   await createUser(app, 'admin@example.com')
   await createUser(app, 'clerk@example.com', 'clerk')
   await app.listen({ port, host: '127.0.0.1' })
-  // Closed when the test ends: left listening, it held the file a minute past its last test.
-  t.after(async () => { await app.close() })
 
-  const browser = await launchBrowser(t)
   const page = await browser.newPage()
   await page.setViewport({ width: 1280, height: 900 })
   // Scalar asks outside hosts for fonts and the like; with no network (CI) each waited about a
