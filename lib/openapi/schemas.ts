@@ -21,12 +21,17 @@ const FORMATS: Partial<Record<FieldModel['type'], string>> = { timestamp: 'date-
 
 /**
  * The bounds the column sets on a body value beside the field's own, which the write checks as
- * well (lib/model/column-limits.ts): varchar(n) and char(n) a length, int2 and int4 a range (and
- * their format). The narrower bound of the two is the one a value must keep.
+ * well (lib/model/column-limits.ts): varchar(n) and char(n) a length (and config `textMaxLength`
+ * where neither field nor column sets one), int2 and int4 a range (and their format), an int8 as
+ * a JSON number the range a double holds exactly. The narrower bound of the two is the one a value must keep.
  */
 function columnBounds (schema: JsonSchema, field: FieldModel): JsonSchema {
   const limit = field.columnLimit
-  if (limit?.kind === 'characters' && schema.type === 'string') {
+  if (field.type === 'bigint' && Array.isArray(schema.anyOf)) {
+    const small = limit?.kind === 'integer' && limit.max <= 2n ** 31n
+    return { ...schema, anyOf: (schema.anyOf as JsonSchema[]).map((s) => s.type !== 'integer' ? s : small ? columnBounds(s, field) : { ...s, format: 'int64' }) }
+  }
+  if ((limit?.kind === 'characters' || limit?.kind === 'text') && schema.type === 'string') {
     return { ...schema, maxLength: Math.min(limit.max, (schema.maxLength as number | undefined) ?? limit.max) }
   }
   if (limit?.kind === 'integer' && schema.type === 'integer' && limit.max <= 2n ** 31n) {

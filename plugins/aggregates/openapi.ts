@@ -21,7 +21,7 @@ const answer = (summary: string, api: ApiContext, schema: JsonSchema): JsonSchem
 
 export const FACETS_PARAMETERS = [
   fieldParameter(COUNTABLE, 'The field to count by.'),
-  query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'The most frequent values to return.'),
+  query('limit', { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 }, 'The most frequent values to return.'),
 ] as const
 
 export function describeFacets (api: ApiContext, resource: ResourceApi): JsonSchema {
@@ -59,7 +59,7 @@ export function describeSeries (api: ApiContext, resource: ResourceApi): JsonSch
 
 export const HISTOGRAM_PARAMETERS = [
   fieldParameter(NUMERIC, 'The numeric field.'),
-  query('buckets', { type: 'integer', minimum: 1, maximum: 100, default: 10 }, 'Equal-width buckets between the minimum and maximum.'),
+  query('buckets', { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 10 }, 'Equal-width buckets between the minimum and maximum.'),
 ] as const
 
 export function describeHistogram (api: ApiContext, resource: ResourceApi): JsonSchema {
