@@ -3,7 +3,7 @@
 // the operations come from describers, one per plugin, each describing its own routes.
 import type { AccessPlan } from '../access/types.js'
 import { followable } from '../access/relations.js'
-import { createBodySchema, permissionsSchema, PROBLEM_SCHEMA, recordSchema, updateBodySchema, type JsonSchema } from './schemas.js'
+import { COUNT_SCHEMA, createBodySchema, permissionsSchema, PROBLEM_SCHEMA, recordSchema, updateBodySchema, type JsonSchema } from './schemas.js'
 import { CHALLENGES, PARAMETERS, PROBLEM_RESPONSES, type ProblemStatus } from './parameters.js'
 import type { OperationClass } from '../config/rate-limits.js'
 import { bearerScheme, bounded, CORS_HEADER, serverEntry } from './bounds.js'
@@ -99,8 +99,8 @@ function resourceSchemas (api: ResourceApi, rowPermissions: boolean, accessOf: (
       properties: {
         items: { type: 'array', items: api.refs.record },
         next_page_token: { type: 'string', description: 'The next page\'s page_token; "" on the last page.' },
-        total_size_estimate: { type: 'integer' },
-        total_size: { type: 'integer', description: 'With count=exact.' },
+        total_size_estimate: COUNT_SCHEMA,
+        total_size: { ...COUNT_SCHEMA, description: 'With count=exact.' },
       },
       required: ['items', 'next_page_token', 'total_size_estimate'],
       additionalProperties: false,

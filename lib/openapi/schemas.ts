@@ -5,6 +5,8 @@
 import type { FieldModel, RelationModel } from '../model/types.js'
 import type { AccessPlan } from '../access/types.js'
 import { VALUE_PATTERNS } from '../model/values.js'
+import { MAX_FILTER_BODY } from '../plan/filter.js'
+import { MAX_OPERATIONS } from '../write/batch-operations.js'
 
 export type JsonSchema = Record<string, unknown>
 
@@ -68,6 +70,9 @@ export function recordValueSchema (field: FieldModel, writable: boolean): JsonSc
   // The column decides what a record holds: a NOT NULL column never gives null.
   return field.type === 'json' ? schema : orNull(schema, !field.notNull)
 }
+
+/** A count of rows: as a JSON number, within the range a double holds exactly (no table has 2^53 rows). */
+export const COUNT_SCHEMA: JsonSchema = { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }
 
 export const ETAG_SCHEMA: JsonSchema = { type: 'string', readOnly: true, description: 'The record\'s ETag, the same as the ETag header: send it as If-Match.' }
 
@@ -151,13 +156,17 @@ export function updateBodySchema (access: AccessPlan): JsonSchema {
   }
 }
 
+// Where in a filter's text an error lies, in UTF-16 units: a :search body's filter has at most
+// 200,000 characters, two units each at most.
+const FILTER_POSITION: JsonSchema = { type: 'integer', format: 'int32', minimum: 0, maximum: 2 * MAX_FILTER_BODY }
+
 /** RFC 9457 problem details as every error of the API sends them. */
 export const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
     type: { type: 'string', description: 'urn:service:problem:<slug>' },
     title: { type: 'string' },
-    status: { type: 'integer' },
+    status: { type: 'integer', format: 'int32', minimum: 400, maximum: 599 },
     detail: { type: 'string' },
     instance: { type: 'string' },
     errors: {
@@ -171,12 +180,12 @@ export const PROBLEM_SCHEMA: JsonSchema = {
           code: { type: 'string' },
           message: { type: 'string' },
           hint: { type: 'string' },
-          span: { type: 'object', properties: { start: { type: 'integer' }, end: { type: 'integer' } }, required: ['start', 'end'] },
+          span: { type: 'object', properties: { start: FILTER_POSITION, end: FILTER_POSITION }, required: ['start', 'end'] },
         },
       },
     },
     parameter: { type: 'string' },
-    operation: { type: 'integer', description: 'Batch: the index of the failing operation.' },
+    operation: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_OPERATIONS - 1, description: 'Batch: the index of the failing operation.' },
     op: { type: 'string' },
     resource: { type: 'string' },
   },

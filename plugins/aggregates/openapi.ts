@@ -7,7 +7,8 @@ import type { FieldType } from '../../lib/model/types.js'
 import type { InlineParameter } from '../../lib/route/parameters.js'
 import { aggregatePaths, COUNTABLE, NUMERIC, TEMPORAL } from '../../lib/plan/aggregates.js'
 
-const COUNT = { type: 'integer', minimum: 0 }
+// A count of rows: as a JSON number, within the range a double holds exactly (no table has 2^53 rows).
+const COUNT = { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }
 
 const query = (name: string, schema: JsonSchema, description: string): InlineParameter => ({ name, in: 'query', schema, description })
 

@@ -33,8 +33,6 @@ const ANSWERS = /(^|\/)responses\/|^components\/(headers|responses)\/|^component
 const EXCEPTIONS: readonly Exception[] = [
   { rule: 'api4:2023-string-restricted', at: /./ },
   { rule: 'api4:2023-string-limit', at: ANSWERS },
-  { rule: 'api4:2023-integer-limit', at: ANSWERS },
-  { rule: 'api4:2023-integer-format', at: ANSWERS },
   { rule: 'api4:2023-array-limit', at: ANSWERS },
   { rule: 'api4:2023-rate-limit', at: /^components\/responses\/Unauthenticated\/headers$/ },
   { rule: 'api2:2023-no-credentials-in-url', at: /\/name$/, value: /^page_token$/ },
