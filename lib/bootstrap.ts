@@ -84,7 +84,7 @@ export function declaredModels (config: ResolvedConfig, warn: Warn): Map<string,
 /** `tablegate check`, and `migrate` after migrating: the config's models against the database, as a start checks them. */
 /** The config's models against the database `db` reaches (a pool, or a transaction of pending migrations). */
 export async function checkModels (config: ResolvedConfig, db: Queryable, warn: Warn): Promise<ReadonlyMap<string, ResourceModel>> {
-  return await introspectModels(db, declaredModels(config, warn), warn)
+  return await introspectModels(db, declaredModels(config, warn), warn, config.textMaxLength)
 }
 
 function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHooks, models: ReadonlyMap<string, ResourceModel>): AppServices {
@@ -123,7 +123,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
     // Fail at startup, not at the first sign-in, when AUTH_SECRET cannot open the stored keys.
     if (users !== undefined) await users.keys.current()
     checkClientMetadata(clientMetadata(config), declared, config.roles.list)
-    const models = await introspectModels(db.app, declared, warn)
+    const models = await introspectModels(db.app, declared, warn, config.textMaxLength)
     const trigram = await ensureTrigram(db.app, false, warn)
     const revocations = users === undefined ? undefined : revocationList(users.pool, users.tables)
     await revocations?.refresh()

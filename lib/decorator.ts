@@ -25,7 +25,7 @@ import type { MetaVersion } from './meta-version.js'
 const PLUGIN_SETTINGS = [
   'basePath', 'apiRoot', 'publicUrl', 'pageOrigins',
   'roles', 'tenant', 'defaultAccess',
-  'statementTimeoutMs', 'bodyLimit', 'exportTimeoutMs', 'exportsPerCaller', 'scanGuard',
+  'statementTimeoutMs', 'bodyLimit', 'textMaxLength', 'exportTimeoutMs', 'exportsPerCaller', 'scanGuard',
   'serverTiming', 'metrics', 'migrateOnStart', 'databasePooler',
 ] as const satisfies ReadonlyArray<keyof ResolvedConfig>
 

@@ -15,6 +15,8 @@ import { contributedResources, type PluginMigration, type RowPresenter } from '.
 export const DEFAULT_PUBLIC_URL = 'http://localhost:5173'
 /** A :search filter of 200,000 characters, and a :batchWrite of 500 operations of up to 2 KB each, fit inside 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
+/** Config `textMaxLength` unless set: 64 Ki characters, 256 KiB of UTF-8 at most, a quarter of the default body limit. */
+export const DEFAULT_TEXT_MAX_LENGTH = 65_536
 const MIN_SECRET_LENGTH = 16
 /** Quick tunnels serve a development API over https on a random subdomain; they are always trusted. */
 export const TUNNEL_ORIGIN = 'https://*.trycloudflare.com'
@@ -46,6 +48,8 @@ export interface ResolvedConfig {
   readonly statementTimeoutMs: number
   /** The largest JSON request body, in bytes. */
   readonly bodyLimit: number
+  /** The most characters of a string field with no length of its own or of its column. */
+  readonly textMaxLength: number
   readonly exportTimeoutMs: number
   /** `:export`s one caller streams at once (per process). */
   readonly exportsPerCaller: number
@@ -192,6 +196,7 @@ export function resolveConfig (raw: unknown, env: NodeJS.ProcessEnv = process.en
     roles,
     statementTimeoutMs: config.statementTimeoutMs ?? 15_000,
     bodyLimit: config.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    textMaxLength: config.textMaxLength ?? DEFAULT_TEXT_MAX_LENGTH,
     exportTimeoutMs: config.exportTimeoutMs ?? 600_000,
     exportsPerCaller: config.exportsPerCaller ?? 1,
     rateLimits: rateLimitSettings(config, roles.list),

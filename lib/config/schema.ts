@@ -261,6 +261,13 @@ export const ConfigSchema = Type.Object({
     default: 1_048_576,
     examples: [4_194_304],
   })),
+  textMaxLength: Type.Optional(Type.Integer({
+    minimum: 1,
+    maximum: 10_485_760,
+    description: 'The most characters (code points) of a `string` field that has no `maxLength` of its own and sits on a column without a length (`text`, `citext`, `varchar` without `(n)`): a longer value is 400 `invalid-record` naming the field, and the OpenAPI document says it as the field\'s `maxLength` (see resources.md, Bounded inputs).',
+    default: 65_536,
+    examples: [10_000],
+  })),
   serverTiming: Type.Optional(Type.Boolean({ description: 'Answer every request with a `Server-Timing` header: `auth`, `access`, `plan`, `db`, `serialize` (see operations.md).', default: false, examples: [true] })),
   console: Type.Optional(Type.Union([Type.Literal(false), Type.Object({
     path: Type.Optional(Type.String({ pattern: '^/([A-Za-z0-9._~-]+/)*$', description: 'Where the console is served: a path ending in `/`, outside the API root.', default: '/', examples: ['/console/'] })),

@@ -7,7 +7,7 @@ import { BoundedCache } from '../cache.js'
 
 const METHODS = 'GET, HEAD, POST, PATCH, DELETE'
 const REQUEST_HEADERS = 'authorization, content-type, if-match, if-none-match, prefer'
-const EXPOSED_HEADERS = 'etag, location, retry-after, server-timing, www-authenticate, x-meta-version, x-service-warning, content-disposition'
+const EXPOSED_HEADERS = 'etag, location, retry-after, server-timing, www-authenticate, x-meta-version, x-service-warning, content-disposition, ratelimit-policy, ratelimit'
 /** How long a browser may keep a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE = '600'
 

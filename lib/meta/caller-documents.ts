@@ -70,6 +70,9 @@ export class CallerDocuments {
         describers,
         version: metaVersion(caller.roles, caller.orgRoles),
         limited: limitedClasses(config.rateLimits, caller.roles),
+        bodyLimit: config.bodyLimit,
+        origins: config.pageOrigins,
+        verifier: config.verifier,
       })
       return { ...cachedDocument(value), value }
     })

@@ -98,6 +98,9 @@ export function columnLimitBroken (limit: ColumnLimit | undefined, value: unknow
   switch (limit.kind) {
     case 'characters':
       return text !== undefined && tooLong(text, limit.max) ? `must be at most ${limit.max} characters long` : undefined
+    // A text column keeps trailing spaces, so every code point counts.
+    case 'text':
+      return text !== undefined && text.length > limit.max && [...text].length > limit.max ? `must be at most ${limit.max} characters long` : undefined
     case 'integer': {
       const fits = text !== undefined && PLAIN_INTEGER.test(text) && text.replace(/^-?0*/, '').length <= 19 &&
         BigInt(text) >= limit.min && BigInt(text) <= limit.max

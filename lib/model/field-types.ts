@@ -3,7 +3,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FieldConfig } from '../config/schema.js'
 import type { FieldType } from './types.js'
-import { INT4_MAX, INT4_MIN, MAX_DECIMAL_TEXT, VALUE_PATTERNS } from './values.js'
+import { INT4_MAX, INT4_MIN, MAX_DECIMAL_TEXT, MAX_VALUE_TEXT, VALUE_PATTERNS } from './values.js'
 
 /** PostgreSQL base type names (`pg_type.typname`; enums count as `enum`) each field type may sit on. */
 export const COMPATIBLE_PG_TYPES: Record<FieldType, readonly string[]> = {
@@ -30,13 +30,13 @@ export function valueSchema (field: FieldConfig): TSchema {
   switch (field.type) {
     case 'string': return Type.String({ minLength: field.minLength, maxLength: field.maxLength, pattern: field.pattern })
     case 'integer': return Type.Integer({ minimum: field.minimum ?? INT4_MIN, maximum: field.maximum ?? INT4_MAX })
-    case 'bigint': return Type.Union([Type.String({ pattern: VALUE_PATTERNS.integer }), Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })])
+    case 'bigint': return Type.Union([Type.String({ pattern: VALUE_PATTERNS.integer, maxLength: MAX_VALUE_TEXT.bigint }), Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })])
     case 'number': return Type.Number({ minimum: field.minimum, maximum: field.maximum })
     case 'decimal': return Type.Union([Type.String({ pattern: VALUE_PATTERNS.decimal, maxLength: MAX_DECIMAL_TEXT }), Type.Number()])
     case 'boolean': return Type.Boolean()
-    case 'date': return Type.String({ pattern: VALUE_PATTERNS.date })
-    case 'timestamp': return Type.String({ pattern: VALUE_PATTERNS.timestamp })
-    case 'uuid': return Type.String({ pattern: VALUE_PATTERNS.uuid })
+    case 'date': return Type.String({ pattern: VALUE_PATTERNS.date, maxLength: MAX_VALUE_TEXT.date })
+    case 'timestamp': return Type.String({ pattern: VALUE_PATTERNS.timestamp, maxLength: MAX_VALUE_TEXT.timestamp })
+    case 'uuid': return Type.String({ pattern: VALUE_PATTERNS.uuid, maxLength: MAX_VALUE_TEXT.uuid })
     case 'json': return Type.Unknown()
   }
 }

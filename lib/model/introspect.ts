@@ -9,8 +9,9 @@ import { ConfigError } from '../config/validate.js'
 import { COMPATIBLE_PG_TYPES } from './field-types.js'
 import { fieldSchema } from './build.js'
 import { columnLimit, columnLimitBroken } from './column-limits.js'
+import { DEFAULT_TEXT_MAX_LENGTH } from '../config/resolve.js'
 import { isValueJson, VALUE_EXPECTED } from './values.js'
-import type { FieldModel, ResourceModel } from './types.js'
+import type { ColumnLimit, FieldModel, ResourceModel } from './types.js'
 
 interface ColumnRow { column: string, type: string, typmod: number, not_null: boolean, has_default: boolean, labels: string[] | null }
 
@@ -81,7 +82,7 @@ function checkField (path: string, field: FieldModel, column: ColumnRow | undefi
  * Checks every model against the database; returns the models with facts only the database knows.
  * Throws one ConfigError naming the first mismatch of each resource.
  */
-export async function introspectModels (db: Queryable, models: ReadonlyMap<string, ResourceModel>, warn: (message: string) => void = () => {}): Promise<Map<string, ResourceModel>> {
+export async function introspectModels (db: Queryable, models: ReadonlyMap<string, ResourceModel>, warn: (message: string) => void = () => {}, textMaxLength = DEFAULT_TEXT_MAX_LENGTH): Promise<Map<string, ResourceModel>> {
   const checked = new Map<string, ResourceModel>()
   const indexes = new Map<string, TableIndexes>()
   const columnTypes = new Map<string, ReadonlyMap<string, string>>()
@@ -90,7 +91,7 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
     try {
       const facts = await tableFacts(db, model.tableText)
       if (facts === undefined) throw new ConfigError(`config.resources.${model.name}: table '${model.tableText}' does not exist`)
-      checked.set(model.name, introspectModel(model, facts, warn))
+      checked.set(model.name, introspectModel(model, facts, warn, textMaxLength))
       indexes.set(model.name, facts.indexes)
       columnTypes.set(model.name, new Map([...facts.columns].map(([column, { type }]) => [column, type])))
     } catch (err) {
@@ -106,7 +107,17 @@ export async function introspectModels (db: Queryable, models: ReadonlyMap<strin
 
 const TENANT_FIELD_TYPES: Readonly<Record<string, FieldModel['type']>> = { int2: 'integer', int4: 'integer', int8: 'bigint', uuid: 'uuid' }
 
-function introspectModel (model: ResourceModel, facts: TableFacts, warn: (message: string) => void): ResourceModel {
+/**
+ * What a column holds beyond the field's type; a string field with no length of its own on a
+ * column without one (text, citext, varchar) gets `textMaxLength`, so every string a body sends is bounded.
+ */
+function limitOf (field: FieldModel, column: { type: string, typmod: number, labels: string[] | null } | undefined, textMaxLength: number): ColumnLimit | undefined {
+  const limit = column === undefined ? undefined : columnLimit(column.type, column.typmod, column.labels)
+  const unbounded = field.type === 'string' && field.enumValues === undefined && (field.schema as { maxLength?: number }).maxLength === undefined
+  return limit === undefined && unbounded ? { kind: 'text', max: textMaxLength } : limit
+}
+
+function introspectModel (model: ResourceModel, facts: TableFacts, warn: (message: string) => void, textMaxLength: number): ResourceModel {
   const path = `config.resources.${model.name}`
   for (const key of tenantBlindKeys(model, facts)) {
     warn(`${path}: the unique key (${key.join(', ')}) leaves out the tenant column '${model.tenant!}': a create that collides with another tenant's row answers 409, which tells the caller that this key exists there. Make the key or index (${[model.tenant!, ...key].join(', ')}).`)
@@ -143,7 +154,7 @@ function introspectModel (model: ResourceModel, facts: TableFacts, warn: (messag
       : field === model.tenantField ? TENANT_FIELD_TYPES[column?.type ?? ''] ?? 'string' : field.type
     // A version's schema follows its type (it is what records are described with).
     const schema = type === field.type ? {} : fieldSchema({ type })
-    const limit = column === undefined ? undefined : columnLimit(column.type, column.typmod, column.labels)
+    const limit = limitOf(field, column, textMaxLength)
     const foreign = field.enumValues?.find((value) => !isValueJson(field, value))
     if (foreign !== undefined) throw new ConfigError(`${path}.fields.${fieldName}.enum: ${JSON.stringify(foreign)} is not a value of type ${field.type} (${VALUE_EXPECTED[field.type]})`)
     // A default is written as it is, so one the field or the column would refuse fails the start:

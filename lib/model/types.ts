@@ -9,6 +9,8 @@ export type FieldType = 'string' | 'integer' | 'bigint' | 'number' | 'decimal' |
 /** What a column holds beyond its field type (lib/model/column-limits.ts reads and checks it). */
 export type ColumnLimit =
   | { readonly kind: 'characters', readonly max: number }
+  /** A string field's length where neither it nor its column sets one (config `textMaxLength`). */
+  | { readonly kind: 'text', readonly max: number }
   | { readonly kind: 'integer', readonly min: bigint, readonly max: bigint }
   | { readonly kind: 'numeric', readonly precision: number, readonly scale: number }
   | { readonly kind: 'labels', readonly labels: readonly string[] }

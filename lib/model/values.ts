@@ -17,6 +17,12 @@ export const VALUE_PATTERNS = {
   uuid: '^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$',
 } as const
 
+/**
+ * The longest text of each patterned type: a date's and a uuid's patterns allow no more, a
+ * timestamp's 100 fraction digits and an offset; an int8 is 20 characters with its sign.
+ */
+export const MAX_VALUE_TEXT = { bigint: 20, date: 10, timestamp: 126, uuid: 36 } as const
+
 export const INT4_MIN = -2147483648
 export const INT4_MAX = 2147483647
 
@@ -159,7 +165,8 @@ export function isValueText (field: ValueField, text: string): boolean {
   switch (field.type) {
     case 'string': return !UNSTORABLE_TEXT.test(text)
     case 'integer': return inIntRange(text, INT4)
-    case 'bigint': return inIntRange(text, INT8)
+    // As many characters as the longest int8 (its sign and 19 digits), leading zeros included.
+    case 'bigint': return text.length <= MAX_VALUE_TEXT.bigint && inIntRange(text, INT8)
     case 'number': return validFloat(text, field.columnType)
     case 'decimal': return validDecimal(text)
     case 'boolean': return text === 'true' || text === 'false'

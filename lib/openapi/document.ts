@@ -3,9 +3,11 @@
 // the operations come from describers, one per plugin, each describing its own routes.
 import type { AccessPlan } from '../access/types.js'
 import { followable } from '../access/relations.js'
-import { createBodySchema, permissionsSchema, PROBLEM_SCHEMA, recordSchema, updateBodySchema, type JsonSchema } from './schemas.js'
+import { COUNT_SCHEMA, createBodySchema, permissionsSchema, PROBLEM_SCHEMA, recordSchema, updateBodySchema, type JsonSchema } from './schemas.js'
 import { CHALLENGES, PARAMETERS, PROBLEM_RESPONSES, type ProblemStatus } from './parameters.js'
 import type { OperationClass } from '../config/rate-limits.js'
+import { bearerScheme, bounded, CORS_HEADER, serverEntry } from './bounds.js'
+import type { VerifierConfig } from '../config/schema.js'
 
 export type { JsonSchema }
 
@@ -61,6 +63,12 @@ export interface OpenApiInput {
   readonly version: string
   /** The classes of operation whose calls count against a budget of this caller (config `rateLimits`); none when limits are off or the caller is exempt. */
   readonly limited: ReadonlySet<OperationClass>
+  /** The largest JSON body, in bytes (config `bodyLimit`): what bounds a body's strings and arrays without a bound of their own. */
+  readonly bodyLimit: number
+  /** The origins a browser may call the API from (config `trustedOrigins` and the public URL's): CORS. */
+  readonly origins: readonly string[]
+  /** Another issuer's tokens (config `verifier`); undefined with the built-in login. */
+  readonly verifier: VerifierConfig | undefined
 }
 
 const ref = (kind: string, name: string): JsonSchema => ({ $ref: `#/components/${kind}/${name}` })
@@ -91,8 +99,8 @@ function resourceSchemas (api: ResourceApi, rowPermissions: boolean, accessOf: (
       properties: {
         items: { type: 'array', items: api.refs.record },
         next_page_token: { type: 'string', description: 'The next page\'s page_token; "" on the last page.' },
-        total_size_estimate: { type: 'integer' },
-        total_size: { type: 'integer', description: 'With count=exact.' },
+        total_size_estimate: COUNT_SCHEMA,
+        total_size: { ...COUNT_SCHEMA, description: 'With count=exact.' },
       },
       required: ['items', 'next_page_token', 'total_size_estimate'],
       additionalProperties: false,
@@ -120,6 +128,15 @@ function withLimitFields (responses: Record<string, JsonSchema>): Record<string,
     : { ...response, headers: { ...(response.headers as JsonSchema | undefined), ...RATE_LIMIT_HEADERS } }]))
 }
 
+const CORS_HEADERS = { 'Access-Control-Allow-Origin': ref('headers', 'Access-Control-Allow-Origin') }
+
+/** The CORS field on an operation's own responses (the shared problem responses carry it already). */
+function withCors (responses: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  return Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, response.$ref !== undefined
+    ? response
+    : { ...response, headers: { ...CORS_HEADERS, ...(response.headers as JsonSchema | undefined) } }]))
+}
+
 /**
  * Adds to each operation the statuses every route of its kind can answer, and where its calls
  * count against a budget of the caller's, the 429 and the limit fields.
@@ -130,7 +147,7 @@ function withRouteStatuses (paths: PathItems, problems: ApiContext['problems'], 
     const { [OPERATION_CLASS]: declared, ...op } = operation as { responses: Record<string, JsonSchema>, [OPERATION_CLASS]?: OperationClass }
     const counted = limited.has(declared ?? (method === 'get' ? 'read' : 'write'))
     const statuses = [...ANY_ROUTE, ...(BODY_METHODS.has(method) ? [413, 415] as const : []), ...(path.includes('{') ? [414] as const : []), ...(counted ? [429] as const : [])]
-    const responses = { ...op.responses, ...problems(...statuses.filter((s) => op.responses[String(s)] === undefined)) }
+    const responses = withCors({ ...op.responses, ...problems(...statuses.filter((s) => op.responses[String(s)] === undefined)) })
     return [method, { ...op, responses: counted ? withLimitFields(responses) : responses }]
   }))]))
 }
@@ -168,7 +185,7 @@ function usedComponents (paths: PathItems, components: Record<string, Record<str
   return Object.fromEntries(Object.entries(components).map(([kind, members]) => [kind, Object.fromEntries(Object.entries(members).filter(([name]) => kind === 'securitySchemes' || used.has(`#/components/${kind}/${name}`)))]))
 }
 
-const RETRY_AFTER = { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds to wait before trying again.' } }
+const RETRY_AFTER = { 'Retry-After': { schema: { type: 'string', pattern: '^[0-9]{1,10}$', maxLength: 10 }, description: 'Seconds to wait before trying again.' } }
 
 // draft-ietf-httpapi-ratelimit-headers-09: structured field lists, one item per policy (here the operation's class).
 const RATE_LIMIT_FIELDS: Record<string, JsonSchema> = {
@@ -189,8 +206,8 @@ function problemResponse (status: ProblemStatus, description: string, limited: b
   const fields = limited && status !== 401 ? RATE_LIMIT_HEADERS : {}
   const headers = status === 401
     ? { 'WWW-Authenticate': { required: true, schema: { type: 'string', enum: [...CHALLENGES] }, description: 'Bearer without a token; Bearer error="invalid_token" for an expired, revoked or invalid one (RFC 6750).' } }
-    : status === 429 || status === 503 ? { ...RETRY_AFTER, ...fields } : limited ? fields : undefined
-  return { description, ...(headers === undefined ? {} : { headers }), content: { 'application/problem+json': { schema: ref('schemas', 'Problem') } } }
+    : status === 429 || status === 503 ? { ...RETRY_AFTER, ...fields } : limited ? fields : {}
+  return { description, headers: { ...CORS_HEADERS, ...headers }, content: { 'application/problem+json': { schema: ref('schemas', 'Problem') } } }
 }
 
 export function openApiDocument (input: OpenApiInput): JsonSchema {
@@ -207,17 +224,17 @@ export function openApiDocument (input: OpenApiInput): JsonSchema {
   }
   const described: PathItems = {}
   for (const describe of input.describers) merge(described, describe(api))
-  const paths = withRouteStatuses(described, api.problems, input.limited)
+  const paths = bounded(withRouteStatuses(described, api.problems, input.limited), input.bodyLimit)
   const limited = input.limited.size > 0
   const components = usedComponents(paths, {
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from GET /api/auth/token (15 minutes).' } },
+    securitySchemes: { bearer: bearerScheme(input.verifier) },
     schemas: {
       Problem: PROBLEM_SCHEMA,
       ...Object.fromEntries(resources.flatMap((r) => Object.entries(resourceSchemas(r, input.rowPermissions.has(r.name), accessOf)))),
     },
     parameters: PARAMETERS,
     responses: Object.fromEntries(Object.entries(PROBLEM_RESPONSES).map(([status, { name, description }]) => [name, problemResponse(Number(status) as ProblemStatus, description, limited)])),
-    ...(limited ? { headers: RATE_LIMIT_FIELDS } : {}),
+    headers: { ...CORS_HEADER(input.origins), ...(limited ? RATE_LIMIT_FIELDS : {}) },
   })
   return {
     openapi: '3.1.1',
@@ -226,7 +243,7 @@ export function openApiDocument (input: OpenApiInput): JsonSchema {
       version: input.version,
       description: 'The resources, fields and operations this caller may use. Every response carries X-Meta-Version; when it changes, fetch this document again.',
     },
-    servers: [{ url: input.publicUrl }],
+    servers: [serverEntry(input.publicUrl)],
     security: [{ bearer: [] }],
     tags: resources.map((r) => ({ name: r.name })),
     paths,

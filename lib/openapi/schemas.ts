@@ -5,6 +5,8 @@
 import type { FieldModel, RelationModel } from '../model/types.js'
 import type { AccessPlan } from '../access/types.js'
 import { VALUE_PATTERNS } from '../model/values.js'
+import { MAX_FILTER_BODY } from '../plan/filter.js'
+import { MAX_OPERATIONS } from '../write/batch-operations.js'
 
 export type JsonSchema = Record<string, unknown>
 
@@ -21,12 +23,17 @@ const FORMATS: Partial<Record<FieldModel['type'], string>> = { timestamp: 'date-
 
 /**
  * The bounds the column sets on a body value beside the field's own, which the write checks as
- * well (lib/model/column-limits.ts): varchar(n) and char(n) a length, int2 and int4 a range (and
- * their format). The narrower bound of the two is the one a value must keep.
+ * well (lib/model/column-limits.ts): varchar(n) and char(n) a length (and config `textMaxLength`
+ * where neither field nor column sets one), int2 and int4 a range (and their format), an int8 as
+ * a JSON number the range a double holds exactly. The narrower bound of the two is the one a value must keep.
  */
 function columnBounds (schema: JsonSchema, field: FieldModel): JsonSchema {
   const limit = field.columnLimit
-  if (limit?.kind === 'characters' && schema.type === 'string') {
+  if (field.type === 'bigint' && Array.isArray(schema.anyOf)) {
+    const small = limit?.kind === 'integer' && limit.max <= 2n ** 31n
+    return { ...schema, anyOf: (schema.anyOf as JsonSchema[]).map((s) => s.type !== 'integer' ? s : small ? columnBounds(s, field) : { ...s, format: 'int64' }) }
+  }
+  if ((limit?.kind === 'characters' || limit?.kind === 'text') && schema.type === 'string') {
     return { ...schema, maxLength: Math.min(limit.max, (schema.maxLength as number | undefined) ?? limit.max) }
   }
   if (limit?.kind === 'integer' && schema.type === 'integer' && limit.max <= 2n ** 31n) {
@@ -63,6 +70,9 @@ export function recordValueSchema (field: FieldModel, writable: boolean): JsonSc
   // The column decides what a record holds: a NOT NULL column never gives null.
   return field.type === 'json' ? schema : orNull(schema, !field.notNull)
 }
+
+/** A count of rows: as a JSON number, within the range a double holds exactly (no table has 2^53 rows). */
+export const COUNT_SCHEMA: JsonSchema = { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }
 
 export const ETAG_SCHEMA: JsonSchema = { type: 'string', readOnly: true, description: 'The record\'s ETag, the same as the ETag header: send it as If-Match.' }
 
@@ -146,13 +156,17 @@ export function updateBodySchema (access: AccessPlan): JsonSchema {
   }
 }
 
+// Where in a filter's text an error lies, in UTF-16 units: a :search body's filter has at most
+// 200,000 characters, two units each at most.
+const FILTER_POSITION: JsonSchema = { type: 'integer', format: 'int32', minimum: 0, maximum: 2 * MAX_FILTER_BODY }
+
 /** RFC 9457 problem details as every error of the API sends them. */
 export const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
     type: { type: 'string', description: 'urn:service:problem:<slug>' },
     title: { type: 'string' },
-    status: { type: 'integer' },
+    status: { type: 'integer', format: 'int32', minimum: 400, maximum: 599 },
     detail: { type: 'string' },
     instance: { type: 'string' },
     errors: {
@@ -166,12 +180,12 @@ export const PROBLEM_SCHEMA: JsonSchema = {
           code: { type: 'string' },
           message: { type: 'string' },
           hint: { type: 'string' },
-          span: { type: 'object', properties: { start: { type: 'integer' }, end: { type: 'integer' } }, required: ['start', 'end'] },
+          span: { type: 'object', properties: { start: FILTER_POSITION, end: FILTER_POSITION }, required: ['start', 'end'] },
         },
       },
     },
     parameter: { type: 'string' },
-    operation: { type: 'integer', description: 'Batch: the index of the failing operation.' },
+    operation: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_OPERATIONS - 1, description: 'Batch: the index of the failing operation.' },
     op: { type: 'string' },
     resource: { type: 'string' },
   },

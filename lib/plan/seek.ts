@@ -10,15 +10,15 @@ export interface SeekInput extends PageInput {
 }
 
 /**
- * A 0-based row position: a whole number, given once. One past every row is an empty page, so a
- * position beyond 2^53 (more rows than any table holds) is read as 2^53 - 1.
+ * A 0-based row position: a whole number, given once, up to 2^53 - 1 (the document's maximum:
+ * more rows than any table holds, and the most a JSON number says exactly).
  */
 function parsePosition (value: unknown): number {
   if (Array.isArray(value)) return invalidParameter('position', 'position must be given once.')
-  if (typeof value !== 'string' || !/^[0-9]+$/.test(value)) {
-    return invalidParameter('position', 'position must be a whole number from 0: the 0-based row the page starts at.')
+  if (typeof value !== 'string' || !/^[0-9]+$/.test(value) || Number(value) > Number.MAX_SAFE_INTEGER) {
+    return invalidParameter('position', `position must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}: the 0-based row the page starts at.`)
   }
-  return Math.min(Number(value), Number.MAX_SAFE_INTEGER)
+  return Number(value)
 }
 
 export function planSeek (input: SeekInput, context: ListContext): ListPlan {

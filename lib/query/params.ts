@@ -3,6 +3,7 @@
 import { problem } from '../problems.js'
 import { didYouMean } from '../text.js'
 import type { FieldModel, ResourceModel } from '../model/types.js'
+import { INT4_MAX } from '../model/values.js'
 
 export const DEFAULT_PAGE_SIZE = 50
 export const MAX_PAGE_SIZE = 500
@@ -47,7 +48,7 @@ function single (parameter: string, value: unknown): string | undefined {
 export function parsePageSize (value: unknown): number {
   const text = single('page_size', value)
   if (text === undefined) return DEFAULT_PAGE_SIZE
-  if (!/^[0-9]+$/.test(text) || Number(text) < 1) invalidParameter('page_size', 'page_size must be a whole number from 1 (larger than 500 counts as 500).')
+  if (!/^[0-9]+$/.test(text) || Number(text) < 1 || Number(text) > INT4_MAX) invalidParameter('page_size', `page_size must be a whole number from 1 to ${INT4_MAX} (larger than ${MAX_PAGE_SIZE} counts as ${MAX_PAGE_SIZE}).`)
   return Math.min(Number(text), MAX_PAGE_SIZE)
 }
 

@@ -18,6 +18,7 @@ import { planFilter } from '../plan/filter.js'
 import { readScope } from '../plan/read.js'
 import type { PlanServices } from '../plan/read.js'
 import { MAX_FILTER_QUERY } from '../plan/list.js'
+import { INT4_MAX, INT4_MIN } from '../model/values.js'
 import type { InlineParameter, RouteParameter } from './parameters.js'
 import { resourceRoute, type AnyResourceRoute, type RouteInput } from './types.js'
 import { RouteRegistrationError } from './table.js'
@@ -75,6 +76,8 @@ export interface PluginResourceRoute<Result = unknown> {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+/** The largest integer parameter: parseParameter reads at most 15 digits. */
+const MAX_INTEGER_PARAMETER = 999_999_999_999_999
 
 function filterableOf (access: AccessPlan, types: readonly FieldType[] | undefined): FieldModel[] {
   return [...access.query.filterable.values()].filter((f) => types === undefined || types.includes(f.type))
@@ -84,7 +87,11 @@ function filterableOf (access: AccessPlan, types: readonly FieldType[] | undefin
 function schemaOf (parameter: PluginRouteParameter, access: AccessPlan): JsonSchema {
   switch (parameter.kind) {
     case 'text': return parameter.enum === undefined ? { type: 'string' } : { type: 'string', enum: [...parameter.enum] }
-    case 'integer': return { type: 'integer', ...(parameter.minimum === undefined ? {} : { minimum: parameter.minimum }), ...(parameter.maximum === undefined ? {} : { maximum: parameter.maximum }) }
+    case 'integer': {
+      // parseParameter takes at most 15 digits: within it, the declared bounds.
+      const [minimum, maximum] = [parameter.minimum ?? -MAX_INTEGER_PARAMETER, parameter.maximum ?? MAX_INTEGER_PARAMETER]
+      return { type: 'integer', format: minimum >= INT4_MIN && maximum <= INT4_MAX ? 'int32' : 'int64', minimum, maximum }
+    }
     case 'boolean': return { type: 'boolean' }
     case 'field': return { type: 'string', enum: filterableOf(access, parameter.types).map((f) => f.name) }
   }

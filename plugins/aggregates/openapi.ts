@@ -7,7 +7,8 @@ import type { FieldType } from '../../lib/model/types.js'
 import type { InlineParameter } from '../../lib/route/parameters.js'
 import { aggregatePaths, COUNTABLE, NUMERIC, TEMPORAL } from '../../lib/plan/aggregates.js'
 
-const COUNT = { type: 'integer', minimum: 0 }
+// A count of rows: as a JSON number, within the range a double holds exactly (no table has 2^53 rows).
+const COUNT = { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }
 
 const query = (name: string, schema: JsonSchema, description: string): InlineParameter => ({ name, in: 'query', schema, description })
 
@@ -21,7 +22,7 @@ const answer = (summary: string, api: ApiContext, schema: JsonSchema): JsonSchem
 
 export const FACETS_PARAMETERS = [
   fieldParameter(COUNTABLE, 'The field to count by.'),
-  query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'The most frequent values to return.'),
+  query('limit', { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 }, 'The most frequent values to return.'),
 ] as const
 
 export function describeFacets (api: ApiContext, resource: ResourceApi): JsonSchema {
@@ -59,7 +60,7 @@ export function describeSeries (api: ApiContext, resource: ResourceApi): JsonSch
 
 export const HISTOGRAM_PARAMETERS = [
   fieldParameter(NUMERIC, 'The numeric field.'),
-  query('buckets', { type: 'integer', minimum: 1, maximum: 100, default: 10 }, 'Equal-width buckets between the minimum and maximum.'),
+  query('buckets', { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 10 }, 'Equal-width buckets between the minimum and maximum.'),
 ] as const
 
 export function describeHistogram (api: ApiContext, resource: ResourceApi): JsonSchema {

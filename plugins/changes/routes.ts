@@ -104,7 +104,7 @@ export function changesRoute (runtime: Runtime, feed: ChangeFeed): AnyResourceRo
     parameters: [
       'filter', 'fields',
       { name: 'page_token', in: 'query', schema: { type: 'string' }, description: 'Where to resume: a `next_page_token`, or an event\'s `id`. Without one (and without `Last-Event-ID`) the feed starts now.' },
-      { name: 'wait', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_WAIT_SECONDS, default: 0 }, description: 'JSON only: how many seconds to wait for a change when there is none yet (0: answer at once).' },
+      { name: 'wait', in: 'query', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_WAIT_SECONDS, default: 0 }, description: 'JSON only: how many seconds to wait for a change when there is none yet (0: answer at once).' },
       { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'Server-Sent Events: the id of the last event received, to resume after it.' },
     ],
     plan: (input) => {

@@ -2,6 +2,7 @@
 // parameters come from the route declarations (./routes.ts), and the route table describes an
 // operation only for callers who may call it.
 import type { ApiContext, JsonSchema, ResourceApi } from '../../lib/openapi/document.js'
+import { MAX_FILTER_BODY } from '../../lib/plan/list.js'
 
 const withEtag = { ETag: { schema: { type: 'string' }, description: 'The record\'s ETag.' } }
 
@@ -20,9 +21,9 @@ export function describeSearch (api: ApiContext, resource: ResourceApi): JsonSch
     requestBody: api.json({
       type: 'object',
       properties: {
-        filter: { type: 'string' },
+        filter: { type: 'string', maxLength: MAX_FILTER_BODY },
         order_by: { type: 'string' },
-        page_size: { type: 'integer', minimum: 1 },
+        page_size: { type: 'integer', format: 'int32', minimum: 1, maximum: 2 ** 31 - 1 },
         page_token: { type: 'string' },
         fields: { type: 'array', items: { type: 'string' } },
         count: { type: 'string', enum: ['exact'] },

@@ -113,7 +113,7 @@ export function resourceRoutes (runtime: Runtime): AnyResourceRoute[] {
       target: 'collection',
       customMethod: 'seek',
       operations: ['read'],
-      parameters: [{ name: 'position', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'The 0-based row of the filtered, ordered rows the page starts at; or send page_token.' }, 'filter', 'order_by', 'page_size', 'page_token', 'fields', 'show_deleted'],
+      parameters: [{ name: 'position', in: 'query', schema: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, description: 'The 0-based row of the filtered, ordered rows the page starts at; or send page_token.' }, 'filter', 'order_by', 'page_size', 'page_token', 'fields', 'show_deleted'],
       plan: (input) => planSeek(input.query, listContext(input, MAX_FILTER_QUERY)),
       run: readListPage,
       respond: page,

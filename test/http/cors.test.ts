@@ -50,7 +50,7 @@ test('answers to a trusted origin carry CORS headers, errors included; Vary keep
   assert.equal(created.statusCode, 201)
   assert.equal(created.headers['access-control-allow-origin'], TRUSTED)
   assert.equal(created.headers['access-control-allow-credentials'], 'true')
-  assert.equal(created.headers['access-control-expose-headers'], 'etag, location, retry-after, server-timing, www-authenticate, x-meta-version, x-service-warning, content-disposition')
+  assert.equal(created.headers['access-control-expose-headers'], 'etag, location, retry-after, server-timing, www-authenticate, x-meta-version, x-service-warning, content-disposition, ratelimit-policy, ratelimit')
   const refused = await app.inject({ method: 'GET', url: '/api/v1/notes', headers: { origin: TRUSTED } })
   assert.equal(refused.statusCode, 401)
   assert.equal(refused.headers['access-control-allow-origin'], TRUSTED)

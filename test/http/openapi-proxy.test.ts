@@ -116,8 +116,8 @@ async function run (t: TestContext, who: string): Promise<void> {
   await send({ op: `PATCH ${orders}/{key}`, url: one, body: { status: 'open' }, headers: { 'if-match': '"stale"' }, status: 412 })
   await send({ op: `PATCH ${orders}/{key}`, url: one, body: { status: 'open' }, status: 428, invalid: true })
   await send({ op: `POST ${orders}`, url: orders, body: 'title=x', headers: { 'content-type': 'text/plain' }, status: 415, invalid: true })
-  await send({ op: `POST ${orders}:search`, url: `${orders}:search`, body: { filter: 'x'.repeat(1_100_000) }, status: 413 })
-  await send({ op: `GET ${orders}/{key}`, url: `${orders}/${'9'.repeat(5000)}`, status: 414 })
+  await send({ op: `POST ${orders}:search`, url: `${orders}:search`, body: { filter: 'x'.repeat(1_100_000) }, status: 413, invalid: true })
+  await send({ op: `GET ${orders}/{key}`, url: `${orders}/${'9'.repeat(5000)}`, status: 414, invalid: true })
   await send({ op: `GET ${orders}`, url: orders, headers: { 'x-padding': 'x'.repeat(140 * 1024) }, status: 431 })
   if (who === 'admin') {
     // The delete rule refuses a locked order.

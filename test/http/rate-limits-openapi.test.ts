@@ -43,7 +43,9 @@ test('reads and writes, limited, answer 429 and carry the fields; exports and ag
     assert.equal(Object.keys(responses['200'].headers ?? {}).some((name) => name.startsWith('RateLimit')), false, path)
   }
   assert.equal(paths['/api/v1/orders:facets'].get.responses['429'], undefined)
-  assert.deepEqual(components.headers, {
+  const CORS = { 'Access-Control-Allow-Origin': { $ref: '#/components/headers/Access-Control-Allow-Origin' } }
+  assert.deepEqual(Object.keys(components.headers), ['Access-Control-Allow-Origin', 'RateLimit-Policy', 'RateLimit'])
+  assert.deepEqual({ 'RateLimit-Policy': components.headers['RateLimit-Policy'], RateLimit: components.headers.RateLimit }, {
     'RateLimit-Policy': {
       schema: { type: 'string' },
       description: 'The budget this request counted against (config rateLimits): q requests per w seconds, for the caller (user and organization) and this class of operation. Sent on every counted answer; not for exempt roles.',
@@ -51,8 +53,8 @@ test('reads and writes, limited, answer 429 and carry the fields; exports and ag
     },
     RateLimit: { schema: { type: 'string' }, description: 'What is left of that budget: r requests until the window ends, in t seconds.', example: '"read";r=597;t=42' },
   })
-  assert.deepEqual(components.responses.TooManyRequests.headers, { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds to wait before trying again.' }, ...FIELDS })
-  assert.deepEqual(components.responses.NotFound.headers, FIELDS)
+  assert.deepEqual(components.responses.TooManyRequests.headers, { ...CORS, 'Retry-After': { schema: { type: 'string', pattern: '^[0-9]{1,10}$', maxLength: 10 }, description: 'Seconds to wait before trying again.' }, ...FIELDS })
+  assert.deepEqual(components.responses.NotFound.headers, { ...CORS, ...FIELDS })
   assert.equal(components.responses.Unauthenticated.headers.RateLimit, undefined)
 })
 
@@ -60,7 +62,7 @@ test('an exempt caller\'s document, and every document without rateLimits, has n
   // The two apps share the database, and so the login store: the same user without limits.
   for (const document of [await documentOf(limitedApp, 'service@example.com'), await documentOf(plainApp, 'user@example.com')]) {
     await assertValidOpenApi(document)
-    assert.equal(document.components.headers, undefined)
+    assert.deepEqual(Object.keys(document.components.headers), ['Access-Control-Allow-Origin'])
     assert.equal(document.paths['/api/v1/orders'].get.responses['429'], undefined)
     assert.equal(JSON.stringify(document).includes('RateLimit'), false)
   }

@@ -145,8 +145,9 @@ test('seek parameters: position required and whole, not with page_token; page_si
   assertParameterError(await asAlice('GET', '/api/v1/items:seek'), 'position', /required/)
   for (const position of ['-1', '1.5', 'abc', '']) assertParameterError(await asAlice('GET', `/api/v1/items:seek?position=${position}`), 'position', /whole number/)
   assertParameterError(await asAlice('GET', '/api/v1/items:seek?position=1&position=2'), 'position', /given once/)
-  // Past every row is an empty page, however far: 2^53 - 1 and beyond included.
-  for (const position of ['9007199254740991', '99999999999999999999']) assert.deepEqual((await page(`/api/v1/items:seek?position=${position}`)).ids, [])
+  // Past every row is an empty page, as far as 2^53 - 1 (the document's maximum); beyond it, 400.
+  assert.deepEqual((await page('/api/v1/items:seek?position=9007199254740991')).ids, [])
+  for (const position of ['9007199254740992', '99999999999999999999']) assertParameterError(await asAlice('GET', `/api/v1/items:seek?position=${position}`), 'position', /from 0 to 9007199254740991/)
   const token = (await page('/api/v1/items:seek?position=0&page_size=2')).next
   assertParameterError(await asAlice('GET', `/api/v1/items:seek?position=3&page_token=${q(token)}`), 'position', /not both/)
   assertParameterError(await asAlice('GET', `/api/v1/items:seek?order_by=rank&page_token=${q(token)}`), 'page_token', /other parameters/)
