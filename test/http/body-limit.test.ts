@@ -14,8 +14,10 @@ import type { Config } from '../../lib/config/schema.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, 'CREATE TABLE notes (id serial PRIMARY KEY, title text NOT NULL, body text NOT NULL)')
+// Text as long as the bodies here: what is measured is the body, not a field's bound.
 const base: Config = {
   databaseUrl,
+  textMaxLength: 4 * 1_048_576,
   resources: { notes: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string', searchable: true }, body: { type: 'string' } } } },
 }
 

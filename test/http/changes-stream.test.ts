@@ -16,6 +16,8 @@ const app = await buildApp({
   revocationPollMs: 100,
   roles: { admin: ['*'], user: ['tasks.read.own', 'tasks.create.own'], viewer: ['tasks.read'] },
   changes: { heartbeatSeconds: 1, streamsPerCaller: 3 },
+  // The overflow test's titles are 100,000 characters.
+  textMaxLength: 200_000,
   resources: { tasks: { owner: 'owner_id', changes: {}, fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' }, owner_id: { type: 'string' } } } },
 })
 await app.listen({ port: 0, host: '127.0.0.1' })

@@ -28,7 +28,7 @@ const settings = seen!
 test('a plugin reads exactly the listed settings, with their resolved values', () => {
   assert.deepEqual(Object.keys(settings).sort(), [
     'apiRoot', 'basePath', 'bodyLimit', 'databasePooler', 'defaultAccess', 'exportTimeoutMs', 'exportsPerCaller',
-    'metrics', 'migrateOnStart', 'pageOrigins', 'publicUrl', 'roles', 'scanGuard', 'serverTiming', 'statementTimeoutMs', 'tenant',
+    'metrics', 'migrateOnStart', 'pageOrigins', 'publicUrl', 'roles', 'scanGuard', 'serverTiming', 'statementTimeoutMs', 'tenant', 'textMaxLength',
   ])
   assert.equal(settings.publicUrl, 'https://api.example.com')
   assert.equal(settings.basePath, '/api/v1')
