@@ -1,14 +1,15 @@
 // The change log's SQL (docs/changes.md): one table of row images in schema `tablegate_changes`,
-// written in each write's own transaction (by the pipeline, or by a row trigger for writers outside
-// tablegate), read in (transaction id, id) order up to the oldest running transaction, so no
+// written in each write's own transaction (by the pipeline's write statement itself, lib/sql/write.ts
+// `logged`, or by a row trigger for writers outside tablegate), read in (transaction id, id) order up to the oldest running transaction, so no
 // change is read before every change that could precede it has committed or rolled back.
 import { sql, type Sql } from '../sql/sql.js'
+import { CHANGE_LOG } from '../sql/change-log.js'
 import { query, rows, type Queryable } from '../db/query.js'
 import { offsetText } from '../sql/filter.js'
 import type { ResourceModel } from '../model/types.js'
 import { ORIGIN, type Position } from './position.js'
 
-export const LOG = sql`"tablegate_changes"."log"`
+export const LOG = CHANGE_LOG
 const PRUNED = sql`"tablegate_changes"."pruned"`
 export const CHANNEL = 'tablegate_changes'
 
@@ -59,15 +60,6 @@ export async function migrateChangeLog (db: Queryable, models: Iterable<Pick<Res
     await query(db, sql`CREATE OR REPLACE TRIGGER ${triggerName(model.name)} AFTER INSERT OR UPDATE OR DELETE ON ${model.table}
       FOR EACH ROW EXECUTE FUNCTION "tablegate_changes"."capture"()`)
   }
-}
-
-/**
- * Records one write of the pipeline in its transaction: the row before (the lock's image) and
- * after (the write's RETURNING), each `to_jsonb` text, none for a create's before or a hard
- * delete's after.
- */
-export async function recordChange (tx: Queryable, model: ResourceModel, before: string | undefined, after: string | undefined): Promise<void> {
-  await query(tx, sql`INSERT INTO ${LOG} (resource, before, after) VALUES (${model.name}, ${before ?? null}::jsonb, ${after ?? null}::jsonb)`)
 }
 
 /** Wakes every process that LISTENs, in a transaction of its own: sent after a write has committed. */
