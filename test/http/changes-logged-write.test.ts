@@ -2,10 +2,12 @@
 // (docs/decisions.md, "The logged write"): a create and an If-Match update are one statement with
 // no transaction around them, as they are without a log; the log's images are the rows before and
 // after each write, also when writers race for one row; a write refused or rolled back records
-// nothing; the pipeline's transaction (a hook, a delete) still records each write in it.
+// nothing; the pipeline's transaction (a hook, a delete) still records each write in it. The log
+// carries no index that only cost writes.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { runtimeOf } from '../../lib/runtime.js'
+import { migrateChangeLog } from '../../lib/changes/log.js'
 import { freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller } from '../helpers/app.js'
 import { kinds, statementsOf } from '../helpers/statements.js'
@@ -117,4 +119,13 @@ test('a soft delete and an undelete log the row before and after, in their trans
     [1, true, 2, false],
     [2, false, 3, true],
   ])
+})
+
+test('the log is indexed by its key and by resource only; migrating drops the index on at an earlier log had', async () => {
+  const db = runtimeOf(app).db.app
+  const indexes = async (): Promise<string[]> => (await db.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = 'tablegate_changes' AND tablename = 'log' ORDER BY 1")).rows.map((r) => r.indexname)
+  assert.deepEqual(await indexes(), ['log_pkey', 'log_resource'])
+  await db.query('CREATE INDEX log_at ON tablegate_changes.log (at)')
+  await migrateChangeLog(db, [])
+  assert.deepEqual(await indexes(), ['log_pkey', 'log_resource'])
 })
