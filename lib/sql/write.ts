@@ -157,13 +157,17 @@ export function compileInsert (plan: WritePlan, check?: CheckedFilter): Sql {
     : references.length === 0
       ? sql` (${sql.join(columns)}) VALUES (${sql.join(params)})`
       : sql` (${sql.join(columns)}) SELECT ${sql.join(params)} WHERE ${sql.join(references, sql` AND `)}`
-  const insert = sql`INSERT INTO ${model.table}${into}${returning(plan, check)}`
+  return loggedCreate(plan, sql`INSERT INTO ${model.table}${into}${returning(plan, check)}`, check)
+}
+
+/** An INSERT, logged where the resource has a change log: no image before, the row as inserted after. */
+function loggedCreate (plan: WritePlan, insert: Sql, check: CheckedFilter | undefined): Sql {
   return plan.capture ? logged(plan, insert, check, NO_IMAGE, WRITTEN_IMAGE) : insert
 }
 
 /**
  * Creates of one resource with no record check, as one INSERT of many rows, RETURNING them in the
- * order given. Rows that set the same fields travel as one JSON parameter read by the table's own
+ * order given (logged, the statement selects them back from its CTE in that order). Rows that set the same fields travel as one JSON parameter read by the table's own
  * row type (json_populate_recordset): one bound value instead of one per field and row, which the
  * driver and the builder would each pay for. Rows that set different fields are a VALUES list,
  * each leaving the fields it does not set to their column DEFAULT.
@@ -182,7 +186,7 @@ export function compileInsertMany (plans: readonly WritePlan[], check?: CheckedF
       return record
     })
     const selected = [...fields.map((f) => sql`r.${columnOf(f)}`), ...extra]
-    return sql`INSERT INTO ${model.table} (${sql.join(columns)}) SELECT ${sql.join(selected)} FROM json_populate_recordset(NULL::${model.table}, ${JSON.stringify(records)}::json) AS r${returning(first, check)}`
+    return loggedCreate(first, sql`INSERT INTO ${model.table} (${sql.join(columns)}) SELECT ${sql.join(selected)} FROM json_populate_recordset(NULL::${model.table}, ${JSON.stringify(records)}::json) AS r${returning(first, check)}`, check)
   }
   const rowsOf = plans.map((plan) => {
     const row = fields.map((f) => plan.values.has(f) ? sql`${plan.values.get(f)}` : sql`DEFAULT`)
@@ -190,7 +194,7 @@ export function compileInsertMany (plans: readonly WritePlan[], check?: CheckedF
   })
   const into = columns.length === 0 ? sql` (${columnOf(model.key[0]!)})` : sql` (${sql.join(columns)})`
   const values = columns.length === 0 ? sql.join(plans.map(() => sql`(DEFAULT)`)) : sql.join(rowsOf)
-  return sql`INSERT INTO ${model.table}${into} VALUES ${values}${returning(first, check)}`
+  return loggedCreate(first, sql`INSERT INTO ${model.table}${into} VALUES ${values}${returning(first, check)}`, check)
 }
 
 function assignments (values: ColumnValues): Sql[] {

@@ -2,8 +2,8 @@
 // (docs/decisions.md, "The logged write"): a create and an If-Match update are one statement with
 // no transaction around them, as they are without a log; the log's images are the rows before and
 // after each write, also when writers race for one row; a write refused or rolled back records
-// nothing; the pipeline's transaction (a hook, a delete) still records each write in it. The log
-// carries no index that only cost writes.
+// nothing; the pipeline's transaction (a hook, a delete) still records each write in it; a batch's
+// creates stay one INSERT. The log carries no index that only cost writes.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { runtimeOf } from '../../lib/runtime.js'
@@ -119,6 +119,19 @@ test('a soft delete and an undelete log the row before and after, in their trans
     [1, true, 2, false],
     [2, false, 3, true],
   ])
+})
+
+test('consecutive creates of a :batchWrite are one INSERT of many rows that logs each, in order, in one transaction', async () => {
+  const ops = ['b1', 'b2', 'b3'].map((title) => ({ op: 'create', resource: 'items', data: { title } }))
+  let answer: Awaited<ReturnType<typeof admin>> | undefined
+  assert.deepEqual(written(await statementsOf(async () => { answer = await admin('POST', '/api/v1:batchWrite', { payload: { ops } }) })), ['WITH'])
+  assert.equal(answer!.status, 200, JSON.stringify(answer!.body))
+  const ids = answer!.body.results.map((r: { record: { id: number, title: string } }) => r.record.id)
+  assert.deepEqual(answer!.body.results.map((r: { record: { title: string } }) => r.record.title), ['b1', 'b2', 'b3'])
+  const { rows } = await runtimeOf(app).db.app.query<{ tx: string, after: { id: number, title: string } }>(
+    "SELECT tx::text, after FROM tablegate_changes.log WHERE resource = 'items' AND (after->>'id')::int = ANY ($1) ORDER BY id", [ids])
+  assert.deepEqual(rows.map((r) => [r.after.id, r.after.title]), [[ids[0], 'b1'], [ids[1], 'b2'], [ids[2], 'b3']])
+  assert.equal(new Set(rows.map((r) => r.tx)).size, 1)
 })
 
 test('the log is indexed by its key and by resource only; migrating drops the index on at an earlier log had', async () => {
