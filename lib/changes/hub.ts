@@ -110,8 +110,8 @@ export class ChangeHub {
   /**
    * One NOTIFY for the writes that commit while one is on its way, and at most one each
    * ANNOUNCE_EVERY_MS: a NOTIFY is a transaction of its own, with a transaction id and a commit
-   * that waits for the disk, which a write of its own each made a fifth of a logged write's
-   * PostgreSQL time under load (docs/decisions.md, "The logged write").
+   * that waits for the disk; one each round trip went with every fourth or fifth logged write at
+   * 20 connections (docs/decisions.md, "The logged write").
    */
   #announce (): void {
     if (this.#announcing) {
