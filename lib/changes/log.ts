@@ -1,7 +1,8 @@
 // The change log's SQL (docs/changes.md): one table of row images in schema `tablegate_changes`,
-// written in each write's own transaction (by the pipeline's write statement itself, lib/sql/write.ts
-// `logged`, or by a row trigger for writers outside tablegate), read in (transaction id, id) order up to the oldest running transaction, so no
-// change is read before every change that could precede it has committed or rolled back.
+// written in each write's own transaction (by the pipeline's write statement itself,
+// lib/sql/write.ts `logged`, or by a row trigger for writers outside tablegate), read in
+// (transaction id, id) order up to the oldest running transaction, so no change is read before
+// every change that could precede it has committed or rolled back.
 import { sql, type Sql } from '../sql/sql.js'
 import { CHANGE_LOG } from '../sql/change-log.js'
 import { query, rows, type Queryable } from '../db/query.js'

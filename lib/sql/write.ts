@@ -25,7 +25,7 @@ function returnedNames (plan: WritePlan, check: CheckedFilter | undefined): Sql 
   const names = [...plan.fetch.fields.map((f) => f.name), ...permissionNames(plan.model, plan.permissions)]
   if (check !== undefined) names.push('__verified')
   if (hasTenantColumn(plan)) names.push('__tenant')
-  return sql.join(names.map((name) => sql`"written".${sql.ident(name)}`))
+  return sql.join(names.map((name) => sql`"__written".${sql.ident(name)}`))
 }
 
 function hasTenantColumn (plan: WritePlan): boolean {
@@ -37,7 +37,7 @@ function tenantColumn (plan: WritePlan): Sql {
   return hasTenantColumn(plan) ? sql`, ${tenantOf(plan.model)} AS "__tenant"` : sql.empty
 }
 
-const WRITTEN_IMAGE = sql`"written"."__image"`
+const WRITTEN_IMAGE = sql`"__written"."__image"`
 const NO_IMAGE = sql`NULL::jsonb`
 
 /**
@@ -48,7 +48,7 @@ const NO_IMAGE = sql`NULL::jsonb`
  * log row's defaults take the time after the write has locked its row.
  */
 function logged (plan: WritePlan, write: Sql, check: CheckedFilter | undefined, before: Sql, after: Sql, cte = sql.empty): Sql {
-  return sql`WITH ${cte}"written" AS (${write}), "logged" AS (INSERT INTO ${CHANGE_LOG} (resource, before, after) SELECT ${plan.model.name}, ${before}, ${after} FROM "written") SELECT ${returnedNames(plan, check)} FROM "written"`
+  return sql`WITH ${cte}"__written" AS (${write}), "__logged" AS (INSERT INTO ${CHANGE_LOG} (resource, before, after) SELECT ${plan.model.name}, ${before}, ${after} FROM "__written") SELECT ${returnedNames(plan, check)} FROM "__written"`
 }
 
 /**
@@ -66,10 +66,10 @@ function updateRow (plan: WritePlan, set: readonly Sql[], guards: readonly Sql[]
     return sql`UPDATE ${model.table} SET ${sql.join(set)} WHERE ${sql.join([...guards, ...references], sql` AND `)}${returning(plan, check)}`
   }
   const keys = model.key.map((field, i) => ({ field, name: sql.ident(`__key${i}`) }))
-  const stored = sql`"stored" AS (SELECT ${sql.join(keys.map(({ field, name }) => sql`${columnOf(field)} AS ${name}`))}, to_jsonb(${model.table}.*) AS "__before" FROM ${model.table} WHERE ${sql.join(guards, sql` AND `)} FOR UPDATE), `
-  const joined = keys.map(({ field, name }) => sql`${qualifiedColumnOf(model, field)} = "stored".${name}`)
-  const update = sql`UPDATE ${model.table} SET ${sql.join(set)} FROM "stored" WHERE ${sql.join([...joined, ...references], sql` AND `)}${returning(plan, check, sql`, "stored"."__before"`)}`
-  return logged(plan, update, check, sql`"written"."__before"`, WRITTEN_IMAGE, stored)
+  const stored = sql`"__stored" AS (SELECT ${sql.join(keys.map(({ field, name }) => sql`${columnOf(field)} AS ${name}`))}, to_jsonb(${model.table}.*) AS "__before" FROM ${model.table} WHERE ${sql.join(guards, sql` AND `)} FOR UPDATE), `
+  const joined = keys.map(({ field, name }) => sql`${qualifiedColumnOf(model, field)} = "__stored".${name}`)
+  const update = sql`UPDATE ${model.table} SET ${sql.join(set)} FROM "__stored" WHERE ${sql.join([...joined, ...references], sql` AND `)}${returning(plan, check, sql`, "__stored"."__before"`)}`
+  return logged(plan, update, check, sql`"__written"."__before"`, WRITTEN_IMAGE, stored)
 }
 
 /** The addressed row: its key, the caller's tenant, and (where given) rows it must be among. */

@@ -19,6 +19,9 @@ await runSql(databaseUrl, `
   CREATE TABLE kinds (id serial PRIMARY KEY, name text NOT NULL);
   CREATE TABLE typed (id serial PRIMARY KEY, title text NOT NULL, kind_id integer REFERENCES kinds, version integer NOT NULL DEFAULT 1);
   INSERT INTO kinds (name) VALUES ('first');
+  -- Named as a statement's own CTEs might be.
+  CREATE TABLE stored (id serial PRIMARY KEY, title text NOT NULL, version integer NOT NULL DEFAULT 1);
+  CREATE TABLE written (LIKE stored INCLUDING ALL);
 `)
 const fields = { id: { type: 'integer', readOnly: true }, title: { type: 'string' } } as const
 const app = await buildApp({
@@ -29,6 +32,8 @@ const app = await buildApp({
     hooked: { changes: {}, fields },
     kinds: { fields: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } }, access: { read: () => ({ filter: { name: 'first' } }) } },
     typed: { version: 'version', changes: {}, fields: { ...fields, kind_id: { type: 'integer', references: 'kinds' } } },
+    stored: { version: 'version', changes: {}, fields },
+    written: { version: 'version', changes: {}, fields },
   },
 })
 let refuse = false
@@ -61,6 +66,16 @@ test('a logged create and an If-Match update are one statement each, and log the
     { before: null, after: one },
     { before: one, after: { ...one, title: 'two', version: 2 } },
   ])
+})
+
+test('a table named as the statement\'s CTEs might be is written and logged like any other', async () => {
+  for (const resource of ['stored', 'written']) {
+    const made = await admin('POST', `/api/v1/${resource}`, { payload: { title: 'one' } })
+    assert.equal(made.status, 201, JSON.stringify(made.body))
+    const moved = await admin('PATCH', `/api/v1/${resource}/${made.body.id}`, { payload: { title: 'two' }, headers: { 'if-match': made.body.etag } })
+    assert.equal(moved.status, 200, JSON.stringify(moved.body))
+    assert.deepEqual((await logOf(resource, made.body.id)).map((l) => [l.before?.title ?? null, l.after?.title]), [[null, 'one'], ['one', 'two']])
+  }
 })
 
 test('updates that race for one row each log the row they wrote over', async () => {

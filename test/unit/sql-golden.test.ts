@@ -259,23 +259,23 @@ test('compileSoftDelete, compileDelete and compileVerify: the addressed row in t
 
 test('logged writes: the write in a CTE, its log row inserted from what it returned, the row before locked by the same statement', async () => {
   await onDatabase(async (db) => { await migrateChangeLog(db, []) })
-  const log = '"logged" AS (INSERT INTO "tablegate_changes"."log" (resource, before, after) SELECT'
-  const back = 'SELECT "written"."id", "written"."title", "written"."status", "written"."total", "written"."owner_id", "written"."placed_at", "written"."version", "written"."deleted_at"'
+  const log = '"__logged" AS (INSERT INTO "tablegate_changes"."log" (resource, before, after) SELECT'
+  const back = 'SELECT "__written"."id", "__written"."title", "__written"."status", "__written"."total", "__written"."owner_id", "__written"."placed_at", "__written"."version", "__written"."deleted_at"'
   await assertSql(compileInsert({ ...write('orders', 'create', undefined, { title: 'Tea' }), capture: true }), {
-    text: `WITH "written" AS (INSERT INTO "orders" ("title", "tenant_id", "version") VALUES ($1, $2, 1) RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image"), ` +
-      `${log} $3, NULL::jsonb, "written"."__image" FROM "written") ${back} FROM "written"`,
+    text: `WITH "__written" AS (INSERT INTO "orders" ("title", "tenant_id", "version") VALUES ($1, $2, 1) RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image"), ` +
+      `${log} $3, NULL::jsonb, "__written"."__image" FROM "__written") ${back} FROM "__written"`,
     values: ['Tea', 't1', 'orders'],
   })
   await assertSql(compileGuardedUpdate({ ...UPDATE, capture: true }, OWN, ['3']), {
-    text: 'WITH "stored" AS (SELECT "id" AS "__key0", to_jsonb("orders".*) AS "__before" FROM "orders" ' +
+    text: 'WITH "__stored" AS (SELECT "id" AS "__key0", to_jsonb("orders".*) AS "__before" FROM "orders" ' +
       'WHERE "id" = $1 AND "tenant_id" = $2 AND "deleted_at" IS NULL AND "orders"."owner_id" = $3 AND "version" IN ($4) FOR UPDATE), ' +
-      `"written" AS (UPDATE "orders" SET "status" = $5, "version" = "version" + 1 FROM "stored" WHERE "orders"."id" = "stored"."__key0" RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image", "stored"."__before"), ` +
-      `${log} $6, "written"."__before", "written"."__image" FROM "written") ${back} FROM "written"`,
+      `"__written" AS (UPDATE "orders" SET "status" = $5, "version" = "version" + 1 FROM "__stored" WHERE "orders"."id" = "__stored"."__key0" RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image", "__stored"."__before"), ` +
+      `${log} $6, "__written"."__before", "__written"."__image" FROM "__written") ${back} FROM "__written"`,
     values: ['7', 't1', 'u1', '3', 'open', 'orders'],
   })
   await assertSql(compileDelete({ ...write('orders', 'delete', ['7']), capture: true }), {
-    text: `WITH "written" AS (DELETE FROM "orders" WHERE "id" = $1 AND "tenant_id" = $2 RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image"), ` +
-      `${log} $3, "written"."__image", NULL::jsonb FROM "written") ${back} FROM "written"`,
+    text: `WITH "__written" AS (DELETE FROM "orders" WHERE "id" = $1 AND "tenant_id" = $2 RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image"), ` +
+      `${log} $3, "__written"."__image", NULL::jsonb FROM "__written") ${back} FROM "__written"`,
     values: ['7', 't1', 'orders'],
   })
 })
