@@ -3,7 +3,8 @@
 // cluster, with pg_stat_statements preloaded) and this process on core 1:
 //   writes    creates and If-Match patches through autocannon on `feed_plain`, on `feed_logged`
 //             (the same resource with `changes: {}`) and on `feed_hooked` (no log, but a no-op
-//             write hook: the transaction a logged write takes), in interleaved rounds of 1 s:
+//             write hook: the pipeline's transaction, which a hooked write takes, and a logged
+//             one did before it logged in its own statement), in interleaved rounds of 1 s:
 //             requests per second, server and PostgreSQL CPU per request, logged over plain.
 //   streams   1,000 Server-Sent Event streams (100 callers, 10 in each of 10 tenants, 10 streams
 //             each) opened from here while creates run at a fixed rate, each in a tenant in turn:
@@ -510,7 +511,7 @@ async function writesPart (base: string, token: string, options: ChangeBenchOpti
     console.log(`${title.padEnd(28)}${rps(off).toFixed(0).padStart(9)}${rps(hook).toFixed(0).padStart(10)}${rps(on).toFixed(0).padStart(8)}${(rps(on) / rps(off)).toFixed(2).padStart(8)}${(rps(on) / rps(hook)).toFixed(2).padStart(9)}` +
       `${three('ticks').padStart(20)}${three('databaseTicks').padStart(19)}${String(off.errors + hook.errors + on.errors).padStart(5)}`)
   }
-  console.log('off: feed_plain (one statement a write); hook: feed_hooked (a no-op write hook: the transaction a logged write takes, no log); on: feed_logged (changes: {})')
+  console.log('off: feed_plain (one statement a write); hook: feed_hooked (a no-op write hook: the pipeline transaction, no log); on: feed_logged (changes: {})')
 }
 
 // Run alone: `npm run bench:changes [-- --seconds 5 --repeat 1 --rate 50 --log-rows 100000 --only streams --profile]`.

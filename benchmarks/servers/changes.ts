@@ -1,7 +1,7 @@
 // tablegate as the change-feed benchmark (../changes.ts) runs it: resources alike in all but the
 // change log, `feed_plain` without and `feed_logged` with `changes: {}`, each kept per tenant, and
 // `feed_hooked`, without a log but with a write hook that does nothing: its writes take the
-// transaction a logged write takes (a hook, like the log, rules out the one-statement path);
+// pipeline's transaction (a hook rules out the one-statement path; the log no longer does);
 // callers are another issuer's (BENCH_VERIFIER_JWK) with a `tenant` claim, up to 10 streams each.
 // GET /bench/changes-hub answers the process's hub counts (cohorts, following), read off the
 // ChangeHub instance its `follow` is called on: the plugin keeps the hub to itself.

@@ -40,6 +40,8 @@ export interface HubOptions {
 
 /** Past the horizon, committed changes wait for an older transaction to end: read again this soon, then less often. */
 const FIRST_RETRY_MS = 10
+/** The least time from one NOTIFY of this process's writes to the next: other processes hear of a write at most this much later. */
+const ANNOUNCE_EVERY_MS = 10
 
 export function changesExpired (): never {
   throw problem('changes-expired', 'The change log no longer holds every change after this token (it is older than the retention): list the records again and follow from now, without a token.')
@@ -62,6 +64,7 @@ export class ChangeHub {
   #following = 0
   #announcing = false
   #announceAgain = false
+  #announceTimer: NodeJS.Timeout | undefined
 
   constructor (db: Queryable, options: HubOptions) {
     this.#db = db
@@ -96,22 +99,38 @@ export class ChangeHub {
 
   /**
    * A write of the pipeline has committed: this process reads the log at once, and every process
-   * hears of it by one NOTIFY sent after the commit, never in the write's transaction. Writes that
-   * commit while one is on its way share the next.
+   * hears of it by one NOTIFY sent after the commit, never in the write's transaction.
    */
   written (): void {
     if (this.#closed) return
     if (this.following > 0 || this.#waiters.length > 0) void this.wake()
+    this.#announce()
+  }
+
+  /**
+   * One NOTIFY for the writes that commit while one is on its way, and at most one each
+   * ANNOUNCE_EVERY_MS: a NOTIFY is a transaction of its own, with a transaction id and a commit
+   * that waits for the disk; one each round trip went with every fourth or fifth logged write at
+   * 20 connections (docs/decisions.md, "The logged write").
+   */
+  #announce (): void {
     if (this.#announcing) {
       this.#announceAgain = true
       return
     }
     this.#announcing = true
-    announceChanges(this.#db).catch(this.#options.onError).finally(() => {
+    const next = performance.now() + ANNOUNCE_EVERY_MS
+    const again = (): void => {
       this.#announcing = false
-      if (!this.#announceAgain) return
+      this.#announceTimer = undefined
+      if (!this.#announceAgain || this.#closed) return
       this.#announceAgain = false
-      this.written()
+      this.#announce()
+    }
+    announceChanges(this.#db).catch(this.#options.onError).finally(() => {
+      const wait = next - performance.now()
+      if (!this.#announceAgain || wait <= 0) return again()
+      this.#announceTimer = setTimeout(again, wait)
     })
   }
 
@@ -274,6 +293,7 @@ export class ChangeHub {
     this.#closed = true
     clearInterval(this.#poll)
     clearTimeout(this.#retry)
+    clearTimeout(this.#announceTimer)
     for (const cohort of this.#cohorts.values()) for (const follower of cohort.followers) follower.fail(problem('service-unavailable', 'The server is shutting down: resume with the last event id.'))
     this.#cohorts.clear()
     this.#following = 0

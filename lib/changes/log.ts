@@ -1,14 +1,16 @@
 // The change log's SQL (docs/changes.md): one table of row images in schema `tablegate_changes`,
-// written in each write's own transaction (by the pipeline, or by a row trigger for writers outside
-// tablegate), read in (transaction id, id) order up to the oldest running transaction, so no
-// change is read before every change that could precede it has committed or rolled back.
+// written in each write's own transaction (by the pipeline's write statement itself,
+// lib/sql/write.ts `logged`, or by a row trigger for writers outside tablegate), read in
+// (transaction id, id) order up to the oldest running transaction, so no change is read before
+// every change that could precede it has committed or rolled back.
 import { sql, type Sql } from '../sql/sql.js'
+import { CHANGE_LOG } from '../sql/change-log.js'
 import { query, rows, type Queryable } from '../db/query.js'
 import { offsetText } from '../sql/filter.js'
 import type { ResourceModel } from '../model/types.js'
 import { ORIGIN, type Position } from './position.js'
 
-export const LOG = sql`"tablegate_changes"."log"`
+export const LOG = CHANGE_LOG
 const PRUNED = sql`"tablegate_changes"."pruned"`
 export const CHANNEL = 'tablegate_changes'
 
@@ -43,7 +45,10 @@ export async function migrateChangeLog (db: Queryable, models: Iterable<Pick<Res
     after jsonb,
     PRIMARY KEY (tx, id))`)
   await query(db, sql`CREATE INDEX IF NOT EXISTS log_resource ON ${LOG} (resource, tx, id)`)
-  await query(db, sql`CREATE INDEX IF NOT EXISTS log_at ON ${LOG} (at)`)
+  // No index on `at`: pruning's plan never used one (its bound is clock_timestamp() less the
+  // retention, unknown when planned, so it walks the key backwards from the horizon), and each cost
+  // every logged write about 6 µs of PostgreSQL time (docs/decisions.md, "The logged write").
+  await query(db, sql`DROP INDEX IF EXISTS "tablegate_changes"."log_at"`)
   // Where pruning has reached: a token before it may have lost changes (410 changes-expired).
   await query(db, sql`CREATE TABLE IF NOT EXISTS ${PRUNED} (only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row), tx xid8 NOT NULL, id bigint NOT NULL)`)
   await query(db, sql`DROP TRIGGER IF EXISTS "notify" ON ${LOG}`)
@@ -59,15 +64,6 @@ export async function migrateChangeLog (db: Queryable, models: Iterable<Pick<Res
     await query(db, sql`CREATE OR REPLACE TRIGGER ${triggerName(model.name)} AFTER INSERT OR UPDATE OR DELETE ON ${model.table}
       FOR EACH ROW EXECUTE FUNCTION "tablegate_changes"."capture"()`)
   }
-}
-
-/**
- * Records one write of the pipeline in its transaction: the row before (the lock's image) and
- * after (the write's RETURNING), each `to_jsonb` text, none for a create's before or a hard
- * delete's after.
- */
-export async function recordChange (tx: Queryable, model: ResourceModel, before: string | undefined, after: string | undefined): Promise<void> {
-  await query(tx, sql`INSERT INTO ${LOG} (resource, before, after) VALUES (${model.name}, ${before ?? null}::jsonb, ${after ?? null}::jsonb)`)
 }
 
 /** Wakes every process that LISTENs, in a transaction of its own: sent after a write has committed. */

@@ -23,14 +23,24 @@ function allowedFor (model: ResourceModel, access: OperationAccess): Sql {
 }
 
 
+/** The operations whose permission rows decide, and the column each is read into. */
+function decidedPermissions (model: ResourceModel, permissions: PermissionPlan | undefined): Array<[OperationAccess, string]> {
+  if (permissions === undefined) return []
+  const decided: Array<[OperationAccess, string]> = []
+  if (decidedByRows(model, permissions.update)) decided.push([permissions.update, '__can_update'])
+  if (decidedByRows(model, permissions.delete)) decided.push([permissions.delete, '__can_delete'])
+  return decided
+}
+
 /** `, (…) AS "__can_update"`, `, (…) AS "__can_delete"`: the operations rows decide, as columns of a read or a RETURNING. */
 export function permissionColumns (model: ResourceModel, permissions: PermissionPlan | undefined): Sql {
-  if (permissions === undefined) return sql.empty
   const live = model.softDelete === undefined ? sql.empty : sql` AND ${sql.ident(model.softDelete)} IS NULL`
-  const columns: Sql[] = []
-  if (decidedByRows(model, permissions.update)) columns.push(sql`, (${allowedFor(model, permissions.update)}${live}) AS "__can_update"`)
-  if (decidedByRows(model, permissions.delete)) columns.push(sql`, (${allowedFor(model, permissions.delete)}${live}) AS "__can_delete"`)
-  return sql.join(columns, sql.empty)
+  return sql.join(decidedPermissions(model, permissions).map(([access, name]) => sql`, (${allowedFor(model, access)}${live}) AS ${sql.ident(name)}`), sql.empty)
+}
+
+/** The names of permissionColumns' columns. */
+export function permissionNames (model: ResourceModel, permissions: PermissionPlan | undefined): string[] {
+  return decidedPermissions(model, permissions).map(([, name]) => name)
 }
 
 function where (conditions: readonly Sql[]): Sql {

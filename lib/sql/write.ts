@@ -1,8 +1,9 @@
 // Write plans → SQL: lock, insert, update, soft delete/undelete and delete, each returning what the
 // plan fetches. Version columns are bumped here, so no trigger is needed.
 import { sql, type Sql } from './sql.js'
-import { columnOf, keyCondition, recordColumns } from './record.js'
-import { permissionColumns, scopeConditions } from './read.js'
+import { columnOf, keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
+import { permissionColumns, permissionNames, scopeConditions } from './read.js'
+import { CHANGE_LOG } from './change-log.js'
 import type { ResourceModel } from '../model/types.js'
 import type { ColumnValues, ReferenceCheck, WritePlan } from '../plan/types.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
@@ -10,17 +11,65 @@ import { compileFilter, tenantOf } from './filter.js'
 
 /**
  * RETURNING what the plan fetches; with `check`, also whether the row as written matches it
- * (WITH CHECK): the write and its verification are one statement.
+ * (WITH CHECK): the write and its verification are one statement. A logged write also returns the
+ * row's image (`__image`, and what `images` adds), which its log row reads (`logged`).
  */
-function returning (plan: WritePlan, check: CheckedFilter | undefined): Sql {
+function returning (plan: WritePlan, check: CheckedFilter | undefined, images = sql.empty): Sql {
   const verified = check === undefined ? sql.empty : sql`, (${compileFilter(plan.model, check)}) AS "__verified"`
-  const image = plan.capture ? imageColumn(plan.model) : sql.empty
+  const image = plan.capture ? sql`, to_jsonb(${plan.model.table}.*) AS "__image"${images}` : sql.empty
   return sql` RETURNING ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${verified}${tenantColumn(plan)}${image}`
+}
+
+/** The names of what `returning` returns to the caller: all of it but the images. */
+function returnedNames (plan: WritePlan, check: CheckedFilter | undefined): Sql {
+  const names = [...plan.fetch.fields.map((f) => f.name), ...permissionNames(plan.model, plan.permissions)]
+  if (check !== undefined) names.push('__verified')
+  if (hasTenantColumn(plan)) names.push('__tenant')
+  return sql.join(names.map((name) => sql`"__written".${sql.ident(name)}`))
+}
+
+function hasTenantColumn (plan: WritePlan): boolean {
+  return plan.everyTenant === true && plan.model.tenancy !== undefined
 }
 
 /** Staff across tenants: the row's tenant, for the write's event (`__tenant`). */
 function tenantColumn (plan: WritePlan): Sql {
-  return plan.everyTenant === true && plan.model.tenancy !== undefined ? sql`, ${tenantOf(plan.model)} AS "__tenant"` : sql.empty
+  return hasTenantColumn(plan) ? sql`, ${tenantOf(plan.model)} AS "__tenant"` : sql.empty
+}
+
+const WRITTEN_IMAGE = sql`"__written"."__image"`
+const NO_IMAGE = sql`NULL::jsonb`
+
+/**
+ * A write of a resource with a change log, and its log row, as one statement (docs/decisions.md,
+ * "The logged write"): the write in a CTE (after `cte`, the CTEs it reads), one log row inserted
+ * for each row it returned, with the images before and after, and those rows selected back
+ * without their images. A write that changes no row logs nothing, and a failed one neither; the
+ * log row's defaults take the time after the write has locked its row.
+ */
+function logged (plan: WritePlan, write: Sql, check: CheckedFilter | undefined, before: Sql, after: Sql, cte = sql.empty): Sql {
+  return sql`WITH ${cte}"__written" AS (${write}), "__logged" AS (INSERT INTO ${CHANGE_LOG} (resource, before, after) SELECT ${plan.model.name}, ${before}, ${after} FROM "__written") SELECT ${returnedNames(plan, check)} FROM "__written"`
+}
+
+/**
+ * An UPDATE of the addressed row, logged where the resource has a change log. Its image before
+ * comes from the same statement: a CTE reads the row under `guards` FOR UPDATE, and the UPDATE
+ * writes the row it locked, joined by key. Under READ COMMITTED a row another transaction changed
+ * meanwhile is locked and judged by the guards in its newest version, and the UPDATE, finding its
+ * snapshot's version outdated, writes that newest one with the CTE's row as it was locked: the
+ * image is of the version written over. A transaction that has locked the row already takes it
+ * again at no cost.
+ */
+function updateRow (plan: WritePlan, set: readonly Sql[], guards: readonly Sql[], references: readonly Sql[], check: CheckedFilter | undefined): Sql {
+  const { model } = plan
+  if (!plan.capture) {
+    return sql`UPDATE ${model.table} SET ${sql.join(set)} WHERE ${sql.join([...guards, ...references], sql` AND `)}${returning(plan, check)}`
+  }
+  const keys = model.key.map((field, i) => ({ field, name: sql.ident(`__key${i}`) }))
+  const stored = sql`"__stored" AS (SELECT ${sql.join(keys.map(({ field, name }) => sql`${columnOf(field)} AS ${name}`))}, to_jsonb(${model.table}.*) AS "__before" FROM ${model.table} WHERE ${sql.join(guards, sql` AND `)} FOR UPDATE), `
+  const joined = keys.map(({ field, name }) => sql`${qualifiedColumnOf(model, field)} = "__stored".${name}`)
+  const update = sql`UPDATE ${model.table} SET ${sql.join(set)} FROM "__stored" WHERE ${sql.join([...joined, ...references], sql` AND `)}${returning(plan, check, sql`, "__stored"."__before"`)}`
+  return logged(plan, update, check, sql`"__written"."__before"`, WRITTEN_IMAGE, stored)
 }
 
 /** The addressed row: its key, the caller's tenant, and (where given) rows it must be among. */
@@ -43,16 +92,10 @@ function versionBump (model: ResourceModel): Sql[] {
  * The stored row, locked for the rest of the transaction; soft-deleted rows included. `rows` is the
  * caller's read filter and the operation's own: a row outside them does not exist for the write.
  */
-/** `to_jsonb` of the row, as text: a change's image (lib/changes/log.ts), before the write where a lock reads it, after it in a RETURNING. */
-function imageColumn (model: ResourceModel): Sql {
-  return sql`, to_jsonb(${model.table}.*)::text AS "__image"`
-}
-
 export function compileLock (plan: WritePlan, rows: CheckedFilter | undefined): Sql {
   const { model } = plan
   const deleted = model.softDelete === undefined ? sql`false` : sql`${sql.ident(model.softDelete)} IS NOT NULL`
-  const image = plan.capture ? imageColumn(model) : sql.empty
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(model, plan.permissions)}, ${deleted} AS "__deleted"${tenantColumn(plan)}${image} FROM ${model.table} WHERE ${target(plan, rows)} FOR UPDATE`
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(model, plan.permissions)}, ${deleted} AS "__deleted"${tenantColumn(plan)} FROM ${model.table} WHERE ${target(plan, rows)} FOR UPDATE`
 }
 
 /** The columns a create sets whatever its body: the caller's tenant, and the first version. */
@@ -114,12 +157,17 @@ export function compileInsert (plan: WritePlan, check?: CheckedFilter): Sql {
     : references.length === 0
       ? sql` (${sql.join(columns)}) VALUES (${sql.join(params)})`
       : sql` (${sql.join(columns)}) SELECT ${sql.join(params)} WHERE ${sql.join(references, sql` AND `)}`
-  return sql`INSERT INTO ${model.table}${into}${returning(plan, check)}`
+  return loggedCreate(plan, sql`INSERT INTO ${model.table}${into}${returning(plan, check)}`, check)
+}
+
+/** An INSERT, logged where the resource has a change log: no image before, the row as inserted after. */
+function loggedCreate (plan: WritePlan, insert: Sql, check: CheckedFilter | undefined): Sql {
+  return plan.capture ? logged(plan, insert, check, NO_IMAGE, WRITTEN_IMAGE) : insert
 }
 
 /**
  * Creates of one resource with no record check, as one INSERT of many rows, RETURNING them in the
- * order given. Rows that set the same fields travel as one JSON parameter read by the table's own
+ * order given (logged, the statement selects them back from its CTE in that order). Rows that set the same fields travel as one JSON parameter read by the table's own
  * row type (json_populate_recordset): one bound value instead of one per field and row, which the
  * driver and the builder would each pay for. Rows that set different fields are a VALUES list,
  * each leaving the fields it does not set to their column DEFAULT.
@@ -138,7 +186,7 @@ export function compileInsertMany (plans: readonly WritePlan[], check?: CheckedF
       return record
     })
     const selected = [...fields.map((f) => sql`r.${columnOf(f)}`), ...extra]
-    return sql`INSERT INTO ${model.table} (${sql.join(columns)}) SELECT ${sql.join(selected)} FROM json_populate_recordset(NULL::${model.table}, ${JSON.stringify(records)}::json) AS r${returning(first, check)}`
+    return loggedCreate(first, sql`INSERT INTO ${model.table} (${sql.join(columns)}) SELECT ${sql.join(selected)} FROM json_populate_recordset(NULL::${model.table}, ${JSON.stringify(records)}::json) AS r${returning(first, check)}`, check)
   }
   const rowsOf = plans.map((plan) => {
     const row = fields.map((f) => plan.values.has(f) ? sql`${plan.values.get(f)}` : sql`DEFAULT`)
@@ -146,7 +194,7 @@ export function compileInsertMany (plans: readonly WritePlan[], check?: CheckedF
   })
   const into = columns.length === 0 ? sql` (${columnOf(model.key[0]!)})` : sql` (${sql.join(columns)})`
   const values = columns.length === 0 ? sql.join(plans.map(() => sql`(DEFAULT)`)) : sql.join(rowsOf)
-  return sql`INSERT INTO ${model.table}${into} VALUES ${values}${returning(first, check)}`
+  return loggedCreate(first, sql`INSERT INTO ${model.table}${into} VALUES ${values}${returning(first, check)}`, check)
 }
 
 function assignments (values: ColumnValues): Sql[] {
@@ -155,8 +203,7 @@ function assignments (values: ColumnValues): Sql[] {
 
 /** The update of a locked row; it updates nothing unless each record it names (references) is one the caller can read. */
 export function compileUpdate (plan: WritePlan, check?: CheckedFilter): Sql {
-  const conditions = sql.join([target(plan), ...referenceConditions(plan)], sql` AND `)
-  return sql`UPDATE ${plan.model.table} SET ${sql.join([...assignments(plan.values), ...versionBump(plan.model)])} WHERE ${conditions}${returning(plan, check)}`
+  return updateRow(plan, [...assignments(plan.values), ...versionBump(plan.model)], [target(plan)], referenceConditions(plan), check)
 }
 
 /**
@@ -165,19 +212,21 @@ export function compileUpdate (plan: WritePlan, check?: CheckedFilter): Sql {
  */
 export function compileGuardedUpdate (plan: WritePlan, rows: CheckedFilter | undefined, versions: readonly string[] | '*'): Sql {
   const { model } = plan
-  const guards = [target(plan, rows, true), ...referenceConditions(plan)]
+  const guards = [target(plan, rows, true)]
   if (versions !== '*') guards.push(sql`${sql.ident(model.version!.column)} IN (${sql.join(versions.map((v) => sql`${v}`))})`)
-  return sql`UPDATE ${model.table} SET ${sql.join([...assignments(plan.values), ...versionBump(model)])} WHERE ${sql.join(guards, sql` AND `)}${returning(plan, undefined)}`
+  return updateRow(plan, [...assignments(plan.values), ...versionBump(model)], guards, referenceConditions(plan), undefined)
 }
 
 export function compileSoftDelete (plan: WritePlan, deleted: boolean, check?: CheckedFilter): Sql {
   const marker = sql.ident(plan.model.softDelete!)
   const assignment = deleted ? sql`${marker} = clock_timestamp()` : sql`${marker} = NULL`
-  return sql`UPDATE ${plan.model.table} SET ${sql.join([assignment, ...versionBump(plan.model)])} WHERE ${target(plan)}${returning(plan, check)}`
+  return updateRow(plan, [assignment, ...versionBump(plan.model)], [target(plan)], [], check)
 }
 
+/** The delete of the addressed row; logged, the row it returns is the image before and there is none after. */
 export function compileDelete (plan: WritePlan): Sql {
-  return sql`DELETE FROM ${plan.model.table} WHERE ${target(plan)}${returning(plan, undefined)}`
+  const remove = sql`DELETE FROM ${plan.model.table} WHERE ${target(plan)}${returning(plan, undefined)}`
+  return plan.capture ? logged(plan, remove, undefined, WRITTEN_IMAGE, NO_IMAGE) : remove
 }
 
 /** Whether the addressed row, as it now stands in the transaction, matches a filter. */

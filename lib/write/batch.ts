@@ -123,7 +123,7 @@ async function planRun (run: readonly Create[], refs: Refs, context: BatchContex
       const first = await planAdmitted({ operation: 'create', body, withPermissions: context.rowPermissions.has(op.resource) }, write)
       // References are checked in each record's own INSERT, which names the field they refuse; the
       // tenant of staff across tenants is each create's own, where one INSERT gives every row the first's.
-      if (first.hooked || first.capture || first.access.check !== undefined || first.everyTenant === true || first.model.fieldList.some((f) => f.references !== undefined)) return undefined
+      if (first.hooked || first.access.check !== undefined || first.everyTenant === true || first.model.fieldList.some((f) => f.references !== undefined)) return undefined
       plans.push(first)
     } catch (err) {
       if (plans.length > 0) return plans

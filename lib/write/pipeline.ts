@@ -10,7 +10,6 @@ import type { TablegateContext } from '../context.js'
 import type { ResourceModel } from '../model/types.js'
 import type { Selection, Selections } from '../model/selection.js'
 import { keyText } from '../model/keys.js'
-import { recordChange } from '../changes/log.js'
 import { compileDelete, compileInsert, compileLock, compileReferenceCheck, compileSoftDelete, compileUpdate, compileVerify } from '../sql/write.js'
 import { storedRecord, type Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
@@ -317,7 +316,6 @@ export async function applyWrite (plan: WritePlan, context: RunContext, tx: Quer
   }
   const hardDelete = operation === 'delete' && model.softDelete === undefined
   await runHooks(plan, context, tx, key, locked.row, hardDelete ? undefined : row)
-  if (plan.capture) await recordChange(tx, model, locked.row.__image as string, hardDelete ? undefined : row.__image as string)
   return outcomeOf(plan, context, row, key)
 }
 
@@ -327,7 +325,6 @@ export async function commitWrite (plan: WritePlan, context: RunContext, tx: Que
     const check = both(plan.access.rows, await recordCheck(plan, plan.sent, context.services.ruleFilters))
     const outcome = await insertRecord(plan, context, tx, check)
     await runHooks(plan, context, tx, outcome.key, undefined, outcome.row)
-    if (plan.capture) await recordChange(tx, plan.model, undefined, outcome.row.__image as string)
     return outcome
   }
   return await applyWrite(plan, context, tx, await lockForWrite(plan, context, tx))

@@ -6,6 +6,8 @@
 //   WHERE. Any process can take it: the ETag itself says which version it stands for. A row it
 //   does not find is not an answer: the caller runs the full pipeline, which tells 404 from 403
 //   from 412.
+// A resource with a change log takes the same paths: its log row is written by the same statement
+// (lib/sql/write.ts, `logged`), so the write and its record commit or fail together.
 import { rows, type Queryable } from '../db/query.js'
 import { keyText } from '../model/keys.js'
 import { fieldsOf } from '../query/filter/checked.js'
@@ -62,7 +64,7 @@ async function guardedUpdate (plan: WritePlan, context: RunContext, db: Queryabl
 
 /** The write as one statement on `db` (no transaction), or undefined when it needs the full pipeline. */
 export async function writeInOneStatement (plan: WritePlan, context: RunContext, db: Queryable): Promise<WriteOutcome | undefined> {
-  if (plan.hooked || plan.capture) return undefined
+  if (plan.hooked) return undefined
   if (plan.operation === 'create') {
     return plan.access.rows === undefined && plan.access.check === undefined ? await insertRecord(plan, context, db, undefined) : undefined
   }

@@ -20,6 +20,7 @@ import type { RecordWriteOperation } from '../../hooks/types.js'
 import { compile, type Sql, type SqlQuery } from '../../lib/sql/sql.js'
 import { compileCount, compileEstimate, compileGet, compileList } from '../../lib/sql/read.js'
 import { compileDelete, compileGuardedUpdate, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify } from '../../lib/sql/write.js'
+import { migrateChangeLog } from '../../lib/changes/log.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, `
@@ -253,5 +254,28 @@ test('compileSoftDelete, compileDelete and compileVerify: the addressed row in t
   await assertSql(compileVerify(remove, OWN), {
     text: 'SELECT 1 FROM "orders" WHERE "id" = $1 AND "tenant_id" = $2 AND "orders"."owner_id" = $3',
     values: ['7', 't1', 'u1'],
+  })
+})
+
+test('logged writes: the write in a CTE, its log row inserted from what it returned, the row before locked by the same statement', async () => {
+  await onDatabase(async (db) => { await migrateChangeLog(db, []) })
+  const log = '"__logged" AS (INSERT INTO "tablegate_changes"."log" (resource, before, after) SELECT'
+  const back = 'SELECT "__written"."id", "__written"."title", "__written"."status", "__written"."total", "__written"."owner_id", "__written"."placed_at", "__written"."version", "__written"."deleted_at"'
+  await assertSql(compileInsert({ ...write('orders', 'create', undefined, { title: 'Tea' }), capture: true }), {
+    text: `WITH "__written" AS (INSERT INTO "orders" ("title", "tenant_id", "version") VALUES ($1, $2, 1) RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image"), ` +
+      `${log} $3, NULL::jsonb, "__written"."__image" FROM "__written") ${back} FROM "__written"`,
+    values: ['Tea', 't1', 'orders'],
+  })
+  await assertSql(compileGuardedUpdate({ ...UPDATE, capture: true }, OWN, ['3']), {
+    text: 'WITH "__stored" AS (SELECT "id" AS "__key0", to_jsonb("orders".*) AS "__before" FROM "orders" ' +
+      'WHERE "id" = $1 AND "tenant_id" = $2 AND "deleted_at" IS NULL AND "orders"."owner_id" = $3 AND "version" IN ($4) FOR UPDATE), ' +
+      `"__written" AS (UPDATE "orders" SET "status" = $5, "version" = "version" + 1 FROM "__stored" WHERE "orders"."id" = "__stored"."__key0" RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image", "__stored"."__before"), ` +
+      `${log} $6, "__written"."__before", "__written"."__image" FROM "__written") ${back} FROM "__written"`,
+    values: ['7', 't1', 'u1', '3', 'open', 'orders'],
+  })
+  await assertSql(compileDelete({ ...write('orders', 'delete', ['7']), capture: true }), {
+    text: `WITH "__written" AS (DELETE FROM "orders" WHERE "id" = $1 AND "tenant_id" = $2 RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image"), ` +
+      `${log} $3, "__written"."__image", NULL::jsonb FROM "__written") ${back} FROM "__written"`,
+    values: ['7', 't1', 'orders'],
   })
 })
