@@ -14,7 +14,7 @@ import type { ListPlan } from '../plan/types.js'
 import type { Row } from '../serialize/record.js'
 import { pageRecords } from '../read/answer.js'
 import type { ReadServices } from '../read/execute.js'
-import { LOG } from './log.js'
+import { CHANGE_LOG } from '../sql/change-log.js'
 import type { ChangeTokens, Position, Resume } from './position.js'
 
 export type ChangeType = 'created' | 'updated' | 'entered' | 'left' | 'deleted'
@@ -71,7 +71,7 @@ export interface Window {
  * whoever reads it: an event's token names its window and rank, and reads on from there.
  */
 function rankedWindow (model: ResourceModel, window: Window): Sql {
-  const written = sql`SELECT l.tx, l.id, l.at, l.before, l.after, max(l.at) OVER (PARTITION BY l.tx) AS tx_at FROM ${LOG} AS l
+  const written = sql`SELECT l.tx, l.id, l.at, l.before, l.after, max(l.at) OVER (PARTITION BY l.tx) AS tx_at FROM ${CHANGE_LOG} AS l
     WHERE l.resource = ${model.name}
       AND (l.tx, l.id) > (${String(window.from.tx)}::xid8, ${String(window.from.id)}::int8)
       AND (l.tx, l.id) <= (${String(window.to.tx)}::xid8, ${String(window.to.id)}::int8)`

@@ -10,7 +10,6 @@ import { offsetText } from '../sql/filter.js'
 import type { ResourceModel } from '../model/types.js'
 import { ORIGIN, type Position } from './position.js'
 
-export const LOG = CHANGE_LOG
 const PRUNED = sql`"tablegate_changes"."pruned"`
 export const CHANNEL = 'tablegate_changes'
 
@@ -36,7 +35,7 @@ function triggerName (resource: string): Sql {
  */
 export async function migrateChangeLog (db: Queryable, models: Iterable<Pick<ResourceModel, 'name' | 'table' | 'changes'>>): Promise<void> {
   await query(db, sql`CREATE SCHEMA IF NOT EXISTS "tablegate_changes"`)
-  await query(db, sql`CREATE TABLE IF NOT EXISTS ${LOG} (
+  await query(db, sql`CREATE TABLE IF NOT EXISTS ${CHANGE_LOG} (
     tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
     id bigint GENERATED ALWAYS AS IDENTITY,
     resource text NOT NULL,
@@ -44,14 +43,14 @@ export async function migrateChangeLog (db: Queryable, models: Iterable<Pick<Res
     before jsonb,
     after jsonb,
     PRIMARY KEY (tx, id))`)
-  await query(db, sql`CREATE INDEX IF NOT EXISTS log_resource ON ${LOG} (resource, tx, id)`)
+  await query(db, sql`CREATE INDEX IF NOT EXISTS log_resource ON ${CHANGE_LOG} (resource, tx, id)`)
   // No index on `at`: pruning's plan never used one (its bound is clock_timestamp() less the
   // retention, unknown when planned, so it walks the key backwards from the horizon), and each cost
   // every logged write about 6 µs of PostgreSQL time (docs/decisions.md, "The logged write").
   await query(db, sql`DROP INDEX IF EXISTS "tablegate_changes"."log_at"`)
   // Where pruning has reached: a token before it may have lost changes (410 changes-expired).
   await query(db, sql`CREATE TABLE IF NOT EXISTS ${PRUNED} (only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row), tx xid8 NOT NULL, id bigint NOT NULL)`)
-  await query(db, sql`DROP TRIGGER IF EXISTS "notify" ON ${LOG}`)
+  await query(db, sql`DROP TRIGGER IF EXISTS "notify" ON ${CHANGE_LOG}`)
   await query(db, sql`CREATE OR REPLACE FUNCTION "tablegate_changes"."capture"() RETURNS trigger LANGUAGE plpgsql AS '
     BEGIN
       INSERT INTO "tablegate_changes"."log" (resource, before, after)
@@ -138,13 +137,13 @@ export async function readWindow (db: Queryable, from: Position, resource?: stri
   const after = sql`(tx, id) > (${String(from.tx)}::xid8, ${String(from.id)}::int8)`
   const cap = upTo === undefined ? sql`tx < h.xmin` : sql`(tx, id) <= (${String(upTo.tx)}::xid8, ${String(upTo.id)}::int8)`
   const heldBack = upTo === undefined
-    ? sql`(SELECT min(w.tx_at) FROM (SELECT max(at) AS tx_at FROM ${LOG} WHERE tx >= h.xmin AND ${after} GROUP BY tx) AS w)`
+    ? sql`(SELECT min(w.tx_at) FROM (SELECT max(at) AS tx_at FROM ${CHANGE_LOG} WHERE tx >= h.xmin AND ${after} GROUP BY tx) AS w)`
     : sql`NULL::timestamptz`
   const found = await rows<WindowRow>(db, sql`SELECT h.xmin::text AS horizon, ${heldBack} AS waiting_at,
       p.tx::text AS pruned_tx, p.id::text AS pruned_id, c.tx::text AS tx, c.id::text AS id, c.resource, c.at
     FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) AS h
     LEFT JOIN ${PRUNED} AS p ON true
-    LEFT JOIN LATERAL (SELECT tx, id, resource, at FROM ${LOG} WHERE ${after} AND ${cap}${scope}
+    LEFT JOIN LATERAL (SELECT tx, id, resource, at FROM ${CHANGE_LOG} WHERE ${after} AND ${cap}${scope}
       ORDER BY tx, id LIMIT ${sql.int(WINDOW_CHANGES + 1)}) AS c ON true`)
   let changes = found.filter((r): r is ChangeRow => r.tx !== null)
   const head = found[0]!
@@ -160,7 +159,7 @@ export async function readWindow (db: Queryable, from: Position, resource?: stri
     more = true
     changes = changes.slice(0, WINDOW_CHANGES).filter((r) => r.tx !== last)
     if (changes.length === 0) {
-      const whole = await rows<ChangeRow>(db, sql`SELECT tx::text AS tx, id::text AS id, resource, at FROM ${LOG} WHERE tx = ${last}::xid8${scope} ORDER BY id`)
+      const whole = await rows<ChangeRow>(db, sql`SELECT tx::text AS tx, id::text AS id, resource, at FROM ${CHANGE_LOG} WHERE tx = ${last}::xid8${scope} ORDER BY id`)
       changes = whole
     }
   }
@@ -200,10 +199,10 @@ export async function horizonOf (db: Queryable): Promise<Position> {
 export async function pruneLog (db: Queryable, retentionMs: number): Promise<number> {
   const [done] = await rows<{ pruned: number }>(db, sql`WITH locked AS (SELECT pg_try_advisory_xact_lock(hashtext(${'tablegate.changes.prune'})) AS ok),
       h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
-      last AS (SELECT tx, id FROM ${LOG}, h, locked WHERE locked.ok AND at < clock_timestamp() - ${offsetText(retentionMs)}::interval AND tx < h.xmin ORDER BY tx DESC, id DESC LIMIT 1),
+      last AS (SELECT tx, id FROM ${CHANGE_LOG}, h, locked WHERE locked.ok AND at < clock_timestamp() - ${offsetText(retentionMs)}::interval AND tx < h.xmin ORDER BY tx DESC, id DESC LIMIT 1),
       mark AS (INSERT INTO ${PRUNED} (tx, id) SELECT tx, id FROM last ON CONFLICT (only_row) DO UPDATE SET tx = excluded.tx, id = excluded.id
         WHERE (${PRUNED}.tx, ${PRUNED}.id) < (excluded.tx, excluded.id) RETURNING tx, id),
-      gone AS (DELETE FROM ${LOG} USING mark WHERE (${LOG}.tx, ${LOG}.id) <= (mark.tx, mark.id) RETURNING 1)
+      gone AS (DELETE FROM ${CHANGE_LOG} USING mark WHERE (${CHANGE_LOG}.tx, ${CHANGE_LOG}.id) <= (mark.tx, mark.id) RETURNING 1)
     SELECT count(*)::int AS pruned FROM gone`)
   return done?.pruned ?? 0
 }

@@ -5,7 +5,7 @@
 import type { VerifierConfig } from '../config/schema.js'
 import { ACCESS_TOKEN_TTL_SECONDS } from '../auth/tokens.js'
 import type { JsonSchema } from './schemas.js'
-import { MAX_HEADER_BYTES as MAX_HEADER_TEXT, MAX_PATH_SEGMENT as MAX_KEY_TEXT } from '../http/server-options.js'
+import { MAX_HEADER_BYTES, MAX_PATH_SEGMENT } from '../http/server-options.js'
 
 const boundedAlready = (schema: JsonSchema): boolean => schema.maxLength !== undefined || schema.enum !== undefined || schema.const !== undefined
 
@@ -28,10 +28,11 @@ function boundBody (schema: JsonSchema, bodyLimit: number): JsonSchema {
   return out
 }
 
-function boundParameter (parameter: JsonSchema): JsonSchema {
+/** A parameter, inline or shared, whose string has no bound of its own: its transport's. */
+export function boundParameter (parameter: JsonSchema): JsonSchema {
   const schema = parameter.schema as JsonSchema | undefined
   if (parameter.$ref !== undefined || schema?.type !== 'string' || boundedAlready(schema)) return parameter
-  return { ...parameter, schema: { ...schema, maxLength: parameter.in === 'path' ? MAX_KEY_TEXT : MAX_HEADER_TEXT } }
+  return { ...parameter, schema: { ...schema, maxLength: parameter.in === 'path' ? MAX_PATH_SEGMENT : MAX_HEADER_BYTES } }
 }
 
 /** Each operation's inline parameters and JSON body with the bounds their transport sets. */
@@ -51,7 +52,7 @@ export function bounded (paths: Record<string, Record<string, unknown>>, bodyLim
 export function CORS_HEADER (origins: readonly string[]): Record<string, JsonSchema> {
   return {
     'Access-Control-Allow-Origin': {
-      schema: { type: 'string', format: 'uri', maxLength: MAX_HEADER_TEXT },
+      schema: { type: 'string', format: 'uri', maxLength: MAX_HEADER_BYTES },
       description: `Sent only to a browser request whose Origin is one of these (config trustedOrigins and the public URL's): ${origins.join(', ')}; that origin, with Access-Control-Allow-Credentials: true. Other origins get no CORS field, so a browser keeps their scripts from reading the answer.`,
     },
   }

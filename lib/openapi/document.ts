@@ -6,7 +6,7 @@ import { followable } from '../access/relations.js'
 import { COUNT_SCHEMA, createBodySchema, permissionsSchema, PROBLEM_SCHEMA, recordSchema, updateBodySchema, type JsonSchema } from './schemas.js'
 import { CHALLENGES, PARAMETERS, PROBLEM_RESPONSES, type ProblemStatus } from './parameters.js'
 import type { OperationClass } from '../config/rate-limits.js'
-import { bearerScheme, bounded, CORS_HEADER, serverEntry } from './bounds.js'
+import { bearerScheme, boundParameter, bounded, CORS_HEADER, serverEntry } from './bounds.js'
 import type { VerifierConfig } from '../config/schema.js'
 
 export type { JsonSchema }
@@ -232,7 +232,7 @@ export function openApiDocument (input: OpenApiInput): JsonSchema {
       Problem: PROBLEM_SCHEMA,
       ...Object.fromEntries(resources.flatMap((r) => Object.entries(resourceSchemas(r, input.rowPermissions.has(r.name), accessOf)))),
     },
-    parameters: PARAMETERS,
+    parameters: Object.fromEntries(Object.entries(PARAMETERS).map(([name, parameter]) => [name, boundParameter(parameter)])),
     responses: Object.fromEntries(Object.entries(PROBLEM_RESPONSES).map(([status, { name, description }]) => [name, problemResponse(Number(status) as ProblemStatus, description, limited)])),
     headers: { ...CORS_HEADER(input.origins), ...(limited ? RATE_LIMIT_FIELDS : {}) },
   })

@@ -4,14 +4,10 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/params.js'
 import { MAX_FILTER_QUERY } from '../plan/list.js'
 import type { JsonSchema } from './schemas.js'
 import { INT4_MAX } from '../model/values.js'
-import { MAX_HEADER_BYTES, MAX_PATH_SEGMENT } from '../http/server-options.js'
-
-// Text bounded only by what carries it: the request line and headers (431 past it), a path segment (414).
-const QUERY_TEXT = { type: 'string', maxLength: MAX_HEADER_BYTES }
 
 export const PARAMETERS = {
   key: {
-    name: 'key', in: 'path', required: true, schema: { type: 'string', maxLength: MAX_PATH_SEGMENT },
+    name: 'key', in: 'path', required: true, schema: { type: 'string' },
     description: 'The record\'s key; a composite key is its parts joined by "," with each part percent-encoded.',
   },
   filter: {
@@ -19,7 +15,7 @@ export const PARAMETERS = {
     description: 'AIP-160 filter over the fields you may read, e.g. status = "open" AND total > 10.',
   },
   order_by: {
-    name: 'order_by', in: 'query', schema: QUERY_TEXT,
+    name: 'order_by', in: 'query', schema: { type: 'string' },
     description: 'AIP-132 order over sortable fields, e.g. placed_at desc, title; a to-one relation path orders by a related record\'s field: customer.name desc (two relations at most).',
   },
   page_size: {
@@ -27,11 +23,11 @@ export const PARAMETERS = {
     description: `Records per page; above ${MAX_PAGE_SIZE} it is ${MAX_PAGE_SIZE}.`,
   },
   page_token: {
-    name: 'page_token', in: 'query', schema: QUERY_TEXT,
+    name: 'page_token', in: 'query', schema: { type: 'string' },
     description: 'next_page_token (or prev_page_token) of an earlier page.',
   },
   fields: {
-    name: 'fields', in: 'query', schema: QUERY_TEXT,
+    name: 'fields', in: 'query', schema: { type: 'string' },
     description: 'Comma separated fields to return; etag is always returned. A path through a relation embeds it: customer (the record, every field you may read there), customer.name (those named), lines.sku (a to-many: { items, next_page_token }, its first page), customer.region.name (two relations at most).',
   },
   count: {
@@ -43,15 +39,15 @@ export const PARAMETERS = {
     description: 'Include soft-deleted records.',
   },
   ifMatchRequired: {
-    name: 'If-Match', in: 'header', required: true, schema: QUERY_TEXT,
+    name: 'If-Match', in: 'header', required: true, schema: { type: 'string' },
     description: 'The record\'s ETag as last read; * matches any version. Missing: 428; stale: 412.',
   },
   ifMatch: {
-    name: 'If-Match', in: 'header', schema: QUERY_TEXT,
+    name: 'If-Match', in: 'header', schema: { type: 'string' },
     description: 'When sent, the record\'s ETag as last read (* matches any version); stale: 412.',
   },
   ifNoneMatch: {
-    name: 'If-None-Match', in: 'header', schema: QUERY_TEXT,
+    name: 'If-None-Match', in: 'header', schema: { type: 'string' },
     description: 'The record\'s ETag as last read (or *): when it still matches, 304 with no body.',
   },
   preferWrite: {

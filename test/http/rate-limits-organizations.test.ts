@@ -5,7 +5,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Config } from '../../lib/config/schema.js'
 import { freshDatabase, runSql } from '../helpers/db.js'
-import { buildApp, createUser, caller, json, signIn, sessionCookie, usersOf } from '../helpers/app.js'
+import { buildApp, createUser, caller } from '../helpers/app.js'
+import { bearerIn } from '../fixtures/tenancy-through.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, 'CREATE TABLE projects (id serial PRIMARY KEY, org_id text NOT NULL, name text NOT NULL)')
@@ -26,16 +27,6 @@ const acme = await orgs.create({ name: 'Acme', slug: 'acme', owner: 'ann@example
 const globex = await orgs.create({ name: 'Globex', slug: 'globex', owner: 'bob@example.com' })
 await orgs.addMember('acme', 'bob@example.com', 'member')
 
-/** A token of the user's session, in `organizationId` when given (as set-active would leave it). */
-async function bearerIn (email: string, organizationId?: string): Promise<Record<string, string>> {
-  const cookie = sessionCookie(await signIn(app, email))
-  const { rows } = await usersOf(app).pool.query('SELECT id FROM auth_session WHERE user_id = (SELECT id FROM auth_user WHERE email = $1) ORDER BY created_at DESC LIMIT 1', [email])
-  await usersOf(app).pool.query('UPDATE auth_session SET active_organization_id = $1 WHERE id = $2', [organizationId ?? null, rows[0].id])
-  const response = await app.inject({ method: 'GET', url: '/api/auth/token', headers: { cookie } })
-  assert.equal(response.statusCode, 200, response.body)
-  return { authorization: `Bearer ${json(response).token as string}` }
-}
-
 /** The statuses of `count` reads of the projects, and the RateLimit field of the first. */
 async function reads (auth: Record<string, string>, count: number): Promise<{ first: string, statuses: number[] }> {
   const call = caller(app, auth)
@@ -50,18 +41,18 @@ async function reads (auth: Record<string, string>, count: number): Promise<{ fi
 }
 
 test('each member has a budget of their own in each organization', async () => {
-  const bobInAcme = await bearerIn('bob@example.com', acme.id)
+  const bobInAcme = await bearerIn(app, 'bob@example.com', acme.id)
   assert.deepEqual((await reads(bobInAcme, 3)).statuses, [200, 200, 429])
   // A new token of the same session's organization is the same caller: still spent.
-  assert.deepEqual((await reads(await bearerIn('bob@example.com', acme.id), 1)).statuses, [429])
-  const annInAcme = await reads(await bearerIn('ann@example.com', acme.id), 3)
+  assert.deepEqual((await reads(await bearerIn(app, 'bob@example.com', acme.id), 1)).statuses, [429])
+  const annInAcme = await reads(await bearerIn(app, 'ann@example.com', acme.id), 3)
   assert.match(annInAcme.first, /^"read";r=1;t=(59|60)$/)
   assert.deepEqual(annInAcme.statuses, [200, 200, 429])
-  const bobInGlobex = await reads(await bearerIn('bob@example.com', globex.id), 3)
+  const bobInGlobex = await reads(await bearerIn(app, 'bob@example.com', globex.id), 3)
   assert.match(bobInGlobex.first, /^"read";r=1;t=(59|60)$/)
   assert.deepEqual(bobInGlobex.statuses, [200, 200, 429])
   // Without an active organization the projects are 403 tenant-required, counted all the same.
-  const bobAlone = await reads(await bearerIn('bob@example.com'), 3)
+  const bobAlone = await reads(await bearerIn(app, 'bob@example.com'), 3)
   assert.match(bobAlone.first, /^"read";r=1;t=(59|60)$/)
   assert.deepEqual(bobAlone.statuses, [403, 403, 429])
 })
