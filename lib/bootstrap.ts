@@ -7,6 +7,7 @@ import { connectDatabases, type Databases } from './db/connect.js'
 import type { Queryable } from './db/query.js'
 import { applyMigrations, type Migrations } from './db/migrations.js'
 import { ensureTrigram } from './db/extensions.js'
+import { returnsOldRows } from './db/server-version.js'
 import { USERS_RESOURCE, userStoreOf } from './auth/users.js'
 import { MEMBERS_RESOURCE, ORGANIZATIONS_RESOURCE, organizationOperations } from './auth/organizations.js'
 import { organizationCore } from './auth/organization-core.js'
@@ -87,19 +88,20 @@ export async function checkModels (config: ResolvedConfig, db: Queryable, warn: 
   return await introspectModels(db, declaredModels(config, warn), warn, config.textMaxLength)
 }
 
-function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHooks, models: ReadonlyMap<string, ResourceModel>): AppServices {
+function appServices (config: ResolvedConfig, db: Databases, hooks: WriteHooks, models: ReadonlyMap<string, ResourceModel>): AppServices {
   return {
     selections: new Selections(),
     // Caches of request texts hold the last `max` keys and at most twice as many (lib/cache.ts).
     checks: { filters: new BoundedCache(1000, { admitOnReuse: true }), orders: new BoundedCache(1000), graphs: new BoundedCache(10_000) },
     readMasks: new BoundedCache(1000),
-    pageTokens: pageTokens(deriveKey(authSecret, 'page-token')),
-    etags: etags(deriveKey(authSecret, 'etag')),
+    pageTokens: pageTokens(deriveKey(db.authSecret, 'page-token')),
+    etags: etags(deriveKey(db.authSecret, 'etag')),
     estimates: new BoundedCache(5_000),
     samples: new RowSamples(),
     settling: new EstimateSettling(),
     ruleFilters: new RuleFilters(models),
     hooks,
+    returnsOldRows: returnsOldRows(db.serverVersion),
   }
 }
 
@@ -131,7 +133,7 @@ export async function openTablegate (options: Config, warn: Warn): Promise<Runti
       ? createVerifier({ loadKeys: users.keys.publicJwks, issuer: config.publicUrl, audience: config.publicUrl, algorithms: ['EdDSA'], tenant: config.tenant, revocations, organizations: config.organizations !== undefined })
       : createVerifier({ ...config.verifier, tenant: config.verifier?.tenant ?? config.tenant })
     revocations?.start(config.revocationPollMs)
-    const services = appServices(config, db.authSecret, hooks, models)
+    const services = appServices(config, db, hooks, models)
     const changes = [...models.values()].some((m) => m.changes !== undefined)
       ? new ChangeHub(db.changes, { pollMs: config.changes.pollMs, onError: (err) => { warn(`change feed: reading the change log failed (tried again at the next wake): ${(err as Error).message}`) } })
       : undefined

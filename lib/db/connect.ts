@@ -27,6 +27,8 @@ export interface Databases {
   /** The built-in login's store schema (./store-schema.ts); undefined where another issuer's tokens are verified. */
   readonly authSchema: string | undefined
   readonly embedded: EmbeddedDatabase | undefined
+  /** `server_version_num` of the writes' server, for the SQL that differs between majors (./server-version.ts). */
+  readonly serverVersion: number
   close (): Promise<void>
 }
 
@@ -82,13 +84,14 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
     await close()
     throw new ConfigError(`cannot connect to ${embedded === undefined ? `DATABASE_URL (${withoutPassword(url)})` : 'the embedded database'}: ${connectFailure(err)}`)
   }
-  const unsupported = unsupportedServer(await serverVersionNum(app))
+  const serverVersion = await serverVersionNum(app)
+  const unsupported = unsupportedServer(serverVersion)
   if (unsupported !== undefined) {
     await close()
     throw new ConfigError(unsupported)
   }
   const authSchema = config.verifier === undefined ? await storeSchema(admin, config.authSchema) : config.authSchema
-  return { app, read, admin, changes, authSecret, authSchema, embedded, close }
+  return { app, read, admin, changes, authSecret, authSchema, embedded, serverVersion, close }
 }
 
 function checkUrl (name: string, url: string): void {

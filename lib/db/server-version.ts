@@ -1,5 +1,6 @@
 // The PostgreSQL majors tablegate runs on (docs/deployment.md, "PostgreSQL 14 to 18"): each one's
-// SQL is the same, and the test suite runs on the oldest and the newest. An older server is refused
+// SQL is the same but for a logged update's (`returnsOldRows`), and the test suite runs on the oldest
+// and the newest. An older server is refused
 // before anything runs on it, in one line, rather than failing later on the first feature it lacks.
 import { sql } from '../sql/sql.js'
 import { rows, type Queryable } from './query.js'
@@ -18,6 +19,15 @@ function versionName (versionNum: number): string {
 export function unsupportedServer (versionNum: number): string | undefined {
   if (Math.floor(versionNum / 10_000) >= OLDEST_POSTGRES) return undefined
   return `the database server is PostgreSQL ${versionName(versionNum)}; tablegate runs on PostgreSQL ${OLDEST_POSTGRES} to ${NEWEST_POSTGRES}: upgrade the server, or point DATABASE_URL at one of those`
+}
+
+/**
+ * Whether an UPDATE's RETURNING can read the row as it was before (`RETURNING WITH (OLD AS …)`,
+ * PostgreSQL 18): a logged update then reads its image before from the row it writes over, with no
+ * locking read of its own (lib/sql/write.ts, `updateRow`).
+ */
+export function returnsOldRows (versionNum: number): boolean {
+  return versionNum >= 180_000
 }
 
 export async function serverVersionNum (db: Queryable): Promise<number> {

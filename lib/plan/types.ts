@@ -187,8 +187,13 @@ export interface WritePlan {
   readonly sent: Readonly<Record<string, unknown>>
   /** Write hooks hear of this write: they run, and they need the stored rows. */
   readonly hooked: boolean
-  /** The write is recorded in the change log by the pipeline (config `changes`, capture `pipeline`). */
-  readonly capture: boolean
+  /**
+   * The write is recorded in the change log by the pipeline (config `changes`, capture `pipeline`),
+   * its update's image before read from the row it writes over where the server's RETURNING can
+   * (`returning`, PostgreSQL 18), else by a locking read in the same statement (`locking`); false
+   * where it is not recorded.
+   */
+  readonly capture: false | 'returning' | 'locking'
   /** `permissions` of the record as written, as on a get (a batch answers with them), read back with it. */
   readonly permissions: PermissionPlan | undefined
   /** To-one relations the `fields` paths embed in the answer, read after the write in its transaction; none without a path. */

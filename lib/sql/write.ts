@@ -14,10 +14,10 @@ import { compileFilter, tenantOf } from './filter.js'
  * (WITH CHECK): the write and its verification are one statement. A logged write also returns the
  * row's image (`__image`, and what `images` adds), which its log row reads (`logged`).
  */
-function returning (plan: WritePlan, check: CheckedFilter | undefined, images = sql.empty): Sql {
+function returning (plan: WritePlan, check: CheckedFilter | undefined, images = sql.empty, aliases = sql.empty): Sql {
   const verified = check === undefined ? sql.empty : sql`, (${compileFilter(plan.model, check)}) AS "__verified"`
-  const image = plan.capture ? sql`, to_jsonb(${plan.model.table}.*) AS "__image"${images}` : sql.empty
-  return sql` RETURNING ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${verified}${tenantColumn(plan)}${image}`
+  const image = plan.capture === false ? sql.empty : sql`, to_jsonb(${plan.model.table}.*) AS "__image"${images}`
+  return sql` RETURNING ${aliases}${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${verified}${tenantColumn(plan)}${image}`
 }
 
 /** The names of what `returning` returns to the caller: all of it but the images. */
@@ -52,18 +52,22 @@ function logged (plan: WritePlan, write: Sql, check: CheckedFilter | undefined, 
 }
 
 /**
- * An UPDATE of the addressed row, logged where the resource has a change log. Its image before
- * comes from the same statement: a CTE reads the row under `guards` FOR UPDATE, and the UPDATE
- * writes the row it locked, joined by key. Under READ COMMITTED a row another transaction changed
- * meanwhile is locked and judged by the guards in its newest version, and the UPDATE, finding its
- * snapshot's version outdated, writes that newest one with the CTE's row as it was locked: the
- * image is of the version written over. A transaction that has locked the row already takes it
- * again at no cost.
+ * An UPDATE of the addressed row, logged where the resource has a change log, with its image of
+ * the version it wrote over. PostgreSQL 18 returns that version itself (`RETURNING WITH (OLD AS …)`;
+ * under READ COMMITTED, when another transaction changed the row meanwhile, the newest version the
+ * update rechecked and wrote over). Before 18 the image comes from the same statement: a CTE reads
+ * the row under `guards` FOR UPDATE, and the UPDATE writes the row it locked, joined by key. A row
+ * another transaction changed meanwhile is locked and judged by the guards in its newest version,
+ * and the UPDATE, finding its snapshot's version outdated, writes that newest one with the CTE's
+ * row as it was locked. A transaction that has locked the row already takes it again at no cost.
  */
 function updateRow (plan: WritePlan, set: readonly Sql[], guards: readonly Sql[], references: readonly Sql[], check: CheckedFilter | undefined): Sql {
   const { model } = plan
-  if (!plan.capture) {
-    return sql`UPDATE ${model.table} SET ${sql.join(set)} WHERE ${sql.join([...guards, ...references], sql` AND `)}${returning(plan, check)}`
+  const conditions = sql.join([...guards, ...references], sql` AND `)
+  if (plan.capture === false) return sql`UPDATE ${model.table} SET ${sql.join(set)} WHERE ${conditions}${returning(plan, check)}`
+  if (plan.capture === 'returning') {
+    const update = sql`UPDATE ${model.table} SET ${sql.join(set)} WHERE ${conditions}${returning(plan, check, sql`, to_jsonb("__old".*) AS "__before"`, sql`WITH (OLD AS "__old") `)}`
+    return logged(plan, update, check, sql`"__written"."__before"`, WRITTEN_IMAGE)
   }
   const keys = model.key.map((field, i) => ({ field, name: sql.ident(`__key${i}`) }))
   const stored = sql`"__stored" AS (SELECT ${sql.join(keys.map(({ field, name }) => sql`${columnOf(field)} AS ${name}`))}, to_jsonb(${model.table}.*) AS "__before" FROM ${model.table} WHERE ${sql.join(guards, sql` AND `)} FOR UPDATE), `
@@ -162,7 +166,7 @@ export function compileInsert (plan: WritePlan, check?: CheckedFilter): Sql {
 
 /** An INSERT, logged where the resource has a change log: no image before, the row as inserted after. */
 function loggedCreate (plan: WritePlan, insert: Sql, check: CheckedFilter | undefined): Sql {
-  return plan.capture ? logged(plan, insert, check, NO_IMAGE, WRITTEN_IMAGE) : insert
+  return plan.capture === false ? insert : logged(plan, insert, check, NO_IMAGE, WRITTEN_IMAGE)
 }
 
 /**
@@ -226,7 +230,7 @@ export function compileSoftDelete (plan: WritePlan, deleted: boolean, check?: Ch
 /** The delete of the addressed row; logged, the row it returns is the image before and there is none after. */
 export function compileDelete (plan: WritePlan): Sql {
   const remove = sql`DELETE FROM ${plan.model.table} WHERE ${target(plan)}${returning(plan, undefined)}`
-  return plan.capture ? logged(plan, remove, undefined, WRITTEN_IMAGE, NO_IMAGE) : remove
+  return plan.capture === false ? remove : logged(plan, remove, undefined, WRITTEN_IMAGE, NO_IMAGE)
 }
 
 /** Whether the addressed row, as it now stands in the transaction, matches a filter. */

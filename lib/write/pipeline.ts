@@ -51,6 +51,8 @@ export interface WriteServices {
   readonly ruleFilters: RuleFilters
   /** `fields` masks that embed, by caller and text, shared with reads. */
   readonly readMasks?: BoundedCache<ReadMask>
+  /** The server's UPDATE can return the row before (lib/db/server-version.ts, `returnsOldRows`). */
+  readonly returnsOldRows: boolean
 }
 
 /** What planning a write needs: the request's context, the caller's access to the resource, the app. */
@@ -234,7 +236,7 @@ export async function prepareWrite (request: WriteRequest, context: WriteContext
     sent,
     references,
     hooked,
-    capture: model.changes === 'pipeline',
+    capture: model.changes !== 'pipeline' ? false : services.returnsOldRows ? 'returning' : 'locking',
     permissions,
     embeds: request.minimal === true ? NO_EMBEDS : mask.embeds,
   }

@@ -21,6 +21,7 @@ import { compile, type Sql, type SqlQuery } from '../../lib/sql/sql.js'
 import { compileCount, compileEstimate, compileGet, compileList } from '../../lib/sql/read.js'
 import { compileDelete, compileGuardedUpdate, compileInsert, compileLock, compileSoftDelete, compileUpdate, compileVerify } from '../../lib/sql/write.js'
 import { migrateChangeLog } from '../../lib/changes/log.js'
+import { returnsOldRows, serverVersionNum } from '../../lib/db/server-version.js'
 
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, `
@@ -257,23 +258,31 @@ test('compileSoftDelete, compileDelete and compileVerify: the addressed row in t
   })
 })
 
-test('logged writes: the write in a CTE, its log row inserted from what it returned, the row before locked by the same statement', async () => {
+test('logged writes: the write in a CTE, its log row inserted from what it returned, the row before returned by the UPDATE (PostgreSQL 18) or locked by the same statement', async () => {
   await onDatabase(async (db) => { await migrateChangeLog(db, []) })
   const log = '"__logged" AS (INSERT INTO "tablegate_changes"."log" (resource, before, after) SELECT'
   const back = 'SELECT "__written"."id", "__written"."title", "__written"."status", "__written"."total", "__written"."owner_id", "__written"."placed_at", "__written"."version", "__written"."deleted_at"'
-  await assertSql(compileInsert({ ...write('orders', 'create', undefined, { title: 'Tea' }), capture: true }), {
+  await assertSql(compileInsert({ ...write('orders', 'create', undefined, { title: 'Tea' }), capture: 'returning' }), {
     text: `WITH "__written" AS (INSERT INTO "orders" ("title", "tenant_id", "version") VALUES ($1, $2, 1) RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image"), ` +
       `${log} $3, NULL::jsonb, "__written"."__image" FROM "__written") ${back} FROM "__written"`,
     values: ['Tea', 't1', 'orders'],
   })
-  await assertSql(compileGuardedUpdate({ ...UPDATE, capture: true }, OWN, ['3']), {
+  const returned = compile(compileGuardedUpdate({ ...UPDATE, capture: 'returning' }, OWN, ['3']))
+  assert.deepEqual(returned, {
+    text: `WITH "__written" AS (UPDATE "orders" SET "status" = $1, "version" = "version" + 1 WHERE "id" = $2 AND "tenant_id" = $3 AND "deleted_at" IS NULL AND "orders"."owner_id" = $4 AND "version" IN ($5) ` +
+      `RETURNING WITH (OLD AS "__old") ${ORDERS}, to_jsonb("orders".*) AS "__image", to_jsonb("__old".*) AS "__before"), ` +
+      `${log} $6, "__written"."__before", "__written"."__image" FROM "__written") ${back} FROM "__written"`,
+    values: ['open', '7', 't1', 'u1', '3', 'orders'],
+  })
+  if (returnsOldRows(await onDatabase(serverVersionNum))) await onDatabase(async (db) => { await db.query('BEGIN'); await db.query(returned.text, returned.values); await db.query('ROLLBACK') })
+  await assertSql(compileGuardedUpdate({ ...UPDATE, capture: 'locking' }, OWN, ['3']), {
     text: 'WITH "__stored" AS (SELECT "id" AS "__key0", to_jsonb("orders".*) AS "__before" FROM "orders" ' +
       'WHERE "id" = $1 AND "tenant_id" = $2 AND "deleted_at" IS NULL AND "orders"."owner_id" = $3 AND "version" IN ($4) FOR UPDATE), ' +
       `"__written" AS (UPDATE "orders" SET "status" = $5, "version" = "version" + 1 FROM "__stored" WHERE "orders"."id" = "__stored"."__key0" RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image", "__stored"."__before"), ` +
       `${log} $6, "__written"."__before", "__written"."__image" FROM "__written") ${back} FROM "__written"`,
     values: ['7', 't1', 'u1', '3', 'open', 'orders'],
   })
-  await assertSql(compileDelete({ ...write('orders', 'delete', ['7']), capture: true }), {
+  await assertSql(compileDelete({ ...write('orders', 'delete', ['7']), capture: 'locking' }), {
     text: `WITH "__written" AS (DELETE FROM "orders" WHERE "id" = $1 AND "tenant_id" = $2 RETURNING ${ORDERS}, to_jsonb("orders".*) AS "__image"), ` +
       `${log} $3, "__written"."__image", NULL::jsonb FROM "__written") ${back} FROM "__written"`,
     values: ['7', 't1', 'orders'],
