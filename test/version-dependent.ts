@@ -11,7 +11,7 @@ export const VERSION_DEPENDENT: ReadonlyArray<readonly [string, readonly string[
   ['writes: json_populate_recordset, guarded updates, reorders, references', ['http/batch', 'http/guarded-update', 'http/references', 'http/resources', 'http/etags', 'http/conditional-get']],
   ['exports: cursors and row streams', ['http/export.test', 'http/export-chunks']],
   ['the catalog: introspection, CHECK constraints, drift, the login store\'s schema', ['http/model-startup', 'http/column-limits', 'http/init.test', 'http/init-drift', 'http/store-schema']],
-  ['the change feed: xid8 and pg_snapshot_xmin, jsonb_populate_record of row images, CREATE OR REPLACE TRIGGER, writes that log in a CTE locking FOR UPDATE', ['http/changes.test', 'http/changes-properties', 'http/changes-logged-write']],
+  ['the change feed: xid8 and pg_snapshot_xmin, jsonb_populate_record of row images, CREATE OR REPLACE TRIGGER, logged updates: RETURNING old on 18, a CTE locking FOR UPDATE before it', ['http/changes.test', 'http/changes-properties', 'http/changes-logged-write']],
   ['timeouts and lost connections', ['http/timeouts', 'http/connection-loss', 'http/transaction-loss']],
   ['one request of each kind end to end', ['http/smoke']],
 ]
