@@ -28,6 +28,7 @@ import { shadowedCapabilities } from './access/shadowed.js'
 import { BoundedCache } from './cache.js'
 import { RowSamples } from './read/estimate/samples.js'
 import { EstimateSettling } from './read/estimate/settling.js'
+import { TraversalSides } from './read/sides.js'
 import { deriveKey } from './crypto.js'
 import { pageTokens } from './query/page-token.js'
 import { etags } from './serialize/etag.js'
@@ -98,6 +99,7 @@ function appServices (config: ResolvedConfig, authSecret: string, hooks: WriteHo
     estimates: new BoundedCache(5_000),
     samples: new RowSamples(),
     settling: new EstimateSettling(),
+    sides: new TraversalSides(),
     ruleFilters: new RuleFilters(models),
     hooks,
   }
