@@ -2,7 +2,7 @@
 // caller and page size for SIDE_TTL_MS. The statement that counts the passing target rows and
 // carries both branches reads a list's first page for a filter value; its rows say which branch
 // ran, and until the memory expires the list sends that branch alone: no count, no statistics
-// read, half the statement. When it expires the rows are counted again, so a table whose values
+// read, a third of the text. When it expires the rows are counted again, so a table whose values
 // changed is read from its new side within SIDE_TTL_MS. Either side reads the same rows, so no
 // answer depends on what is remembered; and it is kept per caller (the list's estimate key names
 // the caller wherever a related condition is read: their filter traverses a relation, or their

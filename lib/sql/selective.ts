@@ -18,7 +18,7 @@
 // (the table's statistics, pg_class.reltuples, read as the statement runs), a to-many's target rows
 // are each one list row at most. Each row of that statement says which branch ran
 // (`__collected`), and a page whose side is known (lib/read/sides.ts) sends that branch alone: no
-// count, no statistics, half the text. docs/decisions.md, "Traversed filters", has the
+// count, no statistics, a third of the text. docs/decisions.md, "Traversed filters", has the
 // measurements.
 import { sql, type Sql } from './sql.js'
 import { relatedSides, type Substitute } from './filter.js'
