@@ -13,7 +13,7 @@ import { selectiveCondition, SIDE_COLUMN, type Side } from '../sql/selective.js'
 import type { Row } from '../serialize/record.js'
 
 /** How long a learned side is sent alone before the rows are counted again. */
-export const SIDE_TTL_MS = 30_000
+const SIDE_TTL_MS = 30_000
 
 interface Learned {
   readonly side: Side
