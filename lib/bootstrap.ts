@@ -29,6 +29,7 @@ import { shadowedCapabilities } from './access/shadowed.js'
 import { BoundedCache } from './cache.js'
 import { RowSamples } from './read/estimate/samples.js'
 import { EstimateSettling } from './read/estimate/settling.js'
+import { TraversalSides } from './read/sides.js'
 import { deriveKey } from './crypto.js'
 import { pageTokens } from './query/page-token.js'
 import { etags } from './serialize/etag.js'
@@ -99,6 +100,7 @@ function appServices (config: ResolvedConfig, db: Databases, hooks: WriteHooks, 
     estimates: new BoundedCache(5_000),
     samples: new RowSamples(),
     settling: new EstimateSettling(),
+    sides: new TraversalSides(),
     ruleFilters: new RuleFilters(models),
     hooks,
     returnsOldRows: returnsOldRows(db.serverVersion),

@@ -80,7 +80,8 @@ export function planPage (input: PageInput, context: ListContext, page: Pick<Lis
     tokenBinding,
     tokenScope: scope,
     // Callers who see every row share a list's estimate and samples; one a row filter or tenant narrows has their own,
-    // and so has one whose filter follows a relation: it counts the related rows they may read.
+    // and so has one whose filter follows a relation: it counts the related rows they may read
+    // (and so does the statement whose side lib/read/sides.ts remembers under this key).
     estimateKey: own || traverses(filter) ? `${tokenBinding}\0${access.callerKey}` : tokenBinding,
     narrowedTo: own ? access.callerKey : '',
     embeds: read.embeds,

@@ -12,11 +12,14 @@ import type { Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
 import { estimateRows, startEstimate, type EstimateServices } from './estimate/index.js'
 import { guardWarnings, type ListGuard } from './guard-view.js'
+import type { TraversalSides } from './sides.js'
 
 /** What reads need of the app. */
 export interface ReadServices extends EstimateServices {
   readonly pageTokens: PageTokens
   readonly etags: Etags
+  /** The sides traversed filters were read from, per list and caller. */
+  readonly sides: TraversalSides
 }
 
 /**
@@ -57,7 +60,9 @@ export async function readPage (db: Pool, plan: ListPlan, services: ReadServices
   let found: Row[]
   let estimate = 0
   try {
-    found = await rows<Row>(db, compileList(plan, start?.countUpTo))
+    const side = services.sides.recall(plan)
+    found = await rows<Row>(db, compileList(plan, start?.countUpTo, side))
+    if (side === undefined) services.sides.learn(plan, found)
     if (start !== undefined) estimate = await estimateRows(db, plan, services, start, found)
   } catch (err) {
     throw asFilterProblem(err, plan)

@@ -3,7 +3,7 @@
 import { sql, type Sql } from './sql.js'
 import { jsonCast, keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
 import { compileFilter, scopeConditions, type Substitute } from './filter.js'
-import { selectiveForm, type SelectiveBranch } from './selective.js'
+import { selectiveForm, type SelectiveBranch, type Side } from './selective.js'
 import { toManyColumn, type EmbedsSql } from './embed-many.js'
 import { pathValue } from './path.js'
 import { nullable, ownField } from '../query/order-by.js'
@@ -187,9 +187,10 @@ export function listConditions ({ model, scope, filter }: FilteredRows, substitu
   return conditions
 }
 
-/** The conditions of one branch of a selective form (./selective.ts): its one-time condition first. */
+/** The conditions of one branch of a selective form (./selective.ts): in the statement that chooses, its one-time condition first. */
 function branchConditions (rows: FilteredRows, branch: SelectiveBranch | undefined): Sql[] {
-  return branch === undefined ? listConditions(rows) : [branch.runs, ...listConditions(rows, branch.substitute)]
+  if (branch === undefined) return listConditions(rows)
+  return branch.runs === undefined ? listConditions(rows, branch.substitute) : [branch.runs, ...listConditions(rows, branch.substitute)]
 }
 
 /** The order read the other way: row for row the reverse, NULLs included (they sort last ascending, first descending). */
@@ -203,11 +204,13 @@ export function reversed (order: readonly OrderTerm[]): OrderTerm[] {
  * a seek skips `position` rows first. With `countUpTo`, each row also carries `__estimate`: the
  * filtered rows the caller may see, counted up to that cap by an uncorrelated subquery, which
  * PostgreSQL runs once, in the same round trip. A related condition among the top-level
- * conditions makes it two such queries, of which one runs (./selective.ts).
+ * conditions makes it two such queries, of which one runs, and each row says which
+ * (./selective.ts); with `side`, the one that side reads, alone.
  */
-export function compileList (plan: ListPlan, countUpTo?: number): Sql {
+export function compileList (plan: ListPlan, countUpTo?: number, side?: Side): Sql {
   const form = selectiveForm(plan.model, plan.filter, plan.scope.rows, plan.pageSize + 1 + plan.position)
   if (form === undefined) return pageQuery(plan, countUpTo, undefined)
+  if (side !== undefined) return pageQuery(plan, countUpTo, { substitute: form[side].substitute })
   return sql`${form.with}SELECT * FROM ((${pageQuery(plan, countUpTo, form.collected)}) UNION ALL (${pageQuery(plan, countUpTo, form.walked)})) AS "__page"`
 }
 
@@ -227,7 +230,7 @@ function pageQuery (plan: ListPlan, countUpTo: number | undefined, branch: Selec
   })
   const skip = plan.position > 0 ? sql` OFFSET ${plan.position}` : sql.empty
   const embeds = plan.embeds.length === 0 ? undefined : embedsSql(plan.model, plan.embeds)
-  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)}${embeds?.columns ?? sql.empty}${estimate} FROM ${plan.model.table}${embeds?.joins ?? sql.empty}${source.joins}${where(conditions)} ORDER BY ${orderBy(order, source.values)} LIMIT ${sql.int(plan.pageSize + 1)}${skip}`
+  return sql`SELECT ${recordColumns(plan.fetch)}${permissionColumns(plan.model, plan.permissions)}${sql.join(orderValues, sql.empty)}${embeds?.columns ?? sql.empty}${estimate}${branch?.marks ?? sql.empty} FROM ${plan.model.table}${embeds?.joins ?? sql.empty}${source.joins}${where(conditions)} ORDER BY ${orderBy(order, source.values)} LIMIT ${sql.int(plan.pageSize + 1)}${skip}`
 }
 
 function orderBy (order: readonly OrderTerm[], values: readonly Sql[]): Sql {

@@ -16,7 +16,10 @@
 //
 // The threshold is in target rows: a to-one's keys each stand for `rows / target rows` list rows
 // (the table's statistics, pg_class.reltuples, read as the statement runs), a to-many's target rows
-// are each one list row at most. docs/decisions.md, "Traversed filters", has the measurements.
+// are each one list row at most. Each row of that statement says which branch ran
+// (`__collected`), and a page whose side is known (lib/read/sides.ts) sends that branch alone: no
+// count, no statistics, a third of the text. docs/decisions.md, "Traversed filters", has the
+// measurements.
 import { sql, type Sql } from './sql.js'
 import { relatedSides, type Substitute } from './filter.js'
 import type { CheckedFilter } from '../query/filter/checked.js'
@@ -45,23 +48,32 @@ function conjunctRelated (filter: CheckedFilter | undefined): RelatedCondition |
   return conjuncts(filter).find((c): c is RelatedCondition => c.kind === 'related' && startsFromIndex(c.target, c.condition))
 }
 
-/** One way to read the rows: the one-time condition that selects it, and the related condition's SQL in it. */
+/** The side a related condition is read from: its target's keys collected, or the list walked. */
+export type Side = 'collected' | 'walked'
+
+/** The column of the choosing statement's rows that says which branch ran: true where it collected. */
+export const SIDE_COLUMN = '__collected'
+
+/** One way to read the rows: the related condition's SQL in it, and where the statement chooses, the one-time condition that selects it. */
 export interface SelectiveBranch {
-  readonly runs: Sql
   readonly substitute: Substitute
+  readonly runs?: Sql
+  /** `, true AS "__collected"` (false where it walks), a column of the choosing statement's rows. */
+  readonly marks?: Sql
 }
 
 /** A list statement's two ways to read a related condition, and the CTE that chooses between them. */
 export interface SelectiveForm {
-  /** `WITH "__keys" AS MATERIALIZED (…) `, to start the statement. */
+  /** `WITH "__keys" AS MATERIALIZED (…) `, to start the statement that chooses. */
   readonly with: Sql
-  readonly collected: SelectiveBranch
-  readonly walked: SelectiveBranch
+  readonly collected: Required<SelectiveBranch>
+  readonly walked: Required<SelectiveBranch>
 }
 
 const KEYS = sql.ident('__keys')
 const FEW = sql.ident('__few')
 const MOST = sql.ident('__most')
+const MARK = sql.ident(SIDE_COLUMN)
 
 /** The most target rows the collecting branch takes, from the two tables' statistics. */
 function threshold (model: ResourceModel, node: RelatedCondition, limit: number): Sql {
@@ -72,13 +84,18 @@ function threshold (model: ResourceModel, node: RelatedCondition, limit: number)
   return sql`(SELECT floor(greatest(t.reltuples, 1) * sqrt(${limit}::float8 / ${rows}))::int8 FROM pg_class p, pg_class t WHERE p.oid = ${model.tableText}::regclass AND t.oid = ${node.target.tableText}::regclass)`
 }
 
+/** The related condition a list's statement reads from either side (its filter's first, else its row filter's), if any. */
+export function selectiveCondition (filter: CheckedFilter | undefined, rows: CheckedFilter | undefined): RelatedCondition | undefined {
+  return conjunctRelated(filter) ?? conjunctRelated(rows)
+}
+
 /**
  * The selective form of a list's statement reading at most `limit` rows (a page and the one more,
  * or a count's cap), where its filter or row filter has a related condition at the top level;
  * undefined where neither has one.
  */
 export function selectiveForm (model: ResourceModel, filter: CheckedFilter | undefined, rows: CheckedFilter | undefined, limit: number): SelectiveForm | undefined {
-  const node = conjunctRelated(filter) ?? conjunctRelated(rows)
+  const node = selectiveCondition(filter, rows)
   if (node === undefined) return undefined
   const sides = relatedSides(model, node)
   // The threshold is read once, for the LIMIT and the comparison alike.
@@ -86,7 +103,7 @@ export function selectiveForm (model: ResourceModel, filter: CheckedFilter | und
   const counted = sql`SELECT count(*) <= ${most} AS ${FEW} FROM (${sides.passing} LIMIT ${most} + 1) AS "__counted"`
   return {
     with: sql`WITH ${MOST} AS MATERIALIZED (SELECT greatest(1, ${threshold(model, node, limit)}) AS "__n"), ${KEYS} AS MATERIALIZED (${counted}) `,
-    collected: { runs: sql`(SELECT ${FEW} FROM ${KEYS})`, substitute: { node, sql: sides.collected } },
-    walked: { runs: sql`(SELECT NOT ${FEW} FROM ${KEYS})`, substitute: { node, sql: sides.probed } },
+    collected: { runs: sql`(SELECT ${FEW} FROM ${KEYS})`, marks: sql`, true AS ${MARK}`, substitute: { node, sql: sides.collected } },
+    walked: { runs: sql`(SELECT NOT ${FEW} FROM ${KEYS})`, marks: sql`, false AS ${MARK}`, substitute: { node, sql: sides.probed } },
   }
 }
