@@ -52,6 +52,45 @@ export function limitKey (limitClass: LimitClass, user: CallerUser | null, org: 
   return user === null ? JSON.stringify([limitClass, 'address', address]) : JSON.stringify([limitClass, 'user', user.id, org?.id ?? null])
 }
 
+/** What a caller's requests count with: their keys by class, and the exempt roles they hold. */
+export interface CallerLimits {
+  /** The caller's exempt roles: with any, none of their requests is counted. */
+  readonly exemptRoles: readonly string[]
+  key (limitClass: LimitClass): string
+}
+
+interface CallerEntry extends CallerLimits {
+  readonly org: CallerOrganization | undefined
+}
+
+/**
+ * Each caller's limits, worked out once per verified caller rather than per request: the verifier
+ * hands the same user object for every request of a token it remembers (lib/auth/verifier.ts), and
+ * a role or membership change makes a new user or organization object, so a new entry.
+ */
+export class Callers {
+  readonly #entries = new WeakMap<CallerUser, CallerEntry>()
+
+  constructor (private readonly exempt: ReadonlySet<string>) {}
+
+  of (user: CallerUser, org: CallerOrganization | undefined): CallerLimits {
+    const entry = this.#entries.get(user)
+    if (entry !== undefined && entry.org === org) return entry
+    const keys = new Map<LimitClass, string>()
+    const made: CallerEntry = {
+      org,
+      exemptRoles: user.roles.filter((role) => this.exempt.has(role)),
+      key: (limitClass) => {
+        let key = keys.get(limitClass)
+        if (key === undefined) keys.set(limitClass, key = limitKey(limitClass, user, org, ''))
+        return key
+      },
+    }
+    this.#entries.set(user, made)
+    return made
+  }
+}
+
 /** `RateLimit-Policy`: the class's quota and window in seconds. No partition key: it would name the caller's counter. */
 export function policyField (limitClass: LimitClass, budget: Budget): string {
   return `"${limitClass}";q=${budget.max};w=${Math.ceil(budget.windowMs / 1000)}`

@@ -24,6 +24,16 @@ export interface LimiterStore {
   child (routeOptions: unknown): LimiterStore
 }
 
+/** The store's class, as @fastify/rate-limit takes it, with the leases' answer that needs no database. */
+export interface SharedLimiterStore {
+  new (): LimiterStore
+  /**
+   * Counts a request of the key from this process's lease, without the database and at once: the
+   * count, or undefined when a lease has to be taken (or is being taken) first.
+   */
+  held (key: string, max: number): Count | undefined
+}
+
 const SWEEP_EVERY_MS = 60_000
 
 export interface StoreOptions {
@@ -80,7 +90,7 @@ export function attemptCounter (db: Queryable, table: Sql): AttemptCounter {
   }
 }
 
-export function sharedLimiterStore (db: Queryable, table: Sql, options: StoreOptions = {}): new () => LimiterStore {
+export function sharedLimiterStore (db: Queryable, table: Sql, options: StoreOptions = {}): SharedLimiterStore {
   const leaseOf = options.lease
   const leases = new Map<string, Lease>()
   const taking = new Map<string, Promise<void>>()
@@ -105,29 +115,46 @@ export function sharedLimiterStore (db: Queryable, table: Sql, options: StoreOpt
     leases.set(key, { base, granted: Math.max(0, Math.min(size, max - base)), used: 0, endsAt: Date.now() + counted.ttl })
   }
 
+  function held (key: string, max: number): Count | undefined {
+    if (leaseOf === undefined) return undefined
+    const lease = leases.get(key)
+    if (lease === undefined) return undefined
+    const now = Date.now()
+    // One lease at a time per key: requests that come while it is taken wait for it.
+    if (lease.endsAt <= now || taking.has(key)) return undefined
+    if (lease.used < lease.granted) return { current: lease.base + ++lease.used, ttl: lease.endsAt - now }
+    if (lease.base + lease.granted >= max) return { current: max + 1, ttl: lease.endsAt - now }
+    return undefined
+  }
+
   async function count (key: string, timeWindow: number, max: number): Promise<Count> {
     if (leaseOf === undefined) return await add(key, timeWindow, 1)
     for (;;) {
-      // One lease at a time per key: requests that come while it is taken wait for it.
       const pending = taking.get(key)
       if (pending !== undefined) {
         await pending
         continue
       }
-      const now = Date.now()
-      const lease = leases.get(key)
-      if (lease !== undefined && lease.endsAt > now) {
-        if (lease.used < lease.granted) return { current: lease.base + ++lease.used, ttl: lease.endsAt - now }
-        if (lease.base + lease.granted >= max) return { current: max + 1, ttl: lease.endsAt - now }
-      }
+      const counted = held(key, max)
+      if (counted !== undefined) return counted
       const taken = takeLease(key, timeWindow, max, Math.min(max, Math.max(1, leaseOf(max)))).finally(() => { taking.delete(key) })
       taking.set(key, taken)
       await taken
     }
   }
 
-  return class SharedLimiterStore implements LimiterStore {
+  return class implements LimiterStore {
+    static held (key: string, max: number): Count | undefined {
+      return held(key, max)
+    }
+
     incr (key: string, done: Done, timeWindow: number, max: number): void {
+      // A lease's answer at once: no promise between @fastify/rate-limit and the lease.
+      const counted = held(key, max)
+      if (counted !== undefined) {
+        done(null, counted)
+        return
+      }
       count(key, timeWindow, max).then((result) => { done(null, result) }, (err: unknown) => { done(err instanceof Error ? err : new Error(String(err))) })
     }
 

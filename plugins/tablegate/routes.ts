@@ -7,6 +7,7 @@ import type { ResourceModel } from '../../lib/model/types.js'
 import { runApiRoute, runResourceRoute, type RouteRequest } from '../../lib/route/run.js'
 import type { Answer } from '../../lib/route/types.js'
 import { resourceRouteClass, type AnyResourceRoute } from '../../lib/route/types.js'
+import type { OperationClass } from '../../lib/config/rate-limits.js'
 import { apiRouteClass } from '../../lib/route/api-route.js'
 import type { MountedRoute } from '../../lib/route/table.js'
 import { pathOf, rawKeyOf, routerPath } from '../../lib/route/paths.js'
@@ -50,10 +51,17 @@ export function mountRoutes (app: FastifyInstance, runtime: Runtime): void {
       const custom = mine.find(({ route }) => route.customMethod !== undefined && path.endsWith(`:${route.customMethod}`))
       return { chosen: custom ?? mine.find(({ route }) => route.customMethod === undefined), custom: custom !== undefined }
     }
+    // Each route's budget class once: request limits ask it of every request.
+    const classes = new Map<AnyResourceRoute, OperationClass>()
+    const classOf = (route: AnyResourceRoute): OperationClass => {
+      let found = classes.get(route)
+      if (found === undefined) classes.set(route, found = resourceRouteClass(route))
+      return found
+    }
     app.route({
       method: mounted.route.method,
       url: `${routerPath(collectionPath)}/:key`,
-      config: { operationClass: (url: string) => { const { chosen } = choose(pathOf(url)); return chosen === undefined ? undefined : resourceRouteClass(chosen.route) } },
+      config: { operationClass: (url: string) => { const { chosen } = choose(pathOf(url)); return chosen === undefined ? undefined : classOf(chosen.route) } },
       handler: async (request, reply) => {
         const path = pathOf(request.raw.url!)
         const { chosen, custom } = choose(path)

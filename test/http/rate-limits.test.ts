@@ -5,8 +5,8 @@ import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'
 import { createServer } from '../../lib/server.js'
-import { freshDatabase, releaseBeforeDrop, runSql } from '../helpers/db.js'
-import { TEST_SECRET, createUser, bearer, caller, type CallResult } from '../helpers/app.js'
+import { freshDatabase, releaseBeforeDrop, runSql, withClient } from '../helpers/db.js'
+import { TEST_SECRET, createUser, bearer, caller, subjectOf, type CallResult } from '../helpers/app.js'
 
 const url = await freshDatabase()
 await runSql(url, `
@@ -167,6 +167,19 @@ test('an exempt role is not counted and carries no fields; its requests are logg
   assert.equal(logged.length, 1)
   assert.deepEqual([logged[0]!.roles, logged[0]!.requests], [['service'], 1])
   assert.equal(typeof logged[0]!.user, 'string')
+})
+
+test('the counters\' keys name the class and the caller, or the client address, as the docs\' forgive query expects', async () => {
+  const email = `caller${++users}@example.com`
+  await createUser(app, email, 'user')
+  const auth = await bearer(app, email)
+  const call = caller(app, auth)
+  assert.equal((await call('GET', '/api/v1/orders')).status, 200)
+  assert.equal((await call('POST', '/api/v1/orders', { payload: { title: 'k' } })).status, 201)
+  assert.equal((await app.inject({ method: 'GET', url: '/console/', remoteAddress: '192.0.2.8' })).statusCode, 200)
+  const id = subjectOf(auth)
+  const keys = await withClient(url, async (client) => (await client.query<{ key: string }>('SELECT key FROM tablegate_limits.requests WHERE key LIKE $1 OR key LIKE $2 ORDER BY key', [`%"${id}"%`, '%"192.0.2.8"%'])).rows.map((row) => row.key))
+  assert.deepEqual(keys, [`["anonymous","address","192.0.2.8"]`, `["read","user","${id}",null]`, `["write","user","${id}",null]`])
 })
 
 function json (response: LightMyRequestResponse): any {
