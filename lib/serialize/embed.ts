@@ -8,13 +8,37 @@ import type { PageTokens } from '../query/page-token.js'
 import type { Etags, Row } from './etag.js'
 import { recordBuilder } from './json.js'
 import { embedEtag, manyReader } from './embed-many.js'
+import { compiledFunction, ShapeFunction } from './shape-function.js'
 
 /** The embedded records of one row, in the order of the plan's embeds; `parent` is the record they belong to. */
 export type EmbedsReader = (row: Row, parent: Row) => unknown[]
 
+/** The target's record out of its parent's row: each field from its numbered column. */
+type RecordReader = (row: Row) => Row
+
+const kRecordReaders = Symbol('embeddedRecordReaders')
+
+/** The reader of an embed's record: a loop for its first asks, then code that reads and writes each by its name (./shape-function.ts). */
+function recordReader (embed: ToOneEmbed): RecordReader {
+  // Kept on the fetched selection, one per column prefix: an embed's place in its statement.
+  const readers = embed.fetch.derive(kRecordReaders, () => new Map<string, ShapeFunction<RecordReader>>())
+  let reader = readers.get(embed.column)
+  if (reader === undefined) {
+    const names = embed.fetch.fields.map((f) => f.name)
+    const columns = names.map((_, i) => `${embed.column}_${i}`)
+    const loop: RecordReader = (row) => {
+      const record: Row = {}
+      for (let i = 0; i < columns.length; i++) record[names[i]!] = row[columns[i]!]
+      return record
+    }
+    reader = new ShapeFunction(loop, () => compiledFunction<RecordReader>('readEmbedded', ['row'], `return { ${names.map((name, i) => `${JSON.stringify(name)}: row[${JSON.stringify(columns[i])}]`).join(', ')} }`))
+    readers.set(embed.column, reader)
+  }
+  return reader.get()
+}
+
 function embedReader (embed: ToOneEmbed, etags: Etags | undefined, tokens: PageTokens): (row: Row) => Row | null {
-  const names = embed.fetch.fields.map((f) => f.name)
-  const columns = names.map((_, i) => `${embed.column}_${i}`)
+  const read = recordReader(embed)
   const etag = embedEtag(etags, embed.model, embed.readable)
   const children = embed.embeds.length === 0 ? undefined : embedsReader(embed.embeds, etags, tokens)
   const build = recordBuilder(embed.select, embed.embeds.map((child) => child.relation.name))
@@ -22,8 +46,7 @@ function embedReader (embed: ToOneEmbed, etags: Etags | undefined, tokens: PageT
     if (row[embed.column] !== true) return null
     // No presenter to apply: a resource whose rows a plugin presents cannot be a relation's
     // target (lib/model/relations.ts), as a filter over its stored columns would probe them.
-    const record: Row = {}
-    for (let i = 0; i < columns.length; i++) record[names[i]!] = row[columns[i]!]
+    const record = read(row)
     return build(record, etag(record), undefined, children?.(row, record))
   }
 }

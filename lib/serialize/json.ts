@@ -4,6 +4,7 @@
 import type { FieldModel, FieldType } from '../model/types.js'
 import type { Row } from './record.js'
 import type { Selection } from '../model/selection.js'
+import { compiledFunction, ShapeFunction } from './shape-function.js'
 
 type ValueWriter = (value: unknown) => string
 
@@ -98,25 +99,20 @@ export type RecordBuilder = (row: Row, etag: string | undefined, permissions: un
 
 /**
  * The builder of a selection's records, generated as one object literal (the shape is the same for
- * every record, fields read by constant names); names enter the code only as JSON literals. A
- * missing value is null, as the writer writes it; `etag` or `permissions` left undefined is left
- * out (an exported embed has no etag).
+ * every record, fields read by constant names). A missing value is null, as the writer writes it;
+ * `etag` or `permissions` left undefined is left out (an exported embed has no etag).
  */
 function compileBuilder ({ fields: select }: Selection, relations: readonly string[] = []): RecordBuilder {
   const properties = select.map((field) => `${JSON.stringify(field.name)}: row[${JSON.stringify(field.name)}] ?? null`)
   const embedded = relations.map((name, i) => `${JSON.stringify(name)}: embedded[${i}]`)
-  return new Function(`return function buildRecord (row, etag, permissions, embedded) {
-    return { ${[...properties, ...embedded, 'etag', 'permissions'].join(', ')} }
-  }`)() as RecordBuilder
+  return compiledFunction('buildRecord', ['row', 'etag', 'permissions', 'embedded'], `return { ${[...properties, ...embedded, 'etag', 'permissions'].join(', ')} }`)
 }
 
 /**
  * A selection's records built by a loop over its fields' names: what its first pages are built
- * with, before its own builder is compiled. Compiling one, and the first runs of what it compiled,
- * cost a new list shape's first page more than building it so (issue 45, "No warm-up tax"): pages
- * of 300 field sets new to the server took 120-180 µs more server CPU each than known ones with
- * the compiled builder, none measurable with the loop. The records are the same objects: the same
- * properties in the same order.
+ * with, before its own builder is compiled (./shape-function.ts). Pages of 300 field sets new to
+ * the server took 120-180 µs more server CPU each with a builder compiled at once than with this
+ * loop. The records are the same objects: the same properties in the same order.
  */
 function loopBuilder ({ fields: select }: Selection, relations: readonly string[]): RecordBuilder {
   const names = select.map((field) => field.name)
@@ -130,20 +126,8 @@ function loopBuilder ({ fields: select }: Selection, relations: readonly string[
   }
 }
 
-/** Pages (or records) a selection's records are built by loopBuilder before it has a builder of its own. */
-const LOOP_USES = 2
-
-interface Builders {
-  readonly loop: RecordBuilder
-  compiled: RecordBuilder | undefined
-  uses: number
-}
-
-function builderOf (builders: Builders, select: Selection, relations: readonly string[]): RecordBuilder {
-  if (builders.compiled !== undefined) return builders.compiled
-  if (++builders.uses <= LOOP_USES) return builders.loop
-  builders.compiled = compileBuilder(select, relations)
-  return builders.compiled
+function builders (select: Selection, relations: readonly string[]): ShapeFunction<RecordBuilder> {
+  return new ShapeFunction(loopBuilder(select, relations), () => compileBuilder(select, relations))
 }
 
 const kBuilders = Symbol('recordBuilders')
@@ -160,14 +144,14 @@ const kEmbeddingBuilders = Symbol('embeddingBuilders')
  * Asked for once a page; the first asks of a selection get loopBuilder's builder.
  */
 export function recordBuilder (select: Selection, relations: readonly string[] = []): RecordBuilder {
-  if (relations.length === 0) return builderOf(select.derive(kBuilders, (s) => ({ loop: loopBuilder(s, []), compiled: undefined, uses: 0 })), select, relations)
+  if (relations.length === 0) return select.derive(kBuilders, (s) => builders(s, [])).get()
   // Relation names come from the model, so a selection has few such builders.
-  const byRelations = select.derive(kEmbeddingBuilders, () => new Map<string, Builders>())
+  const byRelations = select.derive(kEmbeddingBuilders, () => new Map<string, ShapeFunction<RecordBuilder>>())
   const key = relations.join(',')
-  let builders = byRelations.get(key)
-  if (builders === undefined) {
-    builders = { loop: loopBuilder(select, relations), compiled: undefined, uses: 0 }
-    byRelations.set(key, builders)
+  let made = byRelations.get(key)
+  if (made === undefined) {
+    made = builders(select, relations)
+    byRelations.set(key, made)
   }
-  return builderOf(builders, select, relations)
+  return made.get()
 }
