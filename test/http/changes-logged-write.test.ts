@@ -157,3 +157,16 @@ test('the log is indexed by its key and by resource only; migrating drops the in
   await migrateChangeLog(db, [])
   assert.deepEqual(await indexes(), ['log_pkey', 'log_resource'])
 })
+
+test('the log keeps no statistics of its images; migrating an earlier log stops them', async () => {
+  const db = runtimeOf(app).db.app
+  const targets = async (): Promise<Array<[string, boolean]>> => (await db.query<{ attname: string, off: boolean }>(
+    "SELECT attname, attstattarget IS NOT DISTINCT FROM 0 AS off FROM pg_attribute WHERE attrelid = 'tablegate_changes.log'::regclass AND attname IN ('before', 'after', 'resource') ORDER BY attname")).rows.map((r) => [r.attname, r.off])
+  assert.deepEqual(await targets(), [['after', true], ['before', true], ['resource', false]])
+  await db.query('ALTER TABLE tablegate_changes.log ALTER COLUMN before SET STATISTICS -1')
+  await migrateChangeLog(db, [])
+  assert.deepEqual(await targets(), [['after', true], ['before', true], ['resource', false]])
+  await db.query('ANALYZE tablegate_changes.log')
+  const { rows } = await db.query<{ attname: string }>("SELECT attname FROM pg_stats WHERE schemaname = 'tablegate_changes' AND tablename = 'log' AND attname IN ('before', 'after')")
+  assert.deepEqual(rows, [])
+})
