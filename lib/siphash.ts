@@ -139,10 +139,16 @@ let instance: { readonly hash: SipHashModule['hash'], readonly memory: WasmMemor
 
 function moduleInstance (): NonNullable<typeof instance> {
   if (instance === undefined) {
+    if (typeof WebAssembly === 'undefined') throw new Error('tablegate needs WebAssembly, which this Node runs without (started with --jitless?): its ETags are hashed with it')
     const { memory, hash } = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as unknown as SipHashModule
     instance = { memory, hash, bytes: new Uint8Array(memory.buffer), words: new Int32Array(memory.buffer, 0, 8) }
   }
   return instance
+}
+
+/** Makes the process's instance now, so that a Node without WebAssembly stops a start, not a request. */
+export function loadSipHash (): void {
+  moduleInstance()
 }
 
 /** SipHash-2-4-128 under a 16-byte key. */

@@ -11,7 +11,7 @@
 import { createHmac, type KeyObject } from 'node:crypto'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 import { FNV_OFFSET, FNV_PRIME } from '../hash.js'
-import { sipHash128, type SipHash128 } from '../siphash.js'
+import { loadSipHash, sipHash128, type SipHash128 } from '../siphash.js'
 import { compiledFunction, ShapeFunction } from './shape-function.js'
 
 export type Row = Record<string, unknown>
@@ -211,6 +211,7 @@ export interface Etags {
 }
 
 export function etags (secret: KeyObject): Etags {
+  loadSipHash()
   // Each resource's hash state after its name, and its keyed hash, worked out once per model.
   const starts = new Map<string, Lanes>()
   const lanesOf = (model: ResourceModel): Lanes => {

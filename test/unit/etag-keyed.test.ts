@@ -3,6 +3,8 @@
 // server's and of the resource's (docs/decisions.md, "To-many embeds at the floor's cost").
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { sipHash128 } from '../../lib/siphash.js'
 import { deriveKey } from '../../lib/crypto.js'
 import { etags } from '../../lib/serialize/etag.js'
@@ -82,6 +84,13 @@ test('SipHash-2-4-128 agrees with the function written plainly for messages of a
   const other = sipHash128(new Uint8Array(16))
   other(message, 90, out)
   assert.equal(hex(), referenceSipHash(new Uint8Array(16), message.slice(0, 90)), 'each key its own')
+})
+
+test('a Node without WebAssembly is told so when the ETags are made, in one line', () => {
+  const siphash = fileURLToPath(new URL('../../lib/siphash.js', import.meta.url))
+  const run = spawnSync(process.execPath, ['--jitless', '--input-type=module', '-e', `import(${JSON.stringify(pathToFileURL(siphash).href)}).then((m) => m.loadSipHash())`], { encoding: 'utf8' })
+  assert.notEqual(run.status, 0)
+  assert.match(run.stderr, /tablegate needs WebAssembly, which this Node runs without \(started with --jitless\?\)/)
 })
 
 const field = (name: string, type: FieldModel['type']): FieldModel => ({ name, type }) as FieldModel
