@@ -149,12 +149,6 @@ export function sharedLimiterStore (db: Queryable, table: Sql, options: StoreOpt
     }
 
     incr (key: string, done: Done, timeWindow: number, max: number): void {
-      // A lease's answer at once: no promise between @fastify/rate-limit and the lease.
-      const counted = held(key, max)
-      if (counted !== undefined) {
-        done(null, counted)
-        return
-      }
       count(key, timeWindow, max).then((result) => { done(null, result) }, (err: unknown) => { done(err instanceof Error ? err : new Error(String(err))) })
     }
 

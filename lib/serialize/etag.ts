@@ -232,15 +232,16 @@ export function etags (secret: KeyObject): Etags {
     }
     return hash
   }
-  // The writers of each set of names hashed, by the names: few, as the models and the callers'
-  // readable fields make them.
-  const writers = new Map<string, ShapeFunction<ValuesWriter>>()
-  const writerOf = (names: readonly string[]): ShapeFunction<ValuesWriter> => {
-    const key = names.join('\0')
-    let writer = writers.get(key)
+  // The writer of each readable set's values, by the set: the access resolver hands out one array
+  // for each set of a model's fields (lib/access/resolve.ts, `shared.fields`), so it is found again
+  // with nothing worked out per page.
+  const writers = new WeakMap<readonly FieldModel[], ShapeFunction<ValuesWriter>>()
+  const writerOf = (model: ResourceModel, readable: readonly FieldModel[]): ShapeFunction<ValuesWriter> => {
+    let writer = writers.get(readable)
     if (writer === undefined) {
-      writer = valuesWriter(names)
-      writers.set(key, writer)
+      // A key part the caller reads is among the fields already, and tells the records apart there.
+      writer = valuesWriter([...readable, ...model.key.filter((f) => !readable.includes(f))].map((f) => f.name))
+      writers.set(readable, writer)
     }
     return writer
   }
@@ -266,9 +267,7 @@ export function etags (secret: KeyObject): Etags {
         return (row) => '"' + createHmac('sha256', secret).update(model.name + '\0' + keyNames.map((k) => String(row[k])).join('\0') + '\0' + String(row[name])).digest('base64url').slice(0, 22) + '"'
       }
       const hash = keyedOf(model)
-      // A key part the caller reads is among the fields already, and tells the records apart there.
-      const names = [...readable, ...model.key.filter((f) => !readable.includes(f))].map((f) => f.name)
-      const write = writerOf(names).get()
+      const write = writerOf(model, readable).get()
       return (row) => {
         record.length = 0
         write(row, record)

@@ -3,7 +3,7 @@
 import { sql, type Sql } from './sql.js'
 import { jsonCast, keyCondition, qualifiedColumnOf, recordColumns } from './record.js'
 import { compileFilter, scopeConditions, type Substitute } from './filter.js'
-import { selectiveForm, type SelectiveBranch, type Side } from './selective.js'
+import { selectiveForm, selectiveSide, type SelectiveBranch, type Side } from './selective.js'
 import { toManyColumn, type EmbedsSql } from './embed-many.js'
 import { pathValue } from './path.js'
 import { nullable, ownField } from '../query/order-by.js'
@@ -208,9 +208,9 @@ export function reversed (order: readonly OrderTerm[]): OrderTerm[] {
  * (./selective.ts); with `side`, the one that side reads, alone.
  */
 export function compileList (plan: ListPlan, countUpTo?: number, side?: Side): Sql {
+  if (side !== undefined) return pageQuery(plan, countUpTo, selectiveSide(plan.model, plan.filter, plan.scope.rows, side))
   const form = selectiveForm(plan.model, plan.filter, plan.scope.rows, plan.pageSize + 1 + plan.position)
   if (form === undefined) return pageQuery(plan, countUpTo, undefined)
-  if (side !== undefined) return pageQuery(plan, countUpTo, { substitute: form[side].substitute })
   return sql`${form.with}SELECT * FROM ((${pageQuery(plan, countUpTo, form.collected)}) UNION ALL (${pageQuery(plan, countUpTo, form.walked)})) AS "__page"`
 }
 

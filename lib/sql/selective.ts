@@ -90,6 +90,17 @@ export function selectiveCondition (filter: CheckedFilter | undefined, rows: Che
 }
 
 /**
+ * One side of a list's related condition, alone: for a list whose side is known (lib/read/sides.ts),
+ * whose statement neither counts nor chooses. Undefined where the list has no such condition.
+ */
+export function selectiveSide (model: ResourceModel, filter: CheckedFilter | undefined, rows: CheckedFilter | undefined, side: Side): SelectiveBranch | undefined {
+  const node = selectiveCondition(filter, rows)
+  if (node === undefined) return undefined
+  const sides = relatedSides(model, node)
+  return { substitute: { node, sql: side === 'collected' ? sides.collected : sides.probed } }
+}
+
+/**
  * The selective form of a list's statement reading at most `limit` rows (a page and the one more,
  * or a count's cap), where its filter or row filter has a related condition at the top level;
  * undefined where neither has one.
