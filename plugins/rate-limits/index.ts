@@ -57,6 +57,21 @@ async function rateLimits (app: FastifyInstance): Promise<void> {
       limiters.set(limitClass, { limitClass, limiter, budget, policy: policyField(limitClass, budget) })
     }
   })
+  /** Answers from the process's lease, if it has the count: no database, no promise. */
+  const fromLease = (reply: FastifyReply, limit: Limit, key: string, done: (err?: Error) => void): boolean => {
+    const { max } = limit.budget
+    const held = store.held(key, max)
+    if (held === undefined) return false
+    done(answer(reply, limit, Math.max(0, max - held.current), Math.ceil(held.ttl / 1000), held.current > max))
+    return true
+  }
+  /** Counts through the limiter: a lease is to be taken first. */
+  const count = (request: FastifyRequest, reply: FastifyReply, limit: Limit, done: (err?: Error) => void): void => {
+    limit.limiter(request).then((counted) => {
+      // Allowed: on the limiter's allow list, which these limiters have none of.
+      done(counted.isAllowed ? undefined : answer(reply, limit, counted.remaining, counted.ttlInSeconds, counted.isExceeded))
+    }, done)
+  }
   const exemptLog = new ExemptLog()
   // preParsing: every onRequest hook has run, the docs' own caller check among them, and no body
   // has been read. A callback hook: most requests are answered by the process's lease at once,
@@ -83,16 +98,16 @@ async function rateLimits (app: FastifyInstance): Promise<void> {
       done()
       return
     }
-    const { max } = limit.budget
-    const held = store.held(keyOf(request, limitClass, caller), max)
-    if (held !== undefined) {
-      done(answer(reply, limit, Math.max(0, max - held.current), Math.ceil(held.ttl / 1000), held.current > max))
+    const key = keyOf(request, limitClass, caller)
+    if (fromLease(reply, limit, key, done)) return
+    // While the key's lease is taken, the requests that come wait for it and are answered from it;
+    // through the limiter, each would wait in the store as well, at the price of its promises.
+    const taking = store.taking(key)
+    if (taking === undefined) {
+      count(request, reply, limit, done)
       return
     }
-    limit.limiter(request).then((counted) => {
-      // Allowed: on the limiter's allow list, which these limiters have none of.
-      done(counted.isAllowed ? undefined : answer(reply, limit, counted.remaining, counted.ttlInSeconds, counted.isExceeded))
-    }, done)
+    taking.then(() => { if (!fromLease(reply, limit, key, done)) count(request, reply, limit, done) }, done)
   })
 }
 
