@@ -1,4 +1,4 @@
-// Request limits (config `rateLimits`, docs/rate-limits.md): after authentication and access (and
+// Request limits (config `rateLimits`, docs/rate-limits.md): after authentication and access (or
 // after a route scope's own caller check, the docs'), before the body is read, each request counts
 // against its caller's budget for its class (read, write, export, aggregate), or its client
 // address's without a token, in the database that every process shares, through
@@ -7,7 +7,7 @@
 // `RateLimit-Policy` and `RateLimit` fields; past the budget, 429 before the route runs. Exempt
 // roles are not counted, and logged. The rules are in lib/limits/request-limits.ts.
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import { normalizeIP } from '@fastify/rate-limit'
 import { runtimeOf } from '../../lib/runtime.js'
@@ -73,15 +73,12 @@ async function rateLimits (app: FastifyInstance): Promise<void> {
     }, done)
   }
   const exemptLog = new ExemptLog()
-  // preParsing: every onRequest hook has run, the docs' own caller check among them, and no body
-  // has been read. A callback hook: most requests are answered by the process's lease at once,
-  // and then no promise is made for them.
-  app.addHook('preParsing', (request, reply, _payload, done) => {
-    const routeConfig = request.routeOptions.config
+  /** Counts a request of a route that request limits count. */
+  const countRequest = (request: FastifyRequest, reply: FastifyReply, routeConfig: FastifyContextConfig, done: (err?: Error) => void): void => {
     const { user } = request.ctx
     // Without a caller past authentication, only the public routes: an unknown path under the
     // login routes is theirs to answer.
-    if (routeConfig.requestLimits === false || (user === null && request.is404)) {
+    if (user === null && request.is404) {
       done()
       return
     }
@@ -108,6 +105,21 @@ async function rateLimits (app: FastifyInstance): Promise<void> {
       return
     }
     taking.then(() => { if (!fromLease(reply, limit, key, done)) count(request, reply, limit, done) }, done)
+  }
+  // After the root's hooks that make the caller known (the token's, then access's), in the same
+  // run of onRequest hooks, before the body is read. A callback hook: most requests are answered
+  // by the process's lease at once, and then no promise is made for them. Not the routes that
+  // request limits leave alone, nor those whose scope checks their callers itself (the docs'):
+  // those count in a hook of their own, after every hook of their scope.
+  app.addHook('onRequest', (request, reply, done) => {
+    const routeConfig = request.routeOptions.config
+    if (routeConfig.requestLimits === undefined) countRequest(request, reply, routeConfig, done)
+    else done()
+  })
+  const afterOwnCallerCheck: onRequestHookHandler = (request, reply, done) => { countRequest(request, reply, request.routeOptions.config, done) }
+  app.addHook('onRoute', (route) => {
+    if (route.config?.requestLimits !== 'after-own-caller-check') return
+    route.onRequest = [...[route.onRequest ?? []].flat(), afterOwnCallerCheck]
   })
 }
 
