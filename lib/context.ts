@@ -32,7 +32,11 @@ declare module 'fastify' {
     public?: boolean
     /** The request limit a call counts against (config `rateLimits`); without it, by method. */
     operationClass?: RouteClass
-    /** `false`: no request limit counts the route's calls (the login routes, which have their own, and health checks). */
-    requestLimits?: false
+    /**
+     * `false`: no request limit counts the route's calls (the login routes, which have their own,
+     * and health checks). `'after-own-caller-check'`, given where the route is declared (its scope
+     * checks the caller itself, as the docs' does): they count after every hook of its scope.
+     */
+    requestLimits?: false | 'after-own-caller-check'
   }
 }

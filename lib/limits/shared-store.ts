@@ -32,6 +32,8 @@ export interface SharedLimiterStore {
    * count, or undefined when a lease has to be taken (or is being taken) first.
    */
   held (key: string, max: number): Count | undefined
+  /** The lease being taken for the key, if one is: a request that waits for it is then answered by `held`, mostly. */
+  taking (key: string): Promise<void> | undefined
 }
 
 const SWEEP_EVERY_MS = 60_000
@@ -146,6 +148,10 @@ export function sharedLimiterStore (db: Queryable, table: Sql, options: StoreOpt
   return class implements LimiterStore {
     static held (key: string, max: number): Count | undefined {
       return held(key, max)
+    }
+
+    static taking (key: string): Promise<void> | undefined {
+      return taking.get(key)
     }
 
     incr (key: string, done: Done, timeWindow: number, max: number): void {

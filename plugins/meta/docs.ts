@@ -35,8 +35,9 @@ export async function docsRoutes (app: FastifyInstance, options: DocsRouteOption
   }
 
   if (users !== undefined) await app.register(cookie, { secret: cookieSecret(db.authSecret) })
-  // The global bearer check passes these routes by; the hook below verifies their callers instead.
-  app.addHook('onRoute', (route) => { route.config = { ...route.config, public: true } })
+  // The global bearer check passes these routes by; the hook below verifies their callers instead,
+  // and request limits count them after it, against the caller it finds.
+  const own = { config: { public: true, requestLimits: 'after-own-caller-check' } } as const
   app.addHook('onRequest', async (request) => {
     const caller = await browserCaller(request)
     const { user, tenant, org } = caller.principal
@@ -68,11 +69,11 @@ export async function docsRoutes (app: FastifyInstance, options: DocsRouteOption
   }
   const { initialConfig } = app
   const trailingSlashIgnored = initialConfig.ignoreTrailingSlash === true || initialConfig.routerOptions?.ignoreTrailingSlash === true
-  for (const url of trailingSlashIgnored ? [prefix] : [prefix, `${prefix}/`]) app.get(url, serve(`${prefix}/`))
-  app.get(`${prefix}/js/scalar.js`, serve(`${prefix}/js/scalar.js`))
+  for (const url of trailingSlashIgnored ? [prefix] : [prefix, `${prefix}/`]) app.get(url, own, serve(`${prefix}/`))
+  app.get(`${prefix}/js/scalar.js`, own, serve(`${prefix}/js/scalar.js`))
 
   // The page's copy of the caller's document, with their token filled in for "try it".
-  app.get(`${prefix}/openapi.json`, async (request, reply) => {
+  app.get(`${prefix}/openapi.json`, own, async (request, reply) => {
     const { value } = documents.openapi(documentCaller(request))
     const components = value.components as { securitySchemes: { bearer: Record<string, unknown> } }
     const token = await callers.get(request)!.token()

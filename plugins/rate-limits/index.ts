@@ -1,4 +1,4 @@
-// Request limits (config `rateLimits`, docs/rate-limits.md): after authentication and access (and
+// Request limits (config `rateLimits`, docs/rate-limits.md): after authentication and access (or
 // after a route scope's own caller check, the docs'), before the body is read, each request counts
 // against its caller's budget for its class (read, write, export, aggregate), or its client
 // address's without a token, in the database that every process shares, through
@@ -7,7 +7,7 @@
 // `RateLimit-Policy` and `RateLimit` fields; past the budget, 429 before the route runs. Exempt
 // roles are not counted, and logged. The rules are in lib/limits/request-limits.ts.
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import { normalizeIP } from '@fastify/rate-limit'
 import { runtimeOf } from '../../lib/runtime.js'
@@ -57,16 +57,28 @@ async function rateLimits (app: FastifyInstance): Promise<void> {
       limiters.set(limitClass, { limitClass, limiter, budget, policy: policyField(limitClass, budget) })
     }
   })
+  /** Answers from the process's lease, if it has the count: no database, no promise. */
+  const fromLease = (reply: FastifyReply, limit: Limit, key: string, done: (err?: Error) => void): boolean => {
+    const { max } = limit.budget
+    const held = store.held(key, max)
+    if (held === undefined) return false
+    done(answer(reply, limit, Math.max(0, max - held.current), Math.ceil(held.ttl / 1000), held.current > max))
+    return true
+  }
+  /** Counts through the limiter: a lease is to be taken first. */
+  const count = (request: FastifyRequest, reply: FastifyReply, limit: Limit, done: (err?: Error) => void): void => {
+    limit.limiter(request).then((counted) => {
+      // Allowed: on the limiter's allow list, which these limiters have none of.
+      done(counted.isAllowed ? undefined : answer(reply, limit, counted.remaining, counted.ttlInSeconds, counted.isExceeded))
+    }, done)
+  }
   const exemptLog = new ExemptLog()
-  // preParsing: every onRequest hook has run, the docs' own caller check among them, and no body
-  // has been read. A callback hook: most requests are answered by the process's lease at once,
-  // and then no promise is made for them.
-  app.addHook('preParsing', (request, reply, _payload, done) => {
-    const routeConfig = request.routeOptions.config
+  /** Counts a request of a route that request limits count. */
+  const countRequest = (request: FastifyRequest, reply: FastifyReply, routeConfig: FastifyContextConfig, done: (err?: Error) => void): void => {
     const { user } = request.ctx
     // Without a caller past authentication, only the public routes: an unknown path under the
     // login routes is theirs to answer.
-    if (routeConfig.requestLimits === false || (user === null && request.is404)) {
+    if (user === null && request.is404) {
       done()
       return
     }
@@ -83,16 +95,31 @@ async function rateLimits (app: FastifyInstance): Promise<void> {
       done()
       return
     }
-    const { max } = limit.budget
-    const held = store.held(keyOf(request, limitClass, caller), max)
-    if (held !== undefined) {
-      done(answer(reply, limit, Math.max(0, max - held.current), Math.ceil(held.ttl / 1000), held.current > max))
+    const key = keyOf(request, limitClass, caller)
+    if (fromLease(reply, limit, key, done)) return
+    // While the key's lease is taken, the requests that come wait for it and are answered from it;
+    // through the limiter, each would wait in the store as well, at the price of its promises.
+    const taking = store.taking(key)
+    if (taking === undefined) {
+      count(request, reply, limit, done)
       return
     }
-    limit.limiter(request).then((counted) => {
-      // Allowed: on the limiter's allow list, which these limiters have none of.
-      done(counted.isAllowed ? undefined : answer(reply, limit, counted.remaining, counted.ttlInSeconds, counted.isExceeded))
-    }, done)
+    taking.then(() => { if (!fromLease(reply, limit, key, done)) count(request, reply, limit, done) }, done)
+  }
+  // After the root's hooks that make the caller known (the token's, then access's), in the same
+  // run of onRequest hooks, before the body is read. A callback hook: most requests are answered
+  // by the process's lease at once, and then no promise is made for them. Not the routes that
+  // request limits leave alone, nor those whose scope checks their callers itself (the docs'):
+  // those count in a hook of their own, after every hook of their scope.
+  app.addHook('onRequest', (request, reply, done) => {
+    const routeConfig = request.routeOptions.config
+    if (routeConfig.requestLimits === undefined) countRequest(request, reply, routeConfig, done)
+    else done()
+  })
+  const afterOwnCallerCheck: onRequestHookHandler = (request, reply, done) => { countRequest(request, reply, request.routeOptions.config, done) }
+  app.addHook('onRoute', (route) => {
+    if (route.config?.requestLimits !== 'after-own-caller-check') return
+    route.onRequest = [...[route.onRequest ?? []].flat(), afterOwnCallerCheck]
   })
 }
 

@@ -146,6 +146,12 @@ test('the docs count against their caller\'s read budget, known by their own che
   assert.equal(page.headers['ratelimit-policy'], '"read";q=3;w=60')
   assert.equal(remaining(page, 'read', 60), 2)
   assert.equal(remaining(await caller(app, auth)('GET', '/api/v1/orders'), 'read', 60), 1)
+  // Without a token, their own check answers 401 first: nothing is counted, not even the address.
+  for (let i = 0; i < 3; i++) {
+    const refused = await app.inject({ method: 'GET', url: '/api/docs', remoteAddress: '192.0.2.10' })
+    assert.equal(refused.statusCode, 401)
+    assert.equal(refused.headers['ratelimit-policy'], undefined)
+  }
 })
 
 test('a request without a valid token is answered 401 before any budget is counted', async () => {
