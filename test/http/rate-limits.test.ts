@@ -3,7 +3,9 @@
 // limit counts. Budgets are small so that a test reaches them in a few requests.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
-import type { LightMyRequestResponse } from 'fastify'
+import fp from 'fastify-plugin'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { problem } from '../../lib/problems.js'
 import { createServer } from '../../lib/server.js'
 import { freshDatabase, releaseBeforeDrop, runSql, withClient } from '../helpers/db.js'
 import { TEST_SECRET, createUser, bearer, caller, subjectOf, type CallResult } from '../helpers/app.js'
@@ -14,6 +16,12 @@ await runSql(url, `
   INSERT INTO orders (title) VALUES ('a'), ('b');
 `)
 const lines: string[] = []
+/** A plugin's own onRequest hook, which refuses a request that asks for it. */
+const refusing = fp(async (plugin: FastifyInstance) => {
+  plugin.addHook('onRequest', async (request) => {
+    if (request.headers['x-refuse'] !== undefined) throw problem('access-denied', 'This plugin refuses the request.')
+  })
+}, { name: 'refusing', dependencies: ['tablegate'] })
 const app = await createServer({
   databaseUrl: url,
   authSecret: TEST_SECRET,
@@ -21,6 +29,7 @@ const app = await createServer({
   console: { path: '/console/' },
   rateLimits: { read: '3/min', write: '2/min', export: '1/min', aggregate: '1/10s', anonymous: '2/min', exempt: ['service'] },
   resources: { orders: { fields: { id: { type: 'integer', readOnly: true }, title: { type: 'string' }, status: { type: 'string' } } } },
+  plugins: [refusing],
 }, { logger: { level: 'info', stream: { write: (line: string) => { lines.push(line) } } } })
 after(releaseBeforeDrop(url, async () => { await app.close() }))
 
@@ -63,6 +72,15 @@ test('each read counts against the caller\'s read budget; past it, 429 with Retr
     detail: `You have used your budget of 3 reads in a minute: try again in ${wait} second${wait === 1 ? '' : 's'}.`,
     instance: '/api/v1/orders/1',
   })
+})
+
+test('a request a plugin\'s own onRequest hook refuses has counted: the count runs before the hooks of plugins', async () => {
+  const call = await newCaller()
+  const refused = await call('GET', '/api/v1/orders', { headers: { 'x-refuse': '1' } })
+  assert.equal(refused.status, 403)
+  assert.equal(refused.body.type, 'urn:service:problem:access-denied')
+  assert.equal(remaining(refused, 'read', 60), 2)
+  assert.equal(remaining(await call('GET', '/api/v1/orders'), 'read', 60), 1)
 })
 
 test('one caller over budget leaves another caller\'s budget whole', async () => {
