@@ -19,33 +19,47 @@ export interface LimitBench {
 /**
  * Request limits (docs/rate-limits.md): get, list and create on a server with limits on, whose
  * budgets no run reaches (each request still counts, in leases of 100 requests a row upsert), beside the
- * same server without limits, fresh servers taking turns second by second as the observability
- * scenarios do. Then on a server whose reads are 6,000 a minute per caller: a caller within
+ * same server without limits, taking turns second by second as the observability scenarios do,
+ * on a fresh pair of servers for each repeat. Then on a server whose reads are 6,000 a minute per caller: a caller within
  * theirs (100 lists a second) alone, and beside another caller far past theirs (every answer a 429)
  * on as many connections as the other scenarios: the first caller's answers and latency.
  */
 export async function limitScenarios (bench: LimitBench): Promise<void> {
   const { env, auth, pool, measure, sides } = bench
-  const servers = {
-    'limits off': await startServer('tablegate.js', env),
-    'limits on': await startServer('tablegate.js', { ...env, BENCH_RATE_LIMITS: 'high' }),
-  }
   const mean = (xs: number[]): number => xs.reduce((sum, x) => sum + x, 0) / xs.length
-  try {
-    console.log(`\n${`request limits (${bench.seconds * bench.repeat} rounds of 1 s)`.padEnd(34)}${'off r/s'.padStart(9)}${'on r/s'.padStart(9)}${'ratio'.padStart(7)}${'p99 off/on'.padStart(12)}${'CPU µs off/on'.padStart(15)}${'pg µs off/on'.padStart(14)}${'err'.padStart(5)}`)
-    for (const [name, side] of Object.entries(sides)) {
-      const runs = new Map<string, Measured[]>()
-      for (const server of Object.values(servers)) await measure(server, side, auth, 1)
-      for (let round = 0; round < bench.seconds * bench.repeat; round++) {
-        for (const [which, server] of Object.entries(servers)) runs.set(which, [...(runs.get(which) ?? []), await measure(server, side, auth, 1)])
+  // By side, each repeat's rounds by server: a fresh pair of servers for each repeat, as a process
+  // keeps its start's luck (code and heap placement, what the JIT made of its first requests) for
+  // its whole life, so one pair is one draw however long it is measured.
+  const runs = new Map(Object.keys(sides).map((name) => [name, [] as Array<{ off: Measured[], on: Measured[] }>]))
+  for (let r = 0; r < bench.repeat; r++) {
+    const off = await startServer('tablegate.js', env)
+    const on = await startServer('tablegate.js', { ...env, BENCH_RATE_LIMITS: 'high' })
+    try {
+      for (const [name, side] of Object.entries(sides)) {
+        const pair = { off: [] as Measured[], on: [] as Measured[] }
+        // Warmed as long as they are measured: a new process grows its heap's young generation
+        // with its load over seconds, and one measured before that is measured at its start.
+        for (const server of [off, on]) await measure(server, side, auth, bench.seconds)
+        for (let round = 0; round < bench.seconds; round++) {
+          pair.off.push(await measure(off, side, auth, 1))
+          pair.on.push(await measure(on, side, auth, 1))
+        }
+        runs.get(name)!.push(pair)
       }
-      const [off, on] = [runs.get('limits off')!, runs.get('limits on')!]
-      const pair = (key: keyof Measured, digits = 0): string => `${mean(off.map((m) => m[key])).toFixed(digits)}/${mean(on.map((m) => m[key])).toFixed(digits)}`
-      const errors = [...off, ...on].reduce((sum, m) => sum + m.errors, 0)
-      console.log(`${name.padEnd(34)}${mean(off.map((m) => m.rps)).toFixed(0).padStart(9)}${mean(on.map((m) => m.rps)).toFixed(0).padStart(9)}${(mean(on.map((m) => m.rps)) / mean(off.map((m) => m.rps))).toFixed(3).padStart(7)}${pair('p99').padStart(12)}${pair('cpuUs').padStart(15)}${pair('databaseUs').padStart(14)}${String(errors).padStart(5)}`)
+    } finally {
+      await stopServers([off, on])
     }
-  } finally {
-    await stopServers(Object.values(servers))
+  }
+  console.log(`\n${`request limits (${bench.repeat} pair(s) of fresh servers, ${bench.seconds * bench.repeat} rounds of 1 s)`.padEnd(34)}${'off r/s'.padStart(9)}${'on r/s'.padStart(9)}${'ratio'.padStart(7)}${'pairs'.padStart(12)}${'p99 off/on'.padStart(12)}${'CPU µs off/on'.padStart(15)}${'pg µs off/on'.padStart(14)}${'err'.padStart(5)}`)
+  for (const [name, pairs] of runs) {
+    const off = pairs.flatMap((p) => p.off)
+    const on = pairs.flatMap((p) => p.on)
+    const pair = (key: keyof Measured, digits = 0): string => `${mean(off.map((m) => m[key])).toFixed(digits)}/${mean(on.map((m) => m[key])).toFixed(digits)}`
+    const errors = [...off, ...on].reduce((sum, m) => sum + m.errors, 0)
+    // Each pair's own ratio: the spread the mean is taken over.
+    const ratios = pairs.map((p) => mean(p.on.map((m) => m.rps)) / mean(p.off.map((m) => m.rps)))
+    console.log(`${name.padEnd(34)}${mean(off.map((m) => m.rps)).toFixed(0).padStart(9)}${mean(on.map((m) => m.rps)).toFixed(0).padStart(9)}${(mean(on.map((m) => m.rps)) / mean(off.map((m) => m.rps))).toFixed(3).padStart(7)}` +
+      `${`${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`.padStart(12)}${pair('p99').padStart(12)}${pair('cpuUs').padStart(15)}${pair('databaseUs').padStart(14)}${String(errors).padStart(5)}`)
   }
   const low = await startServer('tablegate.js', { ...env, BENCH_RATE_LIMITS: 'low' })
   try {

@@ -360,9 +360,17 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
  * the scenarios whose name starts so.
  */
 async function relationScenarios (): Promise<void> {
-  const servers: Array<[string, BenchServer]> = baseline === undefined
-    ? [['', await startServer('tablegate.js', env, args.profile === true ? ['--cpu-prof', `--cpu-prof-dir=${process.cwd()}`] : [])]]
-    : [['before', baseline.before], ['after', baseline.after]]
+  // Fresh servers for each repeat, tablegate's and the floor's: a process keeps its start's luck
+  // (code and heap placement, what the JIT made of its first requests) for its whole life, so one
+  // pair of processes is one draw, however long it is measured. The baseline's servers are
+  // started once, outside.
+  const fresh = async (): Promise<{ servers: Array<[string, BenchServer]>, floor: BenchServer }> => baseline === undefined
+    ? { servers: [['', await startServer('tablegate.js', env, args.profile === true ? ['--cpu-prof', `--cpu-prof-dir=${process.cwd()}`] : [])]], floor: await startServer('floor.js', env) }
+    : { servers: [['before', baseline.before], ['after', baseline.after]], floor }
+  const stop = async (pair: { servers: Array<[string, BenchServer]>, floor: BenchServer }): Promise<void> => {
+    if (baseline === undefined) await stopServers([...pair.servers.map(([, server]) => server), pair.floor])
+  }
+  const labels = baseline === undefined ? [''] : ['before', 'after']
   const fields = 'id,title,status,total,placed_at,customer_id'
   const list = `/api/v1/rel_orders?page_size=50&fields=${fields}`
   const filtered = (filter: string): string => `${list}&filter=${encodeURIComponent(filter)}`
@@ -395,46 +403,59 @@ async function relationScenarios (): Promise<void> {
   const middle = new Set(MIDDLE.map(relationCountry))
   const span = (xs: number[]): string => `mean ${(100 * xs.reduce((sum, x) => sum + x, 0) / xs.length).toFixed(2)} %, ${(100 * Math.min(...xs)).toFixed(2)}-${(100 * Math.max(...xs)).toFixed(2)} %`
   const table: string[] = []
-  try {
-    // `--only "relations: 5 lines"`: the scenarios whose name starts so.
-    const which = (args.only ?? '').replace(/^relations[\s:,]*/, '')
-    for (const scenario of questions.filter(({ name }) => name.startsWith(which))) {
-      const refused = new Map<string, string>()
-      for (const [label, server] of servers) {
-        const response = await fetch(`http://127.0.0.1:${server.port}${scenario.tablegate.path({})}`, { headers: auth })
-        if (!response.ok) refused.set(label, `answers ${response.status}: ${((await response.json()) as { detail?: string }).detail ?? ''}`)
-      }
-      const contenders = [
-        ...servers.filter(([label]) => !refused.has(label)).map(([label, server]) => ({ label, server, side: scenario.tablegate, auth })),
-        { label: 'floor', server: floor, side: scenario.floor, auth: {} },
+  // `--only "relations: 5 lines"`: the scenarios whose name starts so.
+  const which = (args.only ?? '').replace(/^relations[\s:,]*/, '')
+  const scenarios = questions.filter(({ name }) => name.startsWith(which))
+  // Each scenario's runs by contender, and what a server answered instead of a page.
+  const measured = scenarios.map(() => ({ runs: new Map<string, Measured[]>([...labels, 'floor'].map((label) => [label, []])), refused: new Map<string, string>() }))
+  for (let r = 0; r < REPEAT; r++) {
+    const pair = await fresh()
+    try {
+      const contendersOf = (i: number): Array<{ label: string, server: BenchServer, side: Side, auth: Record<string, string> }> => [
+        ...pair.servers.filter(([label]) => !measured[i]!.refused.has(label)).map(([label, server]) => ({ label, server, side: scenarios[i]!.tablegate, auth })),
+        { label: 'floor', server: pair.floor, side: scenarios[i]!.floor, auth: {} },
       ]
-      const runs = new Map<string, Measured[]>(contenders.map(({ label }) => [label, []]))
-      for (let r = 0; r < REPEAT; r++) {
-        for (const contender of contenders) {
+      for (const [i, scenario] of scenarios.entries()) {
+        for (const [label, server] of pair.servers) {
+          const response = await fetch(`http://127.0.0.1:${server.port}${scenario.tablegate.path({})}`, { headers: auth })
+          if (!response.ok) measured[i]!.refused.set(label, `answers ${response.status}: ${((await response.json()) as { detail?: string }).detail ?? ''}`)
+        }
+        // Fresh servers warm up on every scenario first, as long as one is measured: a new process
+        // grows its heap's young generation with its load over seconds, and a server measured
+        // before that is measured at its start, not as it serves.
+        if (baseline === undefined) for (const contender of contendersOf(i)) await measure(contender.server, contender.side, contender.auth, SECONDS)
+      }
+      for (const [i] of scenarios.entries()) {
+        for (const contender of contendersOf(i)) {
           await measure(contender.server, contender.side, contender.auth, 1)
-          runs.get(contender.label)!.push(await measure(contender.server, contender.side, contender.auth, SECONDS))
+          measured[i]!.runs.get(contender.label)!.push(await measure(contender.server, contender.side, contender.auth, SECONDS))
         }
       }
-      const of = (label: string, key: keyof Measured): number => median(runs.get(label)!.map((m) => m[key]))
-      const pair = (label: string, key: keyof Measured, unit = ''): string => `${of(label, key).toFixed(0)}/${of('floor', key).toFixed(0)}${unit}`
-      for (const [label] of servers) {
-        const title = `${label === '' ? '' : `${label}: `}${scenario.name}`.padEnd(50)
-        if (refused.has(label)) {
-          table.push(`${title}${'-'.padStart(8)}${of('floor', 'rps').toFixed(0).padStart(8)}${'-'.padStart(7)}${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}  ${refused.get(label)!}`)
-          continue
-        }
-        table.push(`${title}${of(label, 'rps').toFixed(0).padStart(8)}${of('floor', 'rps').toFixed(0).padStart(8)}${(of(label, 'rps') / of('floor', 'rps')).toFixed(2).padStart(7)}` +
-          `${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}${pair(label, 'p99', ' ms').padStart(13)}${pair(label, 'cpuUs').padStart(13)}${pair(label, 'databaseUs').padStart(14)}` +
-          `${String(of(label, 'errors') + of('floor', 'errors')).padStart(5)}`)
-      }
+    } finally {
+      await stop(pair)
     }
-    console.log(`\nrelations (rel_orders, page of 50; ${orders.toLocaleString('en')} orders): customer.country = "<one of 250>" matches ${span(fractions.map((f) => f.equal))} of orders; ` +
-      `customer.country <= "<${relationCountry(MIDDLE[0]!)}..${relationCountry(MIDDLE.at(-1)!)}>" ${span(fractions.filter((f) => middle.has(f.code)).map((f) => f.upTo))}`)
-    console.log(`${'scenario'.padEnd(50)}${'tg r/s'.padStart(8)}${'floor'.padStart(8)}${'ratio'.padStart(7)}${'target'.padStart(8)}${'p99 tg/fl'.padStart(13)}${'CPU µs tg/fl'.padStart(13)}${'pg µs tg/fl'.padStart(14)}${'err'.padStart(5)}`)
-    for (const line of table) console.log(line)
-  } finally {
-    if (baseline === undefined) await stopServers(servers.map(([, server]) => server))
   }
+  for (const [i, scenario] of scenarios.entries()) {
+    const { runs, refused } = measured[i]!
+    const of = (label: string, key: keyof Measured): number => median(runs.get(label)!.map((m) => m[key]))
+    const pair = (label: string, key: keyof Measured, unit = ''): string => `${of(label, key).toFixed(0)}/${of('floor', key).toFixed(0)}${unit}`
+    for (const label of labels) {
+      const title = `${label === '' ? '' : `${label}: `}${scenario.name}`.padEnd(50)
+      if (refused.has(label)) {
+        table.push(`${title}${'-'.padStart(8)}${of('floor', 'rps').toFixed(0).padStart(8)}${'-'.padStart(7)}${'-'.padStart(11)}${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}  ${refused.get(label)!}`)
+        continue
+      }
+      // Each run's own ratio (its servers' draw): the spread the median is taken over.
+      const ratios = runs.get(label)!.map((m, r) => m.rps / runs.get('floor')![r]!.rps)
+      table.push(`${title}${of(label, 'rps').toFixed(0).padStart(8)}${of('floor', 'rps').toFixed(0).padStart(8)}${(of(label, 'rps') / of('floor', 'rps')).toFixed(2).padStart(7)}` +
+        `${`${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`.padStart(11)}${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}${pair(label, 'p99', ' ms').padStart(13)}${pair(label, 'cpuUs').padStart(13)}${pair(label, 'databaseUs').padStart(14)}` +
+        `${String(of(label, 'errors') + of('floor', 'errors')).padStart(5)}`)
+    }
+  }
+  console.log(`\nrelations (rel_orders, page of 50; ${orders.toLocaleString('en')} orders; ${baseline === undefined ? `fresh servers for each of ${REPEAT} run(s)` : `${REPEAT} run(s)`}, medians): customer.country = "<one of 250>" matches ${span(fractions.map((f) => f.equal))} of orders; ` +
+    `customer.country <= "<${relationCountry(MIDDLE[0]!)}..${relationCountry(MIDDLE.at(-1)!)}>" ${span(fractions.filter((f) => middle.has(f.code)).map((f) => f.upTo))}`)
+  console.log(`${'scenario'.padEnd(50)}${'tg r/s'.padStart(8)}${'floor'.padStart(8)}${'ratio'.padStart(7)}${'runs'.padStart(11)}${'target'.padStart(8)}${'p99 tg/fl'.padStart(13)}${'CPU µs tg/fl'.padStart(13)}${'pg µs tg/fl'.padStart(14)}${'err'.padStart(5)}`)
+  for (const line of table) console.log(line)
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
