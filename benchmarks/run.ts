@@ -350,13 +350,13 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
  * selective filter (one country, 0.4 % of orders) and an unselective one (countries up to one near
  * the middle, about half), each value drawn per request, as real traffic's differ. Each scenario
  * beside the floor's (./servers/floor.ts: two statements for the to-many, the cheapest form for
- * each filter), the two taking turns round by round (`--repeat`), medians: requests per second,
- * tablegate's over the floor's against issue 45's target, p99, and server and PostgreSQL CPU per
- * request. The filters' match fractions are counted on the seeded data and printed. With
+ * each filter), the two taking turns, on a fresh pair of servers for each `--repeat`, medians:
+ * requests per second, tablegate's over the floor's against issue 45's target and each pair's own
+ * ratio, p99, and server and PostgreSQL CPU per request. The filters' match fractions are counted on the seeded data and printed. With
  * `--baseline`, both checkouts' servers take their turns, a row each. A scenario a server refuses is
  * printed with its answer, not measured. That each is one statement is proven by counting them in
  * test/http/relations-embed.test.ts and relations-filter.test.ts (the server's own statistics lag
- * by up to 10 s). `--profile` writes the server's CPU profile; `--only "relations: 5 lines"` runs
+ * by up to 10 s). `--profile` writes each fresh tablegate server's CPU profile; `--only "relations: 5 lines"` runs
  * the scenarios whose name starts so.
  */
 async function relationScenarios (): Promise<void> {
@@ -441,6 +441,7 @@ async function relationScenarios (): Promise<void> {
     const pair = (label: string, key: keyof Measured, unit = ''): string => `${of(label, key).toFixed(0)}/${of('floor', key).toFixed(0)}${unit}`
     for (const label of labels) {
       const title = `${label === '' ? '' : `${label}: `}${scenario.name}`.padEnd(50)
+      // Refused in any pair: its runs are not one for each of the floor's.
       if (refused.has(label)) {
         table.push(`${title}${'-'.padStart(8)}${of('floor', 'rps').toFixed(0).padStart(8)}${'-'.padStart(7)}${'-'.padStart(11)}${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}  ${refused.get(label)!}`)
         continue
