@@ -1,7 +1,7 @@
 // `npm run bench -- --only limits` (./run.ts): request limits on beside off, and one caller past
 // their budget beside another within theirs. The servers and the measuring are run.ts's.
 import type pg from 'pg'
-import { anotherCaller, startServer, stopServers, type BenchServer, type Measured, type Side } from './harness.js'
+import { anotherCaller, pairSpread, startServer, stopServers, type BenchServer, type Measured, type Side } from './harness.js'
 
 export interface LimitBench {
   readonly env: Record<string, string>
@@ -59,7 +59,7 @@ export async function limitScenarios (bench: LimitBench): Promise<void> {
     // Each pair's own ratio: the spread the mean is taken over.
     const ratios = pairs.map((p) => mean(p.on.map((m) => m.rps)) / mean(p.off.map((m) => m.rps)))
     console.log(`${name.padEnd(34)}${mean(off.map((m) => m.rps)).toFixed(0).padStart(9)}${mean(on.map((m) => m.rps)).toFixed(0).padStart(9)}${(mean(on.map((m) => m.rps)) / mean(off.map((m) => m.rps))).toFixed(3).padStart(7)}` +
-      `${`${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`.padStart(12)}${pair('p99').padStart(12)}${pair('cpuUs').padStart(15)}${pair('databaseUs').padStart(14)}${String(errors).padStart(5)}`)
+      `${pairSpread(ratios).padStart(12)}${pair('p99').padStart(12)}${pair('cpuUs').padStart(15)}${pair('databaseUs').padStart(14)}${String(errors).padStart(5)}`)
   }
   const low = await startServer('tablegate.js', { ...env, BENCH_RATE_LIMITS: 'low' })
   try {

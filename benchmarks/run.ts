@@ -21,7 +21,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { RELATION_COUNTRIES, relationCountry, seedCards, seedOrders, seedRelations } from './bench-orders.js'
-import { AUTH_SECRET, benchCaller, type Context, type Measured, type Side, heapMb, patchRows, pinLoadGenerator, pinned, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, type Context, type Measured, type Side, heapMb, patchRows, pinLoadGenerator, pinned, pairSpread, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 import { CHANGE_DEFAULTS, changeScenarios } from './changes.js'
@@ -449,7 +449,7 @@ async function relationScenarios (): Promise<void> {
       // Each run's own ratio (its servers' draw): the spread the median is taken over.
       const ratios = runs.get(label)!.map((m, r) => m.rps / runs.get('floor')![r]!.rps)
       table.push(`${title}${of(label, 'rps').toFixed(0).padStart(8)}${of('floor', 'rps').toFixed(0).padStart(8)}${(of(label, 'rps') / of('floor', 'rps')).toFixed(2).padStart(7)}` +
-        `${`${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`.padStart(11)}${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}${pair(label, 'p99', ' ms').padStart(13)}${pair(label, 'cpuUs').padStart(13)}${pair(label, 'databaseUs').padStart(14)}` +
+        `${pairSpread(ratios).padStart(11)}${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}${pair(label, 'p99', ' ms').padStart(13)}${pair(label, 'cpuUs').padStart(13)}${pair(label, 'databaseUs').padStart(14)}` +
         `${String(of(label, 'errors') + of('floor', 'errors')).padStart(5)}`)
     }
   }
