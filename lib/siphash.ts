@@ -132,16 +132,28 @@ interface SipHashModule {
 }
 
 /**
- * The process's one instance, made at the first key: each call writes its key and message into
- * its memory and reads the output back before returning, so nothing stays there between calls.
+ * The process's one instance, made at the first key. A message is written into its memory from
+ * MESSAGE_AT (`messageArea`), then hashed there under a key written beside it, and the output read
+ * back before the call returns, so nothing stays there between messages.
  */
-let instance: { readonly hash: SipHashModule['hash'], readonly memory: WasmMemory, bytes: Uint8Array, words: Int32Array } | undefined
+let instance: { readonly hash: SipHashModule['hash'], readonly memory: WasmMemory, area: MessageArea, words: Int32Array } | undefined
+
+/** The module's memory from MESSAGE_AT to its end, as bytes and as a Buffer over the same bytes. */
+export interface MessageArea {
+  readonly bytes: Uint8Array
+  readonly buffer: Buffer
+}
+
+function areaOf (memory: WasmMemory): MessageArea {
+  const buffer = Buffer.from(memory.buffer, MESSAGE_AT)
+  return { bytes: buffer, buffer }
+}
 
 function moduleInstance (): NonNullable<typeof instance> {
   if (instance === undefined) {
     if (typeof WebAssembly === 'undefined') throw new Error('tablegate needs WebAssembly, which this Node runs without (started with --jitless?): its ETags are hashed with it')
     const { memory, hash } = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as unknown as SipHashModule
-    instance = { memory, hash, bytes: new Uint8Array(memory.buffer), words: new Int32Array(memory.buffer, 0, 8) }
+    instance = { memory, hash, area: areaOf(memory), words: new Int32Array(memory.buffer, 0, 8) }
   }
   return instance
 }
@@ -151,21 +163,34 @@ export function loadSipHash (): void {
   moduleInstance()
 }
 
-/** SipHash-2-4-128 under a 16-byte key. */
-export function sipHash128 (key: Uint8Array): SipHash128 {
+/**
+ * Where a message is written to be hashed in place, at least `size` bytes of it. The memory grows
+ * to hold them, keeping what is written, and a growth leaves every view taken before it empty: a
+ * writer takes the area again for each message, and again when it needs more room.
+ */
+export function messageArea (size: number): MessageArea {
+  const wasm = moduleInstance()
+  if (size > wasm.area.bytes.length) {
+    wasm.memory.grow(Math.ceil((size - wasm.area.bytes.length) / PAGE))
+    wasm.area = areaOf(wasm.memory)
+    wasm.words = new Int32Array(wasm.memory.buffer, 0, 8)
+  }
+  return wasm.area
+}
+
+/** Hashes the first `length` bytes written into the message area into `out`, as SipHash128 does. */
+export type SipHashInPlace = (length: number, out: Int32Array) => void
+
+/**
+ * SipHash-2-4-128 under a 16-byte key, of a message written into the message area: no copy of it
+ * (the ETag of a record without a version column is made so, lib/serialize/etag.ts).
+ */
+export function sipHash128InPlace (key: Uint8Array): SipHashInPlace {
   if (key.length !== 16) throw new RangeError('a SipHash key is 16 bytes')
   const view = new DataView(key.buffer, key.byteOffset, 16)
   const [k0, k1, k2, k3] = [0, 4, 8, 12].map((at) => view.getInt32(at, true)) as [number, number, number, number]
   const wasm = moduleInstance()
-  return (message, length, out) => {
-    // The whole buffer where it fits (one copy, no view of its first `length` bytes to make).
-    const copied = Math.max(length, message.length <= 4096 ? message.length : length)
-    if (MESSAGE_AT + copied > wasm.bytes.length) {
-      wasm.memory.grow(Math.ceil((MESSAGE_AT + copied - wasm.bytes.length) / PAGE))
-      wasm.bytes = new Uint8Array(wasm.memory.buffer)
-      wasm.words = new Int32Array(wasm.memory.buffer, 0, 8)
-    }
-    wasm.bytes.set(copied === message.length ? message : message.subarray(0, copied), MESSAGE_AT)
+  return (length, out) => {
     const words = wasm.words
     words[4] = k0
     words[5] = k1
@@ -176,5 +201,14 @@ export function sipHash128 (key: Uint8Array): SipHash128 {
     out[1] = words[1]!
     out[2] = words[2]!
     out[3] = words[3]!
+  }
+}
+
+/** SipHash-2-4-128 under a 16-byte key, of a message anywhere: copied into the message area first. */
+export function sipHash128 (key: Uint8Array): SipHash128 {
+  const hash = sipHash128InPlace(key)
+  return (message, length, out) => {
+    messageArea(length).bytes.set(length === message.length ? message : message.subarray(0, length))
+    hash(length, out)
   }
 }

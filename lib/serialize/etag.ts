@@ -11,7 +11,7 @@
 import { createHmac, type KeyObject } from 'node:crypto'
 import type { FieldModel, ResourceModel } from '../model/types.js'
 import { FNV_OFFSET, FNV_PRIME } from '../hash.js'
-import { loadSipHash, sipHash128, type SipHash128 } from '../siphash.js'
+import { loadSipHash, messageArea, sipHash128InPlace, type SipHashInPlace } from '../siphash.js'
 import { compiledFunction, ShapeFunction } from './shape-function.js'
 
 export type Row = Record<string, unknown>
@@ -79,18 +79,27 @@ const UTF16 = 5
 const NUMBER = 6
 const JSON_VALUE = 7
 const LONG = 15
+/** From this length a text's bytes are written by Buffer#write (RecordBytes.text). */
+const NATIVE_TEXT = 12
 
-/** A growing buffer that one record's values are written into, then hashed. */
+/**
+ * One record's values, written where they are hashed: the SipHash module's memory, which another
+ * app's record may have grown since. A growth empties every view taken before it, so the first
+ * `reserve` of each record takes the area again (nothing fits in an empty view).
+ */
 class RecordBytes {
-  bytes = new Uint8Array(512)
+  bytes: Uint8Array
+  buffer: Buffer
   length = 0
+
+  constructor () {
+    ({ bytes: this.bytes, buffer: this.buffer } = messageArea(0))
+  }
 
   /** Room for `n` more bytes. */
   reserve (n: number): void {
     if (this.length + n <= this.bytes.length) return
-    const grown = new Uint8Array(2 * (this.length + n))
-    grown.set(this.bytes.subarray(0, this.length))
-    this.bytes = grown
+    ({ bytes: this.bytes, buffer: this.buffer } = messageArea(this.length + n))
   }
 
   head (kind: number, n: number): void {
@@ -109,9 +118,15 @@ class RecordBytes {
 
   text (text: string): void {
     const n = text.length
-    this.reserve(2 * n + 5)
+    this.reserve(3 * n + 5)
     const start = this.length
     this.head(LATIN1, n)
+    // A longer text written natively as UTF-8: where that takes a byte a character, every one is
+    // ASCII, and those are its Latin-1 bytes too. Below 12 characters the loop is as fast.
+    if (n >= NATIVE_TEXT && this.buffer.write(text, this.length, 'utf8') === n) {
+      this.length += n
+      return
+    }
     const bytes = this.bytes
     let at = this.length
     for (let i = 0; i < n; i++) {
@@ -222,12 +237,12 @@ export function etags (secret: KeyObject): Etags {
     }
     return lanes
   }
-  const keyed = new Map<string, SipHash128>()
-  const keyedOf = (model: ResourceModel): SipHash128 => {
+  const keyed = new Map<string, SipHashInPlace>()
+  const keyedOf = (model: ResourceModel): SipHashInPlace => {
     let hash = keyed.get(model.name)
     if (hash === undefined) {
       // The leading NUL sets these inputs apart from the version HMAC's, which start with a name.
-      hash = sipHash128(createHmac('sha256', secret).update('\0etag\0' + model.name).digest().subarray(0, 16))
+      hash = sipHash128InPlace(createHmac('sha256', secret).update('\0etag\0' + model.name).digest().subarray(0, 16))
       keyed.set(model.name, hash)
     }
     return hash
@@ -271,7 +286,7 @@ export function etags (secret: KeyObject): Etags {
       return (row) => {
         record.length = 0
         write(row, record)
-        hash(record.bytes, record.length, out)
+        hash(record.length, out)
         return quoted120(out)
       }
     },

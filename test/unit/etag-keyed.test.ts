@@ -153,3 +153,34 @@ test('the keyed ETag depends on the server\'s secret and the resource, and not o
   const keyless = etags(secret).of(model('notes'), [note])
   assert.notEqual(keyless(row), keyless({ ...row, id: '8' }))
 })
+
+test('the keyed ETag of given values stays what it was, ASCII, Latin-1 and wider texts alike: clients keep their ETags across upgrades', () => {
+  const of = etags(deriveKey('a-secret-that-is-long-enough-0123456789', 'etag')).of(model('notes'), [id, note, rank, data])
+  const rows = [
+    { id: '1', note: 'open', rank: 1, data: null },
+    { id: '100123', note: '2026-01-01T10:07:00.000000Z', rank: 7, data: null },
+    { id: '2', note: 'Crème brûlée', rank: -3, data: { a: 'é' } },
+    { id: '3', note: 'naïve', rank: 2.5, data: [1, 'x'] },
+    { id: '4', note: 'Łódź and more text', rank: 0, data: 'ü' },
+    { id: '5', note: 'x'.repeat(40) + 'ÿ', rank: 65536, data: true },
+    { id: '6', note: 'emoji \u{1F600} here', rank: null, data: false },
+  ]
+  // Computed before the values were written natively (Buffer#write) into the hash's own memory.
+  assert.deepEqual(rows.map(of), ['"qgcy7cfuC_KAcYe2xwqw"', '"_5YkrGe9DLlh0pjKnG62"', '"1aI9j6oTXmyOGLkE8bVu"', '"KYGCDcwMtgYRhxHms324"',
+    '"We4_OmGrC2nTySamPGHZ"', '"6BPUXERfRJdQTpfepujM"', '"Q8wDtb4KibhM52xIryEU"'])
+})
+
+test('two apps\' ETags, made in turn in the one hash memory of the process, stay each its own when one record grows that memory', () => {
+  const secret = deriveKey('a-secret-that-is-long-enough-0123456789', 'etag')
+  const first = etags(secret).of(model('notes'), [id, note])
+  const second = etags(secret).of(model('notes'), [id, note])
+  const row = { id: '7', note: 'n'.repeat(20) }
+  const before = first(row)
+  assert.equal(second(row), before)
+  // Past the memory the module started with (64 KiB): it grows, and every earlier view of it empties.
+  const large = { id: '8', note: 'é'.repeat(200_000) }
+  const largeTag = second(large)
+  assert.equal(first(row), before)
+  assert.equal(first(large), largeTag)
+  assert.equal(second(row), before)
+})
