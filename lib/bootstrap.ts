@@ -3,7 +3,7 @@
 // verifier and the app's services. The root plugin and the CLI use the same steps.
 import { resolveConfig, type ResolvedConfig } from './config/resolve.js'
 import type { Config } from './config/schema.js'
-import { connectDatabases, type Databases } from './db/connect.js'
+import { armStatementTimeouts, connectDatabases, type Databases } from './db/connect.js'
 import type { Queryable } from './db/query.js'
 import { applyMigrations, type Migrations } from './db/migrations.js'
 import { ensureTrigram } from './db/extensions.js'
@@ -105,6 +105,11 @@ function appServices (config: ResolvedConfig, db: Databases, hooks: WriteHooks, 
     hooks,
     returnsOldRows: returnsOldRows(db.serverVersion),
   }
+}
+
+/** The app is ready for requests: its statements take `statementTimeoutMs` from now on, not a start's (lib/db/connect.ts). */
+export async function readyForRequests (runtime: Runtime): Promise<void> {
+  await armStatementTimeouts(runtime.db)
 }
 
 export async function openTablegate (options: Config, warn: Warn): Promise<Runtime> {

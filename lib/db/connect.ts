@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import type { ResolvedConfig } from '../config/resolve.js'
 import { ConfigError } from '../config/validate.js'
-import { createPool, type Pool } from './pool.js'
+import { armStatementTimeout, createPool, type Pool } from './pool.js'
 import { startEmbedded, type EmbeddedDatabase } from './embedded.js'
 import { serverVersionNum, unsupportedServer } from './server-version.js'
 import { storeSchema } from './store-schema.js'
@@ -34,6 +34,17 @@ export interface Databases {
 
 /** The change feed's connections per process: its window reads and each cohort's question queue on them. */
 const CHANGE_POOL_SIZE = 2
+/**
+ * The statement timeout of a start's own statements, and of the host commands' (`tablegate
+ * migrate`, `users`, …), where the requests' is shorter: those are no request, and a start must not
+ * fail on a busy machine because `statementTimeoutMs` is tight (migrations set their own).
+ */
+const STARTUP_TIMEOUT_MS = 60_000
+
+/** The app is ready for requests: every pool's statements take `statementTimeoutMs` from now on. */
+export async function armStatementTimeouts (db: Databases): Promise<void> {
+  await Promise.all([db.app, db.read, db.admin, db.changes].map(armStatementTimeout))
+}
 
 export interface ConnectOptions {
   /** Called with warnings worth a line in the log (a generated secret). */
@@ -63,7 +74,7 @@ export async function connectDatabases (config: ResolvedConfig, options: Connect
     throw new ConfigError('AUTH_SECRET is required when DATABASE_URL is set (it signs cookies and encrypts the signing keys)')
   }
   if (embedded === undefined) checkUrl('DATABASE_URL', url)
-  const common = { statementTimeoutMs: config.statementTimeoutMs, connectTimeoutMs: config.connectTimeoutMs, pooler: config.databasePooler }
+  const common = { statementTimeoutMs: config.statementTimeoutMs, startupTimeoutMs: STARTUP_TIMEOUT_MS, connectTimeoutMs: config.connectTimeoutMs, pooler: config.databasePooler }
   const sizes = config.poolSizes
   const app = createPool(url, { max: sizes.write, ...common, records: true })
   const read = createPool(config.databaseReadUrl ?? url, { max: sizes.read, ...common, records: true, readOnly: true, applicationName: 'tablegate-read' })

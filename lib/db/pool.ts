@@ -8,7 +8,7 @@
 import pg from 'pg'
 import { recordTypes } from './types.js'
 import { statementTimeoutOf, withStatementNames } from './query.js'
-import { timeoutInEveryTransaction } from './transaction.js'
+import { setPooledTimeout, timeoutInEveryTransaction } from './transaction.js'
 
 /**
  * How much longer than the statement timeout a statement may run before its backend counts as
@@ -32,6 +32,12 @@ export interface PoolOptions {
    * answering, which cannot enforce its own timeout: its connection is closed, failing the statement.
    */
   readonly statementTimeoutMs?: number
+  /**
+   * The least statement timeout of the pool's work until `armStatementTimeout`: a start's own
+   * statements (catalog reads, keys, the auth store) are no request, and a tight request timeout
+   * must not fail a start on a busy machine with a database's refusal.
+   */
+  readonly startupTimeoutMs?: number
   /** How long a caller waits for a connection: a new one, or a free one of a busy pool. */
   readonly connectTimeoutMs?: number
   /** Every transaction here is read-only unless it says otherwise: a single statement is a read-only transaction. */
@@ -46,23 +52,34 @@ function sessionSettings (options: PoolOptions): string | undefined {
   return `-c TimeZone=UTC${options.readOnly === true ? ' -c default_transaction_read_only=on' : ''}`
 }
 
+/** A pool's statement timeout: the start's until armed, then the requests'. */
+interface PoolTimeout {
+  current: number
+  readonly request: number
+}
+
+const poolTimeouts = new WeakMap<pg.Pool, PoolTimeout>()
+
 export function createPool (connectionString: string, options: PoolOptions = {}): Pool {
   const pooled = options.pooler === 'transaction'
   const settings = pooled ? undefined : sessionSettings(options)
+  const request = options.statementTimeoutMs
+  const timeout = request === undefined ? undefined : { current: Math.max(request, options.startupTimeoutMs ?? 0), request }
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'tablegate',
-    ...(options.statementTimeoutMs === undefined || pooled ? {} : { statement_timeout: options.statementTimeoutMs }),
+    ...(timeout === undefined || pooled ? {} : { statement_timeout: timeout.current }),
     ...(options.connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: options.connectTimeoutMs }),
     ...(options.records === true ? { types: recordTypes } : {}),
     ...(settings === undefined ? {} : { options: settings }),
   })
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
   pool.on('error', () => {})
-  if (options.statementTimeoutMs !== undefined) {
-    if (pooled) timeoutInEveryTransaction(pool, options.statementTimeoutMs, options.readOnly === true)
-    watchStatements(pool, options.statementTimeoutMs)
+  if (timeout !== undefined) {
+    if (pooled) timeoutInEveryTransaction(pool, timeout.current, options.readOnly === true)
+    poolTimeouts.set(pool, timeout)
+    watchStatements(pool, timeout)
   }
   // A pooled statement name would be prepared on one server connection and bound on another.
   return pooled ? pool : withStatementNames(pool)
@@ -79,7 +96,7 @@ interface PgInternals { _clients: Array<PoolClient & { _activeQuery: object | nu
  * means a backend that stopped answering, and has its connection closed. Checks as often as a
  * tenth of the timeout.
  */
-function watchStatements (pool: pg.Pool, timeoutMs: number): void {
+function watchStatements (pool: pg.Pool, timeout: PoolTimeout): void {
   const seen = new WeakMap<object, { query: object, since: number }>()
   const timer = setInterval(() => {
     const now = Date.now()
@@ -91,14 +108,41 @@ function watchStatements (pool: pg.Pool, timeoutMs: number): void {
         seen.set(client, { query: active, since: now })
         continue
       }
-      const limit = statementTimeoutOf(client) ?? timeoutMs
+      const limit = statementTimeoutOf(client) ?? timeout.current
       if (now - known.since >= limit + Math.min(LOST_MARGIN_MS.max, Math.max(LOST_MARGIN_MS.min, limit))) client.connection.stream.destroy()
     }
-  }, Math.max(50, Math.floor(timeoutMs / 10)))
+  }, Math.max(50, Math.floor(timeout.request / 10)))
   timer.unref()
   const end = pool.end.bind(pool)
   pool.end = (async () => {
     clearInterval(timer)
     await end()
   }) as typeof pool.end
+}
+
+/**
+ * From now on the pool's work is requests: its statements take the request timeout. Directly
+ * connected, connections opened from now on carry it in their startup packet, and those the start
+ * opened (idle once it is done) set it as their session's. Behind a transaction pooler every
+ * transaction sends it with its BEGIN.
+ */
+export async function armStatementTimeout (pool: Pool): Promise<void> {
+  const timeout = poolTimeouts.get(pool)
+  if (timeout === undefined || timeout.current === timeout.request) return
+  timeout.current = timeout.request
+  const options = (pool as unknown as { options: { statement_timeout?: number } }).options
+  if (options.statement_timeout === undefined) {
+    setPooledTimeout(pool, timeout.request)
+    return
+  }
+  options.statement_timeout = timeout.request
+  const opened = await Promise.all(Array.from({ length: pool.idleCount }, async () => await pool.connect()))
+  await Promise.all(opened.map(async (client) => {
+    try {
+      await client.query(`SET statement_timeout = ${timeout.request}`)
+      client.release()
+    } catch {
+      client.release(true)
+    }
+  }))
 }

@@ -38,7 +38,12 @@ export interface OpenTransaction {
 }
 
 /** Pooled: what every transaction on a pool starts with (timeoutInEveryTransaction). */
-const pooledSessions = new WeakMap<Pool, { readonly timeoutMs: number, readonly readOnly: boolean }>()
+const pooledSessions = new WeakMap<Pool, { readonly timeoutMs: number, readonly readOnly: boolean, readonly begin: BeginStatement }>()
+
+/** Pooled: the statement timeout every later transaction on the pool starts with (lib/db/pool.ts, armStatementTimeout). */
+export function setPooledTimeout (pool: Pool, timeoutMs: number, readOnly = pooledSessions.get(pool)?.readOnly ?? false): void {
+  pooledSessions.set(pool, { timeoutMs, readOnly, begin: beginStatement(readOnly, timeoutMs) })
+}
 
 /** BEGIN, with the transaction's statement timeout when the session does not carry it. */
 function beginStatement (readOnly: boolean, timeoutMs: number | undefined): BeginStatement {
@@ -153,15 +158,14 @@ async function lone (pool: Pool, begin: BeginStatement, text: unknown, values: u
  * work's: the query channel shows the statement alone, as directly connected.
  */
 export function timeoutInEveryTransaction (pool: Pool, timeoutMs: number, readOnly: boolean): void {
-  pooledSessions.set(pool, { timeoutMs, readOnly })
-  const begin = beginStatement(readOnly, timeoutMs)
+  setPooledTimeout(pool, timeoutMs, readOnly)
   // pg-pool's forms: (text or query, values?, callback?), a promise without a callback.
   pool.query = ((text: unknown, values?: unknown, callback?: unknown) => {
     if (typeof values === 'function') {
       callback = values
       values = undefined
     }
-    const result = lone(pool, begin, text, values)
+    const result = lone(pool, pooledSessions.get(pool)!.begin, text, values)
     if (typeof callback !== 'function') return result
     result.then((found) => { (callback as Done)(null, found) }, (err: Error) => { (callback as Done)(err) })
     return undefined

@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Config } from '../../lib/config/schema.js'
-import { openTablegate } from '../../lib/bootstrap.js'
+import { openTablegate, readyForRequests } from '../../lib/bootstrap.js'
 import { decoratorOf } from '../../lib/decorator.js'
 import { kRuntime } from '../../lib/runtime.js'
 import { problem, NO_ROUTE_DETAIL } from '../../lib/problems.js'
@@ -39,6 +39,8 @@ function noAccess (): never {
 async function tablegate (app: FastifyInstance, options: Config): Promise<void> {
   const runtime = await openTablegate(options, (message) => { app.log.warn(message) })
   app.addHook('onClose', async () => { await runtime.close() })
+  // What the app did to start ran under a start's timeout; requests take theirs (lib/db/connect.ts).
+  app.addHook('onReady', async () => { await readyForRequests(runtime) })
   app.decorate(kRuntime as unknown as string, runtime)
   app.decorate('tablegate', decoratorOf(runtime))
   app.decorateRequest('ctx', null as never)
