@@ -432,7 +432,8 @@ interface Side {
   readonly onResponse?: (status: number, context: RequestContext, headers: Record<string, unknown>) => void
 }
 
-interface Measured { requests: number, seconds: number, ticks: number, databaseTicks: number, errors: number }
+/** `loadMicros`: the load generator's CPU (this process, on PostgreSQL's core), in µs like `process.cpuUsage()`. */
+interface Measured { requests: number, seconds: number, ticks: number, databaseTicks: number, loadMicros: number, errors: number }
 
 /**
  * Writes with the change log off, behind a no-op hook, and on: creates, and patches with If-Match
@@ -477,6 +478,7 @@ async function writesPart (base: string, token: string, options: ChangeBenchOpti
   const measure = async (side: Side, seconds: number): Promise<Measured> => {
     const before = processTreeTicks(server.child.pid!)
     const databaseBefore = postgresTicks(postmaster)
+    const loadBefore = process.cpuUsage()
     const result = await autocannon({
       url: base,
       connections: options.connections,
@@ -487,9 +489,10 @@ async function writesPart (base: string, token: string, options: ChangeBenchOpti
         ...(side.onResponse === undefined ? {} : { onResponse: (status: number, _body: string, context: object, headers?: Record<string, unknown>) => { side.onResponse!(status, context as RequestContext, headers ?? {}) } }),
       }],
     })
-    return { requests: result.requests.total, seconds, ticks: processTreeTicks(server.child.pid!) - before, databaseTicks: postgresTicksSince(postmaster, databaseBefore), errors: result.errors + result.non2xx }
+    const load = process.cpuUsage(loadBefore)
+    return { requests: result.requests.total, seconds, ticks: processTreeTicks(server.child.pid!) - before, databaseTicks: postgresTicksSince(postmaster, databaseBefore), loadMicros: load.user + load.system, errors: result.errors + result.non2xx }
   }
-  const totals = new Map<string, Measured>([...sides.keys()].map((name) => [name, { requests: 0, seconds: 0, ticks: 0, databaseTicks: 0, errors: 0 }]))
+  const totals = new Map<string, Measured>([...sides.keys()].map((name) => [name, { requests: 0, seconds: 0, ticks: 0, databaseTicks: 0, loadMicros: 0, errors: 0 }]))
   for (const side of sides.values()) await measure(side, 1)
   const rounds = options.seconds * options.repeat
   for (let round = 0; round < rounds; round++) {
@@ -503,15 +506,17 @@ async function writesPart (base: string, token: string, options: ChangeBenchOpti
     }
   }
   console.log(`\n${`writes (${rounds} rounds of 1 s)`.padEnd(28)}${'off r/s'.padStart(9)}${'hook r/s'.padStart(10)}${'on r/s'.padStart(8)}${'on/off'.padStart(8)}${'on/hook'.padStart(9)}` +
-    `${'CPU µs off/hook/on'.padStart(20)}${'pg µs off/hook/on'.padStart(19)}${'err'.padStart(5)}`)
+    `${'CPU µs off/hook/on'.padStart(20)}${'pg µs off/hook/on'.padStart(19)}${'load µs off/hook/on'.padStart(21)}${'err'.padStart(5)}`)
   for (const [operation, title] of [['create', 'create (POST)'], ['update', 'update (PATCH, If-Match)']] as const) {
     const [off, hook, on] = resources.map((resource) => totals.get(`${operation} ${resource}`)!) as [Measured, Measured, Measured]
     const rps = (m: Measured): number => m.requests / m.seconds
     const three = (key: 'ticks' | 'databaseTicks'): string => [off, hook, on].map((m) => (m[key] * 10_000 / m.requests).toFixed(0)).join('/')
+    const load = [off, hook, on].map((m) => (m.loadMicros / m.requests).toFixed(0)).join('/')
     console.log(`${title.padEnd(28)}${rps(off).toFixed(0).padStart(9)}${rps(hook).toFixed(0).padStart(10)}${rps(on).toFixed(0).padStart(8)}${(rps(on) / rps(off)).toFixed(2).padStart(8)}${(rps(on) / rps(hook)).toFixed(2).padStart(9)}` +
-      `${three('ticks').padStart(20)}${three('databaseTicks').padStart(19)}${String(off.errors + hook.errors + on.errors).padStart(5)}`)
+      `${three('ticks').padStart(20)}${three('databaseTicks').padStart(19)}${load.padStart(21)}${String(off.errors + hook.errors + on.errors).padStart(5)}`)
   }
   console.log('off: feed_plain (one statement a write); hook: feed_hooked (a no-op write hook: the pipeline transaction, no log); on: feed_logged (changes: {})')
+  console.log('load µs: the load generator\'s CPU a request (this process), on the core PostgreSQL has: whichever of the two cores is full sets the throughput')
 }
 
 // Run alone: `npm run bench:changes [-- --seconds 5 --repeat 1 --rate 50 --log-rows 100000 --only streams --profile]`.
