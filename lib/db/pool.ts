@@ -4,7 +4,8 @@
 // transaction pooler (PgBouncer, pgcat, Supavisor) a session is not ours: the packet carries
 // nothing, statements are unnamed, every transaction starts with the statement timeout and a lone
 // statement runs in a transaction of its own (transaction.ts), read-only on the read pool, and
-// timestamps of any offset are read as UTC (types.ts).
+// timestamps of any offset are read as UTC (types.ts). Until an app is ready, its pools' statement
+// timeout is a start's, not the requests' (armStatementTimeout).
 import pg from 'pg'
 import { recordTypes } from './types.js'
 import { statementTimeoutOf, withStatementNames } from './query.js'
