@@ -198,9 +198,9 @@ export interface Side {
 }
 
 /** One measured run of a side: requests a second, latency percentiles in ms, server and PostgreSQL CPU µs a request. */
+export interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
+
 /** The lowest and highest of each server pair's own ratio, as `0.93-1.02`: the spread a median or mean of fresh pairs is taken over. */
 export function pairSpread (ratios: readonly number[]): string {
   return `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`
 }
-
-export interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }

@@ -53,10 +53,11 @@ function sessionSettings (options: PoolOptions): string | undefined {
   return `-c TimeZone=UTC${options.readOnly === true ? ' -c default_transaction_read_only=on' : ''}`
 }
 
-/** A pool's statement timeout: the start's until armed, then the requests'. */
+/** A pool's statement timeout: the start's until armed, then the requests'; `pooled`: sent with each BEGIN. */
 interface PoolTimeout {
   current: number
   readonly request: number
+  readonly pooled: boolean
 }
 
 const poolTimeouts = new WeakMap<pg.Pool, PoolTimeout>()
@@ -65,7 +66,7 @@ export function createPool (connectionString: string, options: PoolOptions = {})
   const pooled = options.pooler === 'transaction'
   const settings = pooled ? undefined : sessionSettings(options)
   const request = options.statementTimeoutMs
-  const timeout = request === undefined ? undefined : { current: Math.max(request, options.startupTimeoutMs ?? 0), request }
+  const timeout = request === undefined ? undefined : { current: Math.max(request, options.startupTimeoutMs ?? 0), request, pooled }
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
@@ -131,11 +132,12 @@ export async function armStatementTimeout (pool: Pool): Promise<void> {
   const timeout = poolTimeouts.get(pool)
   if (timeout === undefined || timeout.current === timeout.request) return
   timeout.current = timeout.request
-  const options = (pool as unknown as { options: { statement_timeout?: number } }).options
-  if (options.statement_timeout === undefined) {
+  if (timeout.pooled) {
     setPooledTimeout(pool, timeout.request)
     return
   }
+  // pg-pool makes each new client from its options.
+  const options = (pool as unknown as { options: { statement_timeout: number } }).options
   options.statement_timeout = timeout.request
   const opened = await Promise.all(Array.from({ length: pool.idleCount }, async () => await pool.connect()))
   await Promise.all(opened.map(async (client) => {

@@ -38,11 +38,15 @@ export interface OpenTransaction {
 }
 
 /** Pooled: what every transaction on a pool starts with (timeoutInEveryTransaction). */
-const pooledSessions = new WeakMap<Pool, { readonly timeoutMs: number, readonly readOnly: boolean, readonly begin: BeginStatement }>()
+interface PooledSession { timeoutMs: number, readonly readOnly: boolean, begin: BeginStatement }
+const pooledSessions = new WeakMap<Pool, PooledSession>()
 
 /** Pooled: the statement timeout every later transaction on the pool starts with (lib/db/pool.ts, armStatementTimeout). */
-export function setPooledTimeout (pool: Pool, timeoutMs: number, readOnly = pooledSessions.get(pool)?.readOnly ?? false): void {
-  pooledSessions.set(pool, { timeoutMs, readOnly, begin: beginStatement(readOnly, timeoutMs) })
+export function setPooledTimeout (pool: Pool, timeoutMs: number): void {
+  const session = pooledSessions.get(pool)
+  if (session === undefined) return
+  session.timeoutMs = timeoutMs
+  session.begin = beginStatement(session.readOnly, timeoutMs)
 }
 
 /** BEGIN, with the transaction's statement timeout when the session does not carry it. */
@@ -158,14 +162,15 @@ async function lone (pool: Pool, begin: BeginStatement, text: unknown, values: u
  * work's: the query channel shows the statement alone, as directly connected.
  */
 export function timeoutInEveryTransaction (pool: Pool, timeoutMs: number, readOnly: boolean): void {
-  setPooledTimeout(pool, timeoutMs, readOnly)
+  const session: PooledSession = { timeoutMs, readOnly, begin: beginStatement(readOnly, timeoutMs) }
+  pooledSessions.set(pool, session)
   // pg-pool's forms: (text or query, values?, callback?), a promise without a callback.
   pool.query = ((text: unknown, values?: unknown, callback?: unknown) => {
     if (typeof values === 'function') {
       callback = values
       values = undefined
     }
-    const result = lone(pool, pooledSessions.get(pool)!.begin, text, values)
+    const result = lone(pool, session.begin, text, values)
     if (typeof callback !== 'function') return result
     result.then((found) => { (callback as Done)(null, found) }, (err: Error) => { (callback as Done)(err) })
     return undefined
