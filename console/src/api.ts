@@ -95,6 +95,12 @@ export class Session {
   private token: string | undefined
   private renewal: ReturnType<typeof setTimeout> | undefined
   private metaVersion: string | undefined
+  /**
+   * From a sign-out until the next sign-in: a request finds the session ended, and no token is
+   * taken from the cookie meanwhile (one taken while the sign-out is on its way would outlive it,
+   * and one asked for after it is a 401).
+   */
+  private signedOut = false
   /** The cookie's session (its id is what list-sessions calls `token`) and user, as start() last read them. */
   sessionId: string | undefined
   user: User | undefined
@@ -118,10 +124,10 @@ export class Session {
     return { organizations: active !== undefined, activeOrganizationId: active ?? null }
   }
 
-  /** A token from the session cookie; false without a live session. */
+  /** A token from the session cookie; false without a live session, or once signed out meanwhile. */
   async resume (): Promise<boolean> {
     const response = await fetch(`${apiRoot}/auth/token`, { credentials: 'same-origin', cache: 'no-store' })
-    if (response.status === 401) return false
+    if (response.status === 401 || this.signedOut) return false
     if (!response.ok) throw await failure(response)
     const { token } = await response.json() as { token: string }
     this.keep(token)
@@ -134,9 +140,11 @@ export class Session {
       method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }),
     })
     if (!response.ok) throw await failure(response)
+    this.signedOut = false
   }
 
   async signOut (): Promise<void> {
+    this.signedOut = true
     this.forget()
     await fetch(`${apiRoot}/auth/sign-out`, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' })
   }
@@ -227,7 +235,7 @@ export class Session {
   }
 
   private async send (path: string, options: RequestOptions = {}, retried = false): Promise<Response> {
-    if (this.token === undefined && !await this.resume()) return this.gone()
+    if (this.token === undefined && (this.signedOut || !await this.resume())) return this.gone()
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers, authorization: `Bearer ${this.token}` }
     if (options.body !== undefined) headers['content-type'] = 'application/json'
     const response = await fetch(path, {
