@@ -9,6 +9,8 @@ export interface LimitBench {
   readonly auth: Record<string, string>
   readonly pool: pg.Pool
   readonly measure: (server: BenchServer, side: Side, extraHeaders: Record<string, string>, length: number | { amount: number }, rate?: number) => Promise<Measured>
+  /** A server's node arguments for `--profile`: a CPU profile in the named folder. */
+  readonly profiled: (folder: string) => string[]
   readonly seconds: number
   readonly repeat: number
   readonly connections: number
@@ -32,8 +34,8 @@ export async function limitScenarios (bench: LimitBench): Promise<void> {
   // its whole life, so one pair is one draw however long it is measured.
   const runs = new Map(Object.keys(sides).map((name) => [name, [] as Array<{ off: Measured[], on: Measured[] }>]))
   for (let r = 0; r < bench.repeat; r++) {
-    const off = await startServer('tablegate.js', env)
-    const on = await startServer('tablegate.js', { ...env, BENCH_RATE_LIMITS: 'high' })
+    const off = await startServer('tablegate.js', env, bench.profiled('limits-off'))
+    const on = await startServer('tablegate.js', { ...env, BENCH_RATE_LIMITS: 'high' }, bench.profiled('limits-on'))
     try {
       for (const [name, side] of Object.entries(sides)) {
         const pair = { off: [] as Measured[], on: [] as Measured[] }

@@ -60,9 +60,14 @@ await seedCards(pool, CARDS)
 await seedRelations(pool)
 
 const env = { BENCH_DATABASE_URL: databaseUrl, BENCH_AUTH_SECRET: AUTH_SECRET, BENCH_OWNER: benchUser.id }
-// --profile: a V8 CPU profile of the tablegate server, written when it exits (open it in Chrome's DevTools).
-const tablegate = await startServer('tablegate.js', env, args.profile === true ? ['--cpu-prof', `--cpu-prof-dir=${process.cwd()}`] : [])
-const floor = await startServer('floor.js', env)
+/**
+ * --profile: a V8 CPU profile of each server, written when it exits (open it in Chrome's DevTools):
+ * tablegate's in the working directory, another's (the floor's, limits off and on) in a folder of
+ * its name there, so a side-by-side profile is one run.
+ */
+const profiled = (folder = ''): string[] => args.profile === true ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), folder)}`] : []
+const tablegate = await startServer('tablegate.js', env, profiled())
+const floor = await startServer('floor.js', env, profiled('floor'))
 // The baseline beside a fresh server of this checkout, both started now and serving the same
 // requests from here on: the long-lived server above served the set-up too, and a server's
 // history moves its figures (see observabilityScenarios).
@@ -356,7 +361,7 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
  * `--baseline`, both checkouts' servers take their turns, a row each. A scenario a server refuses is
  * printed with its answer, not measured. That each is one statement is proven by counting them in
  * test/http/relations-embed.test.ts and relations-filter.test.ts (the server's own statistics lag
- * by up to 10 s). `--profile` writes each fresh tablegate server's CPU profile; `--only "relations: 5 lines"` runs
+ * by up to 10 s). `--profile` writes each fresh server's CPU profile (the floor's in `floor/`); `--only "relations: 5 lines"` runs
  * the scenarios whose name starts so.
  */
 async function relationScenarios (): Promise<void> {
@@ -365,7 +370,7 @@ async function relationScenarios (): Promise<void> {
   // pair of processes is one draw, however long it is measured. The baseline's servers are
   // started once, outside.
   const fresh = async (): Promise<{ servers: Array<[string, BenchServer]>, floor: BenchServer }> => baseline === undefined
-    ? { servers: [['', await startServer('tablegate.js', env, args.profile === true ? ['--cpu-prof', `--cpu-prof-dir=${process.cwd()}`] : [])]], floor: await startServer('floor.js', env) }
+    ? { servers: [['', await startServer('tablegate.js', env, profiled())]], floor: await startServer('floor.js', env, profiled('floor')) }
     : { servers: [['before', baseline.before], ['after', baseline.after]], floor }
   const stop = async (pair: { servers: Array<[string, BenchServer]>, floor: BenchServer }): Promise<void> => {
     if (baseline === undefined) await stopServers([...pair.servers.map(([, server]) => server), pair.floor])
@@ -558,7 +563,7 @@ try {
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('limits')) {
-    await limitScenarios({ env, auth, pool, measure, seconds: SECONDS, repeat: REPEAT, connections: CONNECTIONS, sides: {
+    await limitScenarios({ env, auth, pool, measure, profiled, seconds: SECONDS, repeat: REPEAT, connections: CONNECTIONS, sides: {
       'get by key': scenarios[0]!.tablegate,
       'list page 50 by key': scenarios[1]!.tablegate,
       create: scenarios.find((s) => s.name === 'create')!.tablegate,
