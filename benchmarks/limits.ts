@@ -11,6 +11,8 @@ export interface LimitBench {
   readonly measure: (server: BenchServer, side: Side, extraHeaders: Record<string, string>, length: number | { amount: number }, rate?: number) => Promise<Measured>
   /** A server's node arguments for `--profile`: a CPU profile in the named folder. */
   readonly profiled: (folder: string) => string[]
+  /** `--only "limits: create"`: the sides whose name starts so, and no over-budget scenario; all of them without. */
+  readonly only: string | undefined
   readonly seconds: number
   readonly repeat: number
   readonly connections: number
@@ -32,12 +34,14 @@ export async function limitScenarios (bench: LimitBench): Promise<void> {
   // By side, each repeat's rounds by server: a fresh pair of servers for each repeat, as a process
   // keeps its start's luck (code and heap placement, what the JIT made of its first requests) for
   // its whole life, so one pair is one draw however long it is measured.
-  const runs = new Map(Object.keys(sides).map((name) => [name, [] as Array<{ off: Measured[], on: Measured[] }>]))
+  const which = (bench.only ?? '').replace(/^limits[\s:,]*/, '')
+  const chosen = Object.entries(sides).filter(([name]) => name.startsWith(which))
+  const runs = new Map(chosen.map(([name]) => [name, [] as Array<{ off: Measured[], on: Measured[] }>]))
   for (let r = 0; r < bench.repeat; r++) {
     const off = await startServer('tablegate.js', env, bench.profiled('limits-off'))
     const on = await startServer('tablegate.js', { ...env, BENCH_RATE_LIMITS: 'high' }, bench.profiled('limits-on'))
     try {
-      for (const [name, side] of Object.entries(sides)) {
+      for (const [name, side] of chosen) {
         const pair = { off: [] as Measured[], on: [] as Measured[] }
         // Warmed as long as they are measured: a new process grows its heap's young generation
         // with its load over seconds, and one measured before that is measured at its start.
@@ -63,6 +67,7 @@ export async function limitScenarios (bench: LimitBench): Promise<void> {
     console.log(`${name.padEnd(34)}${mean(off.map((m) => m.rps)).toFixed(0).padStart(9)}${mean(on.map((m) => m.rps)).toFixed(0).padStart(9)}${(mean(on.map((m) => m.rps)) / mean(off.map((m) => m.rps))).toFixed(3).padStart(7)}` +
       `${pairSpread(ratios).padStart(12)}${pair('p99').padStart(12)}${pair('cpuUs').padStart(15)}${pair('databaseUs').padStart(14)}${String(errors).padStart(5)}`)
   }
+  if (which !== '') return
   const low = await startServer('tablegate.js', { ...env, BENCH_RATE_LIMITS: 'low' })
   try {
     const within = { authorization: `Bearer ${(await anotherCaller(pool, `within-${Date.now()}@example.com`)).token}` }

@@ -563,7 +563,7 @@ try {
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()
   if (args.only === undefined || args.only.startsWith('limits')) {
-    await limitScenarios({ env, auth, pool, measure, profiled, seconds: SECONDS, repeat: REPEAT, connections: CONNECTIONS, sides: {
+    await limitScenarios({ env, auth, pool, measure, profiled, only: args.only, seconds: SECONDS, repeat: REPEAT, connections: CONNECTIONS, sides: {
       'get by key': scenarios[0]!.tablegate,
       'list page 50 by key': scenarios[1]!.tablegate,
       create: scenarios.find((s) => s.name === 'create')!.tablegate,
