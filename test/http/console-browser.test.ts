@@ -131,6 +131,15 @@ test('an admin and a clerk each see their own menu and columns, page by keyset t
   await page.waitForNetworkIdle({ idleTime: 100 })
   assert.deepEqual(asked, [])
   assert.deepEqual(refused, ['404 /api/v1/orders'])
+  // Signing in again on the same page takes tokens again: the menu comes back, no reload between.
+  signingOut = false
+  await page.type('#email', 'clerk@example.com')
+  await page.type('#password', PASSWORD)
+  await page.click('button[type=submit]')
+  await page.waitForSelector('nav[aria-label=Main] a')
+  const [signOutAgain] = await page.$$('xpath/.//header/button[text()="Sign out"]')
+  await signOutAgain!.click()
+  await page.waitForSelector('form input[type=email]')
   await page.reload()
   await page.waitForSelector('form input[type=email]')
 
