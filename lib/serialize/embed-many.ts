@@ -34,17 +34,15 @@ export function embedEtag (etags: Etags | undefined, model: ResourceModel, reada
 type Parse = (text: string) => unknown
 
 const asText: Parse = (text) => text
-const parseFlag = textParserOf('boolean')
 
 /**
- * How each of the embeds' columns in a child's record is read: a to-one's presence (`true` where
- * its row is there) and its fields as they are read, a to-many's array of records as its text,
- * which its own reader takes apart.
+ * How each of the embeds' columns in a child's record is read: a to-one's fields as they are read,
+ * a to-many's array of records as its text, which its own reader takes apart.
  */
 function outputParsers (embeds: readonly EmbedPlan[]): Parse[] {
   return embeds.flatMap((embed) => embed.kind === 'many'
     ? [asText]
-    : [parseFlag, ...embed.fetch.fields.map((field) => textParserOf(field.type)), ...outputParsers(embed.embeds)])
+    : [...embed.fetch.fields.map((field) => textParserOf(field.type)), ...outputParsers(embed.embeds)])
 }
 
 type Reader = (row: Row, parent: Row) => unknown

@@ -9,6 +9,7 @@ import type { Etags, Row } from './etag.js'
 import { recordBuilder } from './json.js'
 import { embedEtag, manyReader } from './embed-many.js'
 import { compiledFunction, ShapeFunction } from './shape-function.js'
+import { presenceColumn } from '../sql/read.js'
 
 /** The embedded records of one row, in the order of the plan's embeds; `parent` is the record they belong to. */
 export type EmbedsReader = (row: Row, parent: Row) => unknown[]
@@ -39,11 +40,12 @@ function recordReader (embed: ToOneEmbed): RecordReader {
 
 function embedReader (embed: ToOneEmbed, etags: Etags | undefined, tokens: PageTokens): (row: Row) => Row | null {
   const read = recordReader(embed)
+  const present = presenceColumn(embed)
   const etag = embedEtag(etags, embed.model, embed.readable)
   const children = embed.embeds.length === 0 ? undefined : embedsReader(embed.embeds, etags, tokens)
   const build = recordBuilder(embed.select, embed.embeds.map((child) => child.relation.name))
   return (row) => {
-    if (row[embed.column] !== true) return null
+    if (row[present] === null || row[present] === undefined) return null
     // No presenter to apply: a resource whose rows a plugin presents cannot be a relation's
     // target (lib/model/relations.ts), as a filter over its stored columns would probe them.
     const record = read(row)

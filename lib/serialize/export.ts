@@ -38,8 +38,8 @@ function embedColumns (embed: EmbedPlan): Array<{ readonly name: string, readonl
 /** The CSV columns of embeds, depth first: each with its header and how a row's cell is read. */
 function embedCells (embeds: readonly EmbedPlan[]): Array<{ readonly header: string, readonly read: (row: Row) => unknown }> {
   return embeds.flatMap((embed) => [
-    // A level below is null where its parent is: its own presence column is then null too.
-    ...embedColumns(embed).map(({ name, column }) => ({ header: `${embed.path}.${name}`, read: (row: Row) => row[embed.column] === true ? row[column] : null })),
+    // A level below is null where its parent is: its own columns are then null too.
+    ...embedColumns(embed).map(({ name, column }) => ({ header: `${embed.path}.${name}`, read: (row: Row) => row[column] ?? null })),
     ...embedCells(embed.embeds),
   ])
 }

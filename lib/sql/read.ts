@@ -7,7 +7,7 @@ import { selectiveForm, selectiveSide, type SelectiveBranch, type Side } from '.
 import { toManyColumn, type EmbedsSql } from './embed-many.js'
 import { pathValue } from './path.js'
 import { nullable, ownField } from '../query/order-by.js'
-import type { EmbedPlan, GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope } from '../plan/types.js'
+import type { EmbedPlan, GetPlan, ListPlan, OrderTerm, PermissionPlan, ReadScope, ToOneEmbed } from '../plan/types.js'
 import type { Selection } from '../model/selection.js'
 import type { OperationAccess } from '../access/types.js'
 import { decidedByRows } from '../access/permissions.js'
@@ -54,15 +54,21 @@ export function compileGet (plan: GetPlan): Sql {
 
 // To-one embeds (docs/relations.md, "Embedding"): each is a LEFT JOIN LATERAL of its target's row,
 // read under the target's own scope, whose columns come into the parent row flattened under the
-// embed's numbered column names (`__e0` is true where the row is there, `__e0_1` its second
-// field), so the record's type parsers read them as a get of the target would. A level below is
+// embed's numbered column names (`__e0_1` its second field), so the record's type parsers read them
+// as a get of the target would. The row is there where its key's column is not null: the join is on
+// that key, which null never equals, and every fetch carries the key (lib/model/selection.ts). A level below is
 // joined inside its parent's subquery. The target's table goes by an alias of its own (`__t0`):
 // a relation may join a resource to itself. To-many embeds are columns of their own (./embed-many.ts).
 
-/** The names of an embed's columns in the row: the row is there, its fields, its own embeds'; a to-many's one column. */
+/** The names of an embed's columns in the row: its fields, its own embeds'; a to-many's one column. */
 export function embedOutputs (embed: EmbedPlan): string[] {
   if (embed.kind === 'many') return [embed.column]
-  return [embed.column, ...embed.fetch.fields.map((_, i) => `${embed.column}_${i}`), ...embed.embeds.flatMap(embedOutputs)]
+  return [...embed.fetch.fields.map((_, i) => `${embed.column}_${i}`), ...embed.embeds.flatMap(embedOutputs)]
+}
+
+/** The column of a to-one embed's key: not null exactly where its row is there for the caller. */
+export function presenceColumn (embed: ToOneEmbed): string {
+  return `${embed.column}_${embed.fetch.fields.indexOf(embed.model.key[0]!)}`
 }
 
 function lateralOf (embed: EmbedPlan): Sql {
@@ -111,9 +117,9 @@ function embedJoins (parent: ResourceModel, embeds: readonly EmbedPlan[]): Sql {
   return sql.join(embeds.map((embed) => {
     if (embed.kind === 'many') return sql.empty
     const target: ResourceModel = { ...embed.model, table: sql.ident(`__t${embed.column.slice(3)}`) }
-    const fields = embed.fetch.fields.map((f, i) => sql`, ${qualifiedColumnOf(target, f)}${jsonCast(f)} AS ${sql.ident(`${embed.column}_${i}`)}`)
+    const fields = embed.fetch.fields.map((f, i) => sql`${qualifiedColumnOf(target, f)}${jsonCast(f)} AS ${sql.ident(`${embed.column}_${i}`)}`)
     const conditions = [sql`${qualifiedColumnOf(target, embed.model.key[0]!)} = ${qualifiedColumnOf(parent, embed.relation.field)}`, ...scopeConditions(target, embed.scope, target.table)]
-    return sql` LEFT JOIN LATERAL (SELECT true AS ${sql.ident(embed.column)}${sql.join(fields, sql.empty)}${embedColumns(target, embed.embeds)} FROM ${embed.model.table} AS ${target.table}${embedJoins(target, embed.embeds)}${where(conditions)}) AS ${lateralOf(embed)} ON true`
+    return sql` LEFT JOIN LATERAL (SELECT ${sql.join(fields, sql`, `)}${embedColumns(target, embed.embeds)} FROM ${embed.model.table} AS ${target.table}${embedJoins(target, embed.embeds)}${where(conditions)}) AS ${lateralOf(embed)} ON true`
   }), sql.empty)
 }
 

@@ -190,7 +190,7 @@ test('a page of 50 orders embedding customer and customer.region is one statemen
   assert.equal(page.items.filter((item: any) => item.customer?.region?.name === 'South').length > 0, true)
   assert.equal(plain.length, 1)
   assert.equal(statements.length, 1)
-  assert.match(statements[0]!, /FROM "orders" LEFT JOIN LATERAL \(SELECT true AS "__e0".* FROM "customers" AS "__t0" LEFT JOIN LATERAL \(SELECT true AS "__e1".* FROM "regions" AS "__t1" /)
+  assert.match(statements[0]!, /FROM "orders" LEFT JOIN LATERAL \(SELECT "__t0"\."id" AS "__e0_0".* FROM "customers" AS "__t0" LEFT JOIN LATERAL \(SELECT "__t1"\."id" AS "__e1_0".* FROM "regions" AS "__t1" /)
 })
 
 test('relation and field names past PostgreSQL\'s 63-byte identifiers embed all the same', async () => {
