@@ -200,6 +200,12 @@ export interface Side {
 /** One measured run of a side: requests a second, latency percentiles in ms, server and PostgreSQL CPU µs a request. */
 export interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
 
+/** Rounds of one side as one run: each figure's mean over the rounds, their errors summed. */
+export function roundsMeasured (rounds: readonly Measured[]): Measured {
+  const mean = (key: keyof Measured): number => rounds.reduce((sum, m) => sum + m[key], 0) / rounds.length
+  return { rps: mean('rps'), p50: mean('p50'), p99: mean('p99'), cpuUs: mean('cpuUs'), databaseUs: mean('databaseUs'), errors: rounds.reduce((sum, m) => sum + m.errors, 0) }
+}
+
 /** The lowest and highest of each server pair's own ratio, as `0.93-1.02`: the spread a median or mean of fresh pairs is taken over. */
 export function pairSpread (ratios: readonly number[]): string {
   return `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`

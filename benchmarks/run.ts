@@ -21,7 +21,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { RELATION_COUNTRIES, relationCountry, seedCards, seedOrders, seedRelations } from './bench-orders.js'
-import { AUTH_SECRET, benchCaller, type Context, type Measured, type Side, heapMb, patchRows, pinLoadGenerator, pinned, pairSpread, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, type Context, type Measured, type Side, heapMb, patchRows, pinLoadGenerator, pinned, pairSpread, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, roundsMeasured, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 import { CHANGE_DEFAULTS, changeScenarios } from './changes.js'
@@ -355,9 +355,10 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
  * selective filter (one country, 0.4 % of orders) and an unselective one (countries up to one near
  * the middle, about half), each value drawn per request, as real traffic's differ. Each scenario
  * beside the floor's (./servers/floor.ts: two statements for the to-many, the cheapest form for
- * each filter), the two taking turns, on a fresh pair of servers for each `--repeat`, medians:
- * requests per second, tablegate's over the floor's against issue 45's target and each pair's own
- * ratio, p99, and server and PostgreSQL CPU per request. The filters' match fractions are counted on the seeded data and printed. With
+ * each filter), the two taking turns second by second for `--seconds` rounds, on a fresh pair of
+ * servers for each `--repeat`; each pair's figures are its rounds' means, and the table gives the
+ * pairs' medians: requests per second, tablegate's over the floor's against issue 45's target and
+ * each pair's own ratio, p99, and server and PostgreSQL CPU per request. The filters' match fractions are counted on the seeded data and printed. With
  * `--baseline`, both checkouts' servers take their turns, a row each. A scenario a server refuses is
  * printed with its answer, not measured. That each is one statement is proven by counting them in
  * test/http/relations-embed.test.ts and relations-filter.test.ts (the server's own statistics lag
@@ -430,11 +431,19 @@ async function relationScenarios (): Promise<void> {
         // before that is measured at its start, not as it serves.
         if (baseline === undefined) for (const contender of contendersOf(i)) await measure(contender.server, contender.side, contender.auth, SECONDS)
       }
+      // The contenders take turns second by second, each round in the reverse order of the last:
+      // the machine's speed moves in phases of seconds, every process on it slower or faster
+      // together (one floor process served 2,268 to 4,482 requests a second from one second to the
+      // next), and a run of several seconds of one contender would take such a phase alone.
       for (const [i] of scenarios.entries()) {
-        for (const contender of contendersOf(i)) {
-          await measure(contender.server, contender.side, contender.auth, 1)
-          measured[i]!.runs.get(contender.label)!.push(await measure(contender.server, contender.side, contender.auth, SECONDS))
+        const contenders = contendersOf(i)
+        const rounds = new Map(contenders.map(({ label }) => [label, [] as Measured[]]))
+        for (let round = 0; round < SECONDS; round++) {
+          for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
+            rounds.get(contender.label)!.push(await measure(contender.server, contender.side, contender.auth, 1))
+          }
         }
+        for (const { label } of contenders) measured[i]!.runs.get(label)!.push(roundsMeasured(rounds.get(label)!))
       }
     } finally {
       await stop(pair)
