@@ -50,14 +50,14 @@ export async function heapMb (server: BenchServer): Promise<{ young: number, res
 
 /**
  * Runs benchmarks/servers/`file` (or the server script at an absolute path) in its own process, on
- * core 0 when pinning unless `unpinned`; resolves once it prints `ready <port>`.
+ * core 0 when pinning unless `unpinned`, under `wrapper` when given (a command that runs the rest,
+ * as valgrind does, in the same process); resolves once it prints `ready <port>`.
  */
-export async function startServer (file: string, env: Record<string, string>, nodeFlags: string[] = [], unpinned = false): Promise<BenchServer> {
+export async function startServer (file: string, env: Record<string, string>, nodeFlags: string[] = [], unpinned = false, wrapper: readonly string[] = []): Promise<BenchServer> {
   const pin = pinned && !unpinned
-  const command = pin ? 'taskset' : process.execPath
   const script = [...nodeFlags, isAbsolute(file) ? file : join(here, 'servers', file)]
-  const argv = pin ? ['-c', '0', process.execPath, ...script] : script
-  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const [command, ...argv] = [...(pin ? ['taskset', '-c', '0'] : []), ...wrapper, process.execPath, ...script]
+  const child = spawn(command!, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       const match = /ready (\d+)/.exec(chunk.toString())

@@ -11,7 +11,8 @@
 // beside off, then one caller far over its read budget beside another within theirs. `--only
 // warmup`: the 1st to 100th request of list shapes new to a server (./warmup.ts). `--baseline DIR`: the tablegate of another checkout, built (`npm run build` there),
 // measured in the same run, turn by turn with this one, and printed before → after: a change's
-// cost under the same noise.
+// cost under the same noise. `--only relations --instructions`: the same questions' instructions a
+// request, each server under valgrind's callgrind (./instructions.ts), instead of their throughput.
 import { execFileSync } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { readFileSync } from 'node:fs'
@@ -27,6 +28,7 @@ import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 import { CHANGE_DEFAULTS, changeScenarios } from './changes.js'
 import { limitScenarios } from './limits.js'
 import { warmupScenarios } from './warmup.js'
+import { instructionScenarios } from './instructions.js'
 
 const { values: args } = parseArgs({ options: {
   rows: { type: 'string', default: '100000' },
@@ -36,6 +38,7 @@ const { values: args } = parseArgs({ options: {
   only: { type: 'string' },
   profile: { type: 'boolean', default: false },
   baseline: { type: 'string' },
+  instructions: { type: 'boolean', default: false },
 } })
 const ROWS = Number(args.rows)
 const SECONDS = Number(args.seconds)
@@ -412,6 +415,7 @@ async function relationScenarios (): Promise<void> {
   // `--only "relations: 5 lines"`: the scenarios whose name starts so.
   const which = (args.only ?? '').replace(/^relations[\s:,]*/, '')
   const scenarios = questions.filter(({ name }) => name.startsWith(which))
+  if (args.instructions === true) return await instructionScenarios({ env, auth, scenarios, warm: 6000, counted: 3000, measure })
   // Each scenario's runs by contender, and what a server answered instead of a page.
   const measured = scenarios.map(() => ({ runs: new Map<string, Measured[]>([...labels, 'floor'].map((label) => [label, []])), refused: new Map<string, string>() }))
   for (let r = 0; r < REPEAT; r++) {
