@@ -2,9 +2,10 @@
 // tablegate beside the floor on the same questions. Requests per second on this machine move by up
 // to 2:1 from one second to the next (its speed comes in phases, every process together), and a
 // process keeps its start's luck for its life; two instruction counts of the same code came 0.7 %
-// and 4 % apart (each process compiles its code anew). It counts the server's own user-space work, not the kernel's nor what PostgreSQL and the
-// load generator spend, and not how fast those instructions run (cache misses, branches): a figure
-// to tell what a change does to the server's own work, beside the throughput runs, not instead.
+// and 4 % apart (each process compiles its code anew). It counts the server's own user-space
+// work, not the kernel's nor what PostgreSQL and the load generator spend, and not how fast those
+// instructions run (cache misses, branches): a figure to tell what a change does to the server's
+// own work, beside the throughput runs, not instead.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -54,11 +54,12 @@ export function compileGet (plan: GetPlan): Sql {
 
 // To-one embeds (docs/relations.md, "Embedding"): each is a LEFT JOIN LATERAL of its target's row,
 // read under the target's own scope, whose columns come into the parent row flattened under the
-// embed's numbered column names (`__e0_1` its second field), so the record's type parsers read them
-// as a get of the target would. The row is there where its key's column is not null: the join is on
-// that key, which null never equals, and every fetch carries the key (lib/model/selection.ts). A level below is
-// joined inside its parent's subquery. The target's table goes by an alias of its own (`__t0`):
-// a relation may join a resource to itself. To-many embeds are columns of their own (./embed-many.ts).
+// embed's numbered column names (`__e0_1` its second field), so the record's type parsers read
+// them as a get of the target would. The row is there where its key's column is not null: the
+// join is on that key, which null never equals, and every fetch carries the key
+// (lib/model/selection.ts). A level below is joined inside its parent's subquery. The target's
+// table goes by an alias of its own (`__t0`): a relation may join a resource to itself. To-many
+// embeds are columns of their own (./embed-many.ts).
 
 /** The names of an embed's columns in the row: its fields, its own embeds'; a to-many's one column. */
 export function embedOutputs (embed: EmbedPlan): string[] {
