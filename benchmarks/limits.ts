@@ -1,7 +1,7 @@
 // `npm run bench -- --only limits` (./run.ts): request limits on beside off, and one caller past
 // their budget beside another within theirs. The servers and the measuring are run.ts's.
 import type pg from 'pg'
-import { anotherCaller, pairSpread, startServer, stopServers, type BenchServer, type Measured, type Side } from './harness.js'
+import { anotherCaller, pairSpread, startServer, stopServers, takeTurns, type BenchServer, type Measured, type Side } from './harness.js'
 
 export interface LimitBench {
   readonly env: Record<string, string>
@@ -42,15 +42,11 @@ export async function limitScenarios (bench: LimitBench): Promise<void> {
     const on = await startServer('tablegate.js', { ...env, BENCH_RATE_LIMITS: 'high' }, bench.profiled('limits-on'))
     try {
       for (const [name, side] of chosen) {
-        const pair = { off: [] as Measured[], on: [] as Measured[] }
         // Warmed as long as they are measured: a new process grows its heap's young generation
         // with its load over seconds, and one measured before that is measured at its start.
         for (const server of [off, on]) await measure(server, side, auth, bench.seconds)
-        for (let round = 0; round < bench.seconds; round++) {
-          pair.off.push(await measure(off, side, auth, 1))
-          pair.on.push(await measure(on, side, auth, 1))
-        }
-        runs.get(name)!.push(pair)
+        const turns = await takeTurns([['off', async () => await measure(off, side, auth, 1)], ['on', async () => await measure(on, side, auth, 1)]] as const, bench.seconds)
+        runs.get(name)!.push({ off: turns.get('off')!, on: turns.get('on')! })
       }
     } finally {
       await stopServers([off, on])

@@ -22,7 +22,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { RELATION_COUNTRIES, relationCountry, seedCards, seedOrders, seedRelations } from './bench-orders.js'
-import { AUTH_SECRET, benchCaller, type Context, type Measured, type Side, heapMb, patchRows, pinLoadGenerator, pinned, pairSpread, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, roundsMeasured, rssMb, startServer, stopServers, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, type Context, type Measured, type Side, heapMb, patchRows, pinLoadGenerator, pinned, pairSpread, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, roundsMeasured, rssMb, startServer, stopServers, takeTurns, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 import { CHANGE_DEFAULTS, changeScenarios } from './changes.js'
@@ -285,12 +285,10 @@ async function observabilityScenarios (): Promise<void> {
     'metrics + Server-Timing': await startServer('tablegate.js', { ...env, BENCH_OBSERVABILITY: 'timing' }),
   }
   const list: Side = { method: 'GET', path: () => '/api/v1/bench_orders?page_size=50' }
-  const runs = new Map<string, Measured[]>()
+  let runs: Map<string, Measured[]>
   try {
     for (const server of Object.values(servers)) await measure(server, list, auth, 1)
-    for (let round = 0; round < SECONDS * REPEAT; round++) {
-      for (const [name, server] of Object.entries(servers)) runs.set(name, [...(runs.get(name) ?? []), await measure(server, list, auth, 1)])
-    }
+    runs = await takeTurns(Object.entries(servers).map(([name, server]) => [name, async () => await measure(server, list, auth, 1)] as const), SECONDS * REPEAT)
   } finally {
     await stopServers(Object.values(servers))
   }
@@ -358,10 +356,11 @@ ${'scale-out (nothing pinned)'.padEnd(22)}${'1 direct r/s'.padStart(13)}${'p99'.
  * selective filter (one country, 0.4 % of orders) and an unselective one (countries up to one near
  * the middle, about half), each value drawn per request, as real traffic's differ. Each scenario
  * beside the floor's (./servers/floor.ts: two statements for the to-many, the cheapest form for
- * each filter), the two taking turns second by second for `--seconds` rounds, on a fresh pair of
- * servers for each `--repeat`; each pair's figures are its rounds' means, and the table gives the
- * pairs' medians: requests per second, tablegate's over the floor's against issue 45's target and
- * each pair's own ratio, p99, and server and PostgreSQL CPU per request. The filters' match fractions are counted on the seeded data and printed. With
+ * each filter), the two taking turns second by second for `--seconds` rounds (./harness.ts
+ * takeTurns), on a fresh pair of servers for each `--repeat`; each pair's figures are its rounds'
+ * means, and the table gives the pairs' medians: requests per second, tablegate's over the floor's
+ * against issue 45's target and each pair's own ratio, p99, and server and PostgreSQL CPU per
+ * request. The filters' match fractions are counted on the seeded data and printed. With
  * `--baseline`, both checkouts' servers take their turns, a row each. A scenario a server refuses is
  * printed with its answer, not measured. That each is one statement is proven by counting them in
  * test/http/relations-embed.test.ts and relations-filter.test.ts (the server's own statistics lag
@@ -438,17 +437,9 @@ async function relationScenarios (): Promise<void> {
         // once while the filter was measured (the 250 values of the selective one: 257 count
         // statements of 3.4 ms in 10 s), where a steady stream of values renews them spread out:
         // about 8 counts a second for 250 values, under 2 % of that filter's PostgreSQL time.
-        if (baseline === undefined) for (const contender of contenders) await measure(contender.server, contender.side, contender.auth, SECONDS)
-        // The contenders take turns second by second, each round in the reverse order of the last:
-        // the machine's speed moves in phases of seconds, every process on it slower or faster
-        // together (one floor process served 2,268 to 4,482 requests a second from one second to
-        // the next), and a run of several seconds of one contender would take such a phase alone.
-        const rounds = new Map(contenders.map(({ label }) => [label, [] as Measured[]]))
-        for (let round = 0; round < SECONDS; round++) {
-          for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
-            rounds.get(contender.label)!.push(await measure(contender.server, contender.side, contender.auth, 1))
-          }
-        }
+        // A baseline's long-lived servers have served the scenarios before: a second each to settle.
+        for (const contender of contenders) await measure(contender.server, contender.side, contender.auth, baseline === undefined ? SECONDS : 1)
+        const rounds = await takeTurns(contenders.map(({ label, server, side, auth }) => [label, async () => await measure(server, side, auth, 1)] as const), SECONDS)
         for (const { label } of contenders) measured[i]!.runs.get(label)!.push(roundsMeasured(rounds.get(label)!))
       }
     } finally {
