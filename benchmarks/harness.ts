@@ -197,8 +197,12 @@ export interface Side {
   onResponse?: (status: number, context: Context, headers: Record<string, unknown>) => void
 }
 
-/** One measured run of a side: requests a second, latency percentiles in ms, server and PostgreSQL CPU µs a request. */
-export interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, errors: number }
+/**
+ * One measured run of a side: requests a second, latency percentiles in ms, and CPU µs a request of
+ * the server, PostgreSQL and the load generator (`loadUs`: the bench process, on PostgreSQL's core
+ * when pinning).
+ */
+export interface Measured { rps: number, p50: number, p99: number, cpuUs: number, databaseUs: number, loadUs: number, errors: number }
 
 /**
  * `rounds` rounds of 1 s of each side (its `run`), taking turns, each round in the reverse order of
@@ -218,7 +222,7 @@ export async function takeTurns<K> (sides: ReadonlyArray<readonly [K, () => Prom
 /** Rounds of one side as one run: each figure's mean over the rounds, their errors summed. */
 export function roundsMeasured (rounds: readonly Measured[]): Measured {
   const mean = (key: keyof Measured): number => rounds.reduce((sum, m) => sum + m[key], 0) / rounds.length
-  return { rps: mean('rps'), p50: mean('p50'), p99: mean('p99'), cpuUs: mean('cpuUs'), databaseUs: mean('databaseUs'), errors: rounds.reduce((sum, m) => sum + m.errors, 0) }
+  return { rps: mean('rps'), p50: mean('p50'), p99: mean('p99'), cpuUs: mean('cpuUs'), databaseUs: mean('databaseUs'), loadUs: mean('loadUs'), errors: rounds.reduce((sum, m) => sum + m.errors, 0) }
 }
 
 /** The lowest and highest of each server pair's own ratio, as `0.93-1.02`: the spread a median or mean of fresh pairs is taken over. */

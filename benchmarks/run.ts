@@ -201,6 +201,7 @@ async function measure (server: BenchServer, side: Side, extraHeaders: Record<st
   const span = { ...(typeof length === 'number' ? { duration: length } : { amount: length.amount }), ...(rate === undefined ? {} : { overallRate: rate }) }
   const before = processTreeTicks(server.child.pid!)
   const databaseBefore = databaseTicks()
+  const loadBefore = process.cpuUsage()
   const result = await autocannon({
     url: `http://127.0.0.1:${server.port}`,
     connections: CONNECTIONS,
@@ -213,12 +214,14 @@ async function measure (server: BenchServer, side: Side, extraHeaders: Record<st
   })
   const ticks = processTreeTicks(server.child.pid!) - before
   const databaseUsed = databaseTicksSince(databaseBefore)
+  const load = process.cpuUsage(loadBefore)
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     cpuUs: result.requests.total === 0 ? 0 : (ticks * 10_000) / result.requests.total,
     databaseUs: result.requests.total === 0 ? 0 : (databaseUsed * 10_000) / result.requests.total,
+    loadUs: result.requests.total === 0 ? 0 : (load.user + load.system) / result.requests.total,
     errors: result.errors + result.non2xx,
   }
 }
@@ -460,14 +463,25 @@ async function relationScenarios (): Promise<void> {
       // Each run's own ratio (its servers' draw): the spread the median is taken over.
       const ratios = runs.get(label)!.map((m, r) => m.rps / runs.get('floor')![r]!.rps)
       table.push(`${title}${of(label, 'rps').toFixed(0).padStart(8)}${of('floor', 'rps').toFixed(0).padStart(8)}${(of(label, 'rps') / of('floor', 'rps')).toFixed(2).padStart(7)}` +
-        `${pairSpread(ratios).padStart(11)}${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}${pair(label, 'p99', ' ms').padStart(13)}${pair(label, 'cpuUs').padStart(13)}${pair(label, 'databaseUs').padStart(14)}` +
+        `${pairSpread(ratios).padStart(11)}${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}${pair(label, 'p99', ' ms').padStart(13)}${pair(label, 'cpuUs').padStart(13)}${pair(label, 'databaseUs').padStart(14)}${pair(label, 'loadUs').padStart(14)}` +
         `${String(of(label, 'errors') + of('floor', 'errors')).padStart(5)}`)
     }
   }
   console.log(`\nrelations (rel_orders, page of 50; ${orders.toLocaleString('en')} orders; ${baseline === undefined ? `fresh servers for each of ${REPEAT} run(s)` : `${REPEAT} run(s)`}, medians): customer.country = "<one of 250>" matches ${span(fractions.map((f) => f.equal))} of orders; ` +
     `customer.country <= "<${relationCountry(MIDDLE[0]!)}..${relationCountry(MIDDLE.at(-1)!)}>" ${span(fractions.filter((f) => middle.has(f.code)).map((f) => f.upTo))}`)
-  console.log(`${'scenario'.padEnd(50)}${'tg r/s'.padStart(8)}${'floor'.padStart(8)}${'ratio'.padStart(7)}${'runs'.padStart(11)}${'target'.padStart(8)}${'p99 tg/fl'.padStart(13)}${'CPU µs tg/fl'.padStart(13)}${'pg µs tg/fl'.padStart(14)}${'err'.padStart(5)}`)
+  console.log(`${'scenario'.padEnd(50)}${'tg r/s'.padStart(8)}${'floor'.padStart(8)}${'ratio'.padStart(7)}${'runs'.padStart(11)}${'target'.padStart(8)}${'p99 tg/fl'.padStart(13)}${'CPU µs tg/fl'.padStart(13)}${'pg µs tg/fl'.padStart(14)}${'load µs tg/fl'.padStart(14)}${'err'.padStart(5)}`)
   for (const line of table) console.log(line)
+  console.log('load µs: the load generator\'s CPU a request (this process), on the core PostgreSQL has: whichever of the two cores is full sets the throughput')
+  // Each pair's ratio, in the order the pairs ran: runs of the same code pool these (a median over
+  // more pairs), where one run's 9 cannot settle a target within 5 % of the floor.
+  console.log('each pair\'s tg / floor, in the order they ran')
+  for (const [i, scenario] of scenarios.entries()) {
+    const { runs } = measured[i]!
+    for (const label of labels.filter((l) => !measured[i]!.refused.has(l))) {
+      const ratios = runs.get(label)!.map((m, r) => (m.rps / runs.get('floor')![r]!.rps).toFixed(3))
+      console.log(`${`${label === '' ? '' : `${label}: `}${scenario.name}`.padEnd(50)}${ratios.join(' ')}`)
+    }
+  }
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
