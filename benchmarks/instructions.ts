@@ -33,10 +33,10 @@ function hasCallgrind (): boolean {
 }
 
 /** Instructions a request of `side` costs `file`'s server: warmed by `warm` requests, then `counted` counted. */
-async function perRequest (file: string, env: Record<string, string>, side: Side, headers: Record<string, string>, bench: InstructionBench): Promise<number> {
+async function perRequest (file: string, side: Side, headers: Record<string, string>, bench: InstructionBench): Promise<number> {
   const out = mkdtempSync(join(tmpdir(), 'tablegate-callgrind-'))
   // --smc-check=all: V8 writes and rewrites the code it runs.
-  const server = await startServer(file, env, [], true, ['valgrind', '--quiet', '--tool=callgrind', '--smc-check=all', `--callgrind-out-file=${join(out, 'callgrind.%p')}`])
+  const server = await startServer(file, bench.env, [], true, ['valgrind', '--quiet', '--tool=callgrind', '--smc-check=all', `--callgrind-out-file=${join(out, 'callgrind.%p')}`])
   try {
     await bench.measure(server, side, headers, { amount: bench.warm })
     const pid = String(server.child.pid)
@@ -62,8 +62,8 @@ export async function instructionScenarios (bench: InstructionBench): Promise<vo
   console.log(`\ninstructions a request (callgrind; ${bench.warm} requests of warm-up, then ${bench.counted} counted; the servers' user space only)`)
   console.log(`${'scenario'.padEnd(50)}${'tablegate'.padStart(12)}${'floor'.padStart(12)}${'tg/floor'.padStart(10)}`)
   for (const scenario of bench.scenarios) {
-    const tablegate = await perRequest('tablegate.js', bench.env, scenario.tablegate, bench.auth, bench)
-    const floor = await perRequest('floor.js', bench.env, scenario.floor, {}, bench)
+    const tablegate = await perRequest('tablegate.js', scenario.tablegate, bench.auth, bench)
+    const floor = await perRequest('floor.js', scenario.floor, {}, bench)
     console.log(`${scenario.name.padEnd(50)}${Math.round(tablegate).toLocaleString('en').padStart(12)}${Math.round(floor).toLocaleString('en').padStart(12)}${(tablegate / floor).toFixed(3).padStart(10)}`)
   }
 }

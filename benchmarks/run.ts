@@ -414,6 +414,9 @@ async function relationScenarios (): Promise<void> {
   const middle = new Set(MIDDLE.map(relationCountry))
   const span = (xs: number[]): string => `mean ${(100 * xs.reduce((sum, x) => sum + x, 0) / xs.length).toFixed(2)} %, ${(100 * Math.min(...xs)).toFixed(2)}-${(100 * Math.max(...xs)).toFixed(2)} %`
   const table: string[] = []
+  // Each pair's ratio, in the order the pairs ran: runs of the same code pool these (a median over
+  // more pairs), where one run's 9 cannot settle a target within 5 % of the floor.
+  const pairLines: string[] = []
   // `--only "relations: 5 lines"`: the scenarios whose name starts so.
   const which = (args.only ?? '').replace(/^relations[\s:,]*/, '')
   const scenarios = questions.filter(({ name }) => name.startsWith(which))
@@ -462,6 +465,7 @@ async function relationScenarios (): Promise<void> {
       }
       // Each run's own ratio (its servers' draw): the spread the median is taken over.
       const ratios = runs.get(label)!.map((m, r) => m.rps / runs.get('floor')![r]!.rps)
+      pairLines.push(`${title}${ratios.map((ratio) => ratio.toFixed(3)).join(' ')}   median ${median(ratios).toFixed(3)}`)
       table.push(`${title}${of(label, 'rps').toFixed(0).padStart(8)}${of('floor', 'rps').toFixed(0).padStart(8)}${(of(label, 'rps') / of('floor', 'rps')).toFixed(2).padStart(7)}` +
         `${pairSpread(ratios).padStart(11)}${`≥ ${scenario.target.toFixed(1)}`.padStart(8)}${pair(label, 'p99', ' ms').padStart(13)}${pair(label, 'cpuUs').padStart(13)}${pair(label, 'databaseUs').padStart(14)}${pair(label, 'loadUs').padStart(14)}` +
         `${String(of(label, 'errors') + of('floor', 'errors')).padStart(5)}`)
@@ -472,16 +476,8 @@ async function relationScenarios (): Promise<void> {
   console.log(`${'scenario'.padEnd(50)}${'tg r/s'.padStart(8)}${'floor'.padStart(8)}${'ratio'.padStart(7)}${'runs'.padStart(11)}${'target'.padStart(8)}${'p99 tg/fl'.padStart(13)}${'CPU µs tg/fl'.padStart(13)}${'pg µs tg/fl'.padStart(14)}${'load µs tg/fl'.padStart(14)}${'err'.padStart(5)}`)
   for (const line of table) console.log(line)
   console.log('load µs: the load generator\'s CPU a request (this process), on the core PostgreSQL has: whichever of the two cores is full sets the throughput')
-  // Each pair's ratio, in the order the pairs ran: runs of the same code pool these (a median over
-  // more pairs), where one run's 9 cannot settle a target within 5 % of the floor.
-  console.log('each pair\'s tg / floor, in the order they ran')
-  for (const [i, scenario] of scenarios.entries()) {
-    const { runs } = measured[i]!
-    for (const label of labels.filter((l) => !measured[i]!.refused.has(l))) {
-      const ratios = runs.get(label)!.map((m, r) => (m.rps / runs.get('floor')![r]!.rps).toFixed(3))
-      console.log(`${`${label === '' ? '' : `${label}: `}${scenario.name}`.padEnd(50)}${ratios.join(' ')}`)
-    }
-  }
+  console.log('each pair\'s tg / floor, in the order they ran, and their median')
+  for (const line of pairLines) console.log(line)
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
