@@ -96,6 +96,13 @@ export class Session {
   private renewal: ReturnType<typeof setTimeout> | undefined
   private metaVersion: string | undefined
   /**
+   * Reads of /api/meta begun so far. The meta read's own answer is the meta in hand, and an answer
+   * to a request sent before the latest read began is older than it: neither tells of a change.
+   * Either could set off a second read, whose render could land in the middle of what the caller
+   * does next (a sign-out, a click on the menu).
+   */
+  private metaReads = 0
+  /**
    * From a sign-out until the next sign-in: a request finds the session ended, and no token is
    * taken from the cookie meanwhile (one taken while the sign-out is on its way would outlive it,
    * and one asked for after it is a 401).
@@ -191,7 +198,8 @@ export class Session {
   }
 
   async meta (): Promise<Meta> {
-    const response = await this.send(`${apiRoot}/meta`)
+    this.metaReads++
+    const response = await this.send(`${apiRoot}/meta`, {}, false, true)
     this.metaVersion = response.headers.get('x-meta-version') ?? undefined
     return await response.json() as Meta
   }
@@ -234,8 +242,9 @@ export class Session {
     return response
   }
 
-  private async send (path: string, options: RequestOptions = {}, retried = false): Promise<Response> {
+  private async send (path: string, options: RequestOptions = {}, retried = false, readsMeta = false): Promise<Response> {
     if (this.token === undefined && (this.signedOut || !await this.resume())) return this.gone()
+    const metaReads = this.metaReads
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers, authorization: `Bearer ${this.token}` }
     if (options.body !== undefined) headers['content-type'] = 'application/json'
     const response = await fetch(path, {
@@ -247,11 +256,11 @@ export class Session {
     })
     if (response.status === 401 && !retried) {
       this.token = undefined
-      return await this.send(path, options, true)
+      return await this.send(path, options, true, readsMeta)
     }
     if (response.status === 401) return this.gone()
     const version = response.headers.get('x-meta-version')
-    if (this.metaVersion !== undefined && version !== null && version !== this.metaVersion) {
+    if (!readsMeta && metaReads === this.metaReads && this.metaVersion !== undefined && version !== null && version !== this.metaVersion) {
       this.metaVersion = version
       this.onMetaChange()
     }
