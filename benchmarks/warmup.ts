@@ -10,6 +10,11 @@
 // request's CPU is read from /proc/<pid>/task/*/schedstat (nanoseconds, ./harness.ts cpuNanos)
 // twice: when its answer arrives (work the server starts right after answering, in the background,
 // may fall in it too), and SETTLE_MS later, which adds all it did for the request afterwards.
+// A shape's first request on a server that has run the warm-up only also pays for code paths the
+// process runs for the first time (V8 compiles a function on its first call); a second part takes
+// families of 64 shapes, serves the first 8 of a family 6 times each, then measures each of the
+// other 56 six times: what one more new shape costs a process already serving new shapes
+// (`--only new`: that part alone; the families' names start with `new`).
 // Printed, not asserted: the machine is shared, so figures are indicative.
 import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
@@ -71,6 +76,26 @@ const SHAPES: readonly Shape[] = [
 
 const WARM_UP_REQUESTS = 150
 
+/** 64 shapes of one kind, each new to the scan guard and the estimate, or to the record writers only. */
+interface Family { readonly name: string, readonly paths: readonly string[] }
+
+const ORDER_FIELDS = FIELDS.split(',')
+// 32 filters, each in two orders: each keeps the list on the key's index (`id > 99000`: 1,000
+// rows, which the estimate's count reaches), so the guard refuses none.
+const CONDITIONS = ['status = "open"', 'total > 1', 'title != "x"', 'placed_at > "2000-01-01T00:00:00Z"', 'customer_id != 0']
+const structures = ['', `&order_by=${encodeURIComponent('id desc')}`].flatMap((order) => Array.from({ length: 32 }, (_, m) =>
+  encodeURIComponent(['id > 99000', ...CONDITIONS.filter((_, i) => (m & (1 << i)) !== 0)].join(' AND ')) + order))
+const FAMILIES: readonly Family[] = [
+  // A new `fields` selection (all fields, then each of the 63 subsets): a new statement text and
+  // record writer, the same guard verdict and estimate.
+  { name: 'new fields selection', paths: Array.from({ length: 64 }, (_, m) => `/api/v1/rel_orders?page_size=50${m === 0 ? '' : `&fields=${ORDER_FIELDS.filter((_, i) => (m & (1 << i)) !== 0).join(',')}`}`) },
+  { name: 'new filter and order', paths: structures.map((filter) => `${LIST}&filter=${filter}`) },
+  { name: 'new filter and order, customer', paths: structures.map((filter) => `${LIST},customer&filter=${filter}`) },
+]
+/** A family's shapes served before any is measured, and how often each shape is asked. */
+const FAMILY_UNMEASURED = 8
+const FAMILY_REQUESTS = 6
+
 /** A request's CPU in µs: the server's and PostgreSQL's, at its answer and once settled. */
 interface Cost { readonly server: number, readonly pg: number, readonly settledServer: number, readonly settledPg: number }
 
@@ -80,24 +105,44 @@ async function get (server: BenchServer, path: string, auth: Record<string, stri
   if (!response.ok) throw new Error(`${path} answered ${response.status}: ${body}`)
 }
 
+/** One request's cost, read at its answer and again SETTLE_MS later. */
+async function costOf (server: BenchServer, path: string, options: WarmupOptions): Promise<Cost> {
+  const pid = server.child.pid!
+  const server0 = cpuNanos(pid)
+  const pg0 = postgresNanos(options.postmaster)
+  await get(server, path, options.auth)
+  const server1 = cpuNanos(pid)
+  const pg1 = postgresNanos(options.postmaster)
+  await sleep(SETTLE_MS)
+  return { server: (server1 - server0) / 1000, pg: (pg1 - pg0) / 1000, settledServer: (cpuNanos(pid) - server0) / 1000, settledPg: (postgresNanos(options.postmaster) - pg0) / 1000 }
+}
+
 /** The shape's requests on a fresh, warmed server (`env` added to the bench's): each one's server and PostgreSQL CPU in µs. */
 async function measureShape (shape: Shape, options: WarmupOptions, env: Record<string, string>): Promise<Cost[]> {
   const server = await startServer('tablegate.js', { ...options.env, ...env })
   try {
     for (let i = 0; i < WARM_UP_REQUESTS; i++) for (const warm of WARM_UP) await get(server, warm.path(i), options.auth)
     await sleep(100)
-    const pid = server.child.pid!
     const costs: Cost[] = []
-    for (let i = 0; i < options.requests; i++) {
-      const server0 = cpuNanos(pid)
-      const pg0 = postgresNanos(options.postmaster)
-      await get(server, shape.path(i), options.auth)
-      const server1 = cpuNanos(pid)
-      const pg1 = postgresNanos(options.postmaster)
-      await sleep(SETTLE_MS)
-      costs.push({ server: (server1 - server0) / 1000, pg: (pg1 - pg0) / 1000, settledServer: (cpuNanos(pid) - server0) / 1000, settledPg: (postgresNanos(options.postmaster) - pg0) / 1000 })
-    }
+    for (let i = 0; i < options.requests; i++) costs.push(await costOf(server, shape.path(i), options))
     return costs
+  } finally {
+    await stopServers([server])
+  }
+}
+
+/** A family's measured shapes on a fresh server: for each of its n-th requests, every shape's cost. */
+async function measureFamily (family: Family, options: WarmupOptions, env: Record<string, string>): Promise<Cost[][]> {
+  const server = await startServer('tablegate.js', { ...options.env, ...env })
+  try {
+    const byRequest: Cost[][] = Array.from({ length: FAMILY_REQUESTS }, () => [])
+    for (const [s, path] of family.paths.entries()) {
+      for (let n = 0; n < FAMILY_REQUESTS; n++) {
+        const cost = await costOf(server, path, options)
+        if (s >= FAMILY_UNMEASURED) byRequest[n]!.push(cost)
+      }
+    }
+    return byRequest
   } finally {
     await stopServers([server])
   }
@@ -120,6 +165,11 @@ export async function warmupScenarios (options: WarmupOptions): Promise<void> {
       }
     }
   }
+  if (shapes.length > 0) printShapes(shapes, runs, options)
+  await familyScenarios(options)
+}
+
+function printShapes (shapes: readonly Shape[], runs: ReadonlyMap<string, Cost[][]>, options: WarmupOptions): void {
   const last = Math.min(10, options.requests)
   const columns = [1, 2, 3, 5, 10].filter((n) => n <= options.requests)
   console.log(`\nwarm-up tax: server + PostgreSQL CPU µs of the n-th request of a list shape new to a warmed server, median of ${options.rounds} fresh servers;`)
@@ -136,6 +186,37 @@ export async function warmupScenarios (options: WarmupOptions): Promise<void> {
       console.log(`${shape.name.padEnd(34)}${columns.map((n) => at(n, total).toFixed(0).padStart(7)).join('')}${tail(total).toFixed(0).padStart(7)}` +
         `${(at(1, total) / tail(total)).toFixed(2).padStart(9)}${pair((c) => c.server).padStart(16)}${pair((c) => c.pg).padStart(12)}` +
         `${`${pair(settled)} ${(at(1, settled) / tail(settled)).toFixed(2)}`.padStart(21)}`)
+    }
+  }
+}
+
+/** The families' shapes, each new to a server serving new shapes of its family. */
+async function familyScenarios (options: WarmupOptions): Promise<void> {
+  const families = FAMILIES.filter((family) => options.only === undefined || family.name.startsWith(options.only))
+  if (families.length === 0) return
+  const measuredFamilies = new Map<string, Cost[][]>()
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [variant, env] of VARIANTS) {
+      for (const family of families) {
+        const key = `${variant}\0${family.name}`
+        const measured = await measureFamily(family, options, env)
+        measuredFamilies.set(key, measured.map((costs, n) => [...(measuredFamilies.get(key)?.[n] ?? []), ...costs]))
+      }
+    }
+  }
+  const measuredShapes = (FAMILIES[0]!.paths.length - FAMILY_UNMEASURED) * options.rounds
+  console.log(`\none more new shape: the n-th request of each of ${measuredShapes} shapes, each new to a server serving new shapes of its family (${FAMILY_UNMEASURED} served first, ${options.rounds} fresh servers), medians;`)
+  console.log('server + PostgreSQL CPU µs, read 25 ms after the answer (background work included)')
+  const requests = Array.from({ length: FAMILY_REQUESTS }, (_, n) => n + 1)
+  for (const [variant] of VARIANTS) {
+    console.log(`${variant.padEnd(34)}${requests.map((n) => `#${n}`.padStart(7)).join('')}${`#1/#${FAMILY_REQUESTS}`.padStart(9)}${`server #1/#${FAMILY_REQUESTS}`.padStart(16)}${`pg #1/#${FAMILY_REQUESTS}`.padStart(12)}`)
+    for (const family of families) {
+      const measured = measuredFamilies.get(`${variant}\0${family.name}`)!
+      const at = (n: number, of: (cost: Cost) => number): number => median(measured[n - 1]!.map(of))
+      const settled = (cost: Cost): number => cost.settledServer + cost.settledPg
+      const pair = (of: (cost: Cost) => number): string => `${at(1, of).toFixed(0)}/${at(FAMILY_REQUESTS, of).toFixed(0)}`
+      console.log(`${family.name.padEnd(34)}${requests.map((n) => at(n, settled).toFixed(0).padStart(7)).join('')}${(at(1, settled) / at(FAMILY_REQUESTS, settled)).toFixed(2).padStart(9)}` +
+        `${pair((c) => c.settledServer).padStart(16)}${pair((c) => c.settledPg).padStart(12)}`)
     }
   }
 }
