@@ -206,7 +206,7 @@ async function familyScenarios (options: WarmupOptions): Promise<void> {
   }
   const measuredShapes = (FAMILIES[0]!.paths.length - FAMILY_UNMEASURED) * options.rounds
   console.log(`\none more new shape: the n-th request of each of ${measuredShapes} shapes, each new to a server serving new shapes of its family (${FAMILY_UNMEASURED} served first, ${options.rounds} fresh servers), medians;`)
-  console.log('server + PostgreSQL CPU µs, read 25 ms after the answer (background work included)')
+  console.log(`server + PostgreSQL CPU µs, read ${SETTLE_MS} ms after the answer (background work included)`)
   const requests = Array.from({ length: FAMILY_REQUESTS }, (_, n) => n + 1)
   for (const [variant] of VARIANTS) {
     console.log(`${variant.padEnd(34)}${requests.map((n) => `#${n}`.padStart(7)).join('')}${`#1/#${FAMILY_REQUESTS}`.padStart(9)}${`server #1/#${FAMILY_REQUESTS}`.padStart(16)}${`pg #1/#${FAMILY_REQUESTS}`.padStart(12)}`)

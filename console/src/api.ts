@@ -44,6 +44,11 @@ export interface RequestOptions {
   readonly signal?: AbortSignal | undefined
 }
 
+/** How Session sends a request: `readsMeta` for the read of /api/meta, whose answer tells of no change. */
+interface SendOptions extends RequestOptions {
+  readonly readsMeta?: boolean
+}
+
 /** An answer the API gave: its JSON body (undefined for 204) and headers (ETag, X-Meta-Version…). */
 export interface Answer<T> {
   readonly status: number
@@ -199,7 +204,7 @@ export class Session {
 
   async meta (): Promise<Meta> {
     this.metaReads++
-    const response = await this.send(`${apiRoot}/meta`, {}, false, true)
+    const response = await this.send(`${apiRoot}/meta`, { readsMeta: true })
     this.metaVersion = response.headers.get('x-meta-version') ?? undefined
     return await response.json() as Meta
   }
@@ -242,7 +247,7 @@ export class Session {
     return response
   }
 
-  private async send (path: string, options: RequestOptions = {}, retried = false, readsMeta = false): Promise<Response> {
+  private async send (path: string, options: SendOptions = {}, retried = false): Promise<Response> {
     if (this.token === undefined && (this.signedOut || !await this.resume())) return this.gone()
     const metaReads = this.metaReads
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers, authorization: `Bearer ${this.token}` }
@@ -256,11 +261,11 @@ export class Session {
     })
     if (response.status === 401 && !retried) {
       this.token = undefined
-      return await this.send(path, options, true, readsMeta)
+      return await this.send(path, options, true)
     }
     if (response.status === 401) return this.gone()
     const version = response.headers.get('x-meta-version')
-    if (!readsMeta && metaReads === this.metaReads && this.metaVersion !== undefined && version !== null && version !== this.metaVersion) {
+    if (options.readsMeta !== true && metaReads === this.metaReads && this.metaVersion !== undefined && version !== null && version !== this.metaVersion) {
       this.metaVersion = version
       this.onMetaChange()
     }
