@@ -3,26 +3,17 @@
 // record rule, a tenant column and a resource invisible to some roles; further apps cover plain
 // role lists (`defaultAccess: 'deny'`, and neither), function rules, AIP-160 text filters and a
 // record check whose filter fails against the row as written.
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
-import { freshDatabase, runSql } from '../helpers/db.js'
+import { databasePool, freshDatabase, runSql } from '../helpers/db.js'
 import { buildApp, createUser, bearer, caller, usersOf, type CallResult } from '../helpers/app.js'
 import type { Config } from '../../lib/config/schema.js'
 import { NO_ROUTE_DETAIL, PROBLEMS, type ProblemSlug } from '../../lib/problems.js'
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 type Call = ReturnType<typeof caller>
-
-/** A pool on a test database for seeding rows and reading them back behind the API's back. */
-function poolOn (databaseUrl: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 })
-  // The database is dropped (WITH FORCE) after the file, possibly before this pool ends.
-  pool.on('error', () => {})
-  after(async () => { await pool.end() })
-  return pool
-}
 
 async function userId (app: FastifyInstance, email: string): Promise<string> {
   const found = (await usersOf(app).list()).find((u) => u.email === email)
@@ -130,7 +121,7 @@ await createUser(app, 'admin@example.com', 'admin')
 await createUser(app, 'manager@example.com', 'manager')
 await createUser(app, 'user@example.com', 'user')
 await createUser(app, 'other@example.com', 'user')
-const db = poolOn(databaseUrl)
+const db = databasePool(databaseUrl, 2)
 const ids = {
   user: await userId(app, 'user@example.com'),
   other: await userId(app, 'other@example.com'),
@@ -168,7 +159,7 @@ const denyApp = await buildApp({
 await createUser(denyApp, 'admin@example.com', 'admin')
 await createUser(denyApp, 'clerk@example.com', 'clerk')
 await createUser(denyApp, 'guest@example.com', 'guest')
-const denyDb = poolOn(denyUrl)
+const denyDb = databasePool(denyUrl, 2)
 const denyCalls = {
   admin: caller(denyApp, await bearer(denyApp, 'admin@example.com')),
   clerk: caller(denyApp, await bearer(denyApp, 'clerk@example.com')),
@@ -250,7 +241,7 @@ const openApp = await buildApp({
 await createUser(openApp, 'admin@example.com', 'admin')
 await createUser(openApp, 'clerk@example.com', 'clerk')
 await createUser(openApp, 'clerk2@example.com', 'clerk')
-const openDb = poolOn(openUrl)
+const openDb = databasePool(openUrl, 2)
 const clerkId = await userId(openApp, 'clerk@example.com')
 const clerk2Id = await userId(openApp, 'clerk2@example.com')
 const openCalls = {

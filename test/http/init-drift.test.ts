@@ -7,8 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import pg from 'pg'
-import { freshDatabase, runSql } from '../helpers/db.js'
+import { databasePool, freshDatabase, runSql } from '../helpers/db.js'
 import { bearer, buildApp, caller, createUser } from '../helpers/app.js'
 import { driftLines } from '../../lib/init/drift.js'
 import { initConfig } from '../../lib/init/index.js'
@@ -19,9 +18,8 @@ import { DRIFT_CONFIG, DRIFT_LINES, DRIFT_SCHEMA } from '../fixtures/init-drift.
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, DRIFT_SCHEMA)
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 })
+const pool = databasePool(databaseUrl, 1)
 pool.on('error', () => {})
-after(async () => { await pool.end() })
 
 const drift = async (config: Config): Promise<string[]> => await driftLines(pool, buildModels(config.resources!).values(), config.resources!)
 

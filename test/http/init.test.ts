@@ -6,8 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import pg from 'pg'
-import { freshDatabase, releaseBeforeDrop, runSql } from '../helpers/db.js'
+import { databasePool, freshDatabase, runSql } from '../helpers/db.js'
 import { bearer, buildApp, caller, createUser } from '../helpers/app.js'
 import { initConfig } from '../../lib/init/index.js'
 import type { Config } from '../../lib/config/schema.js'
@@ -16,10 +15,9 @@ import { INIT_ROWS, INIT_SCHEMA } from '../fixtures/init.js'
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 const databaseUrl = await freshDatabase()
 await runSql(databaseUrl, INIT_SCHEMA + INIT_ROWS)
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 })
+const pool = databasePool(databaseUrl, 1)
 // The database is dropped after the file, perhaps before the pool ends: its idle connection is cut then.
 pool.on('error', () => {})
-after(releaseBeforeDrop(databaseUrl, async () => { await pool.end() }))
 const dir = mkdtempSync(join(tmpdir(), 'tablegate-init-'))
 after(() => { rmSync(dir, { recursive: true, force: true }) })
 

@@ -4,11 +4,10 @@
 // rows the caller may read on each side, written independently (IN over visible rows, not EXISTS).
 // The same for random orders on to-one paths (order_by customer.region.name desc, ...), walked page
 // by page forward and, through :seek, backward, and for facets by a path.
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import pg from 'pg'
-import { freshDatabase, runSql } from '../helpers/db.js'
+import { databasePool, freshDatabase, runSql } from '../helpers/db.js'
 import { bearer, buildApp, caller, createUser } from '../helpers/app.js'
 import { RELATIONS_FILTER_CONFIG, RELATIONS_FILTER_SCHEMA } from '../fixtures/relations-filter.js'
 
@@ -17,10 +16,9 @@ await runSql(databaseUrl, RELATIONS_FILTER_SCHEMA)
 const app = await buildApp({ databaseUrl, ...RELATIONS_FILTER_CONFIG })
 await createUser(app, 'admin@example.com', 'admin')
 await createUser(app, 'clerk@example.com', 'clerk')
-const db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
+const db = databasePool(databaseUrl, 2)
 // The database is dropped (WITH FORCE) after the file, possibly before this pool ends.
 db.on('error', () => {})
-after(async () => { await db.end() })
 
 /** Each caller's rows, as the fixture's rules say, written out by hand. */
 const CALLERS = {

@@ -1,10 +1,9 @@
 // A filter tested in JS against sampled rows keeps exactly the rows PostgreSQL keeps: every row of
 // a table sampled (the sample larger than the table), each filter's JS count against its SQL
 // count, for written filters and for random ones over every sampled kind, NULLs included.
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import pg from 'pg'
-import { freshDatabase, runSql } from '../helpers/db.js'
+import { databasePool, freshDatabase, runSql } from '../helpers/db.js'
 import { buildModels } from '../../lib/model/build.js'
 import { introspectModels } from '../../lib/model/introspect.js'
 import type { ResourceModel } from '../../lib/model/types.js'
@@ -37,10 +36,9 @@ await runSql(databaseUrl, `
     'ab'
   FROM generate_series(1, 600) AS n;
 `)
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 })
+const pool = databasePool(databaseUrl, 2)
 // The database is dropped (WITH FORCE) after the file, possibly before this pool ends.
 pool.on('error', () => {})
-after(async () => { await pool.end() })
 
 const declared = buildModels({
   items: {
