@@ -5,7 +5,9 @@
 //             (the same resource with `changes: {}`) and on `feed_hooked` (no log, but a no-op
 //             write hook: the pipeline's transaction, which a hooked write takes, and a logged
 //             one did before it logged in its own statement), in interleaved rounds of 1 s:
-//             requests per second, server and PostgreSQL CPU per request, logged over plain.
+//             requests per second, server and PostgreSQL CPU per request, logged over plain;
+//             then the server's own two update statements again from this process, without
+//             HTTP (./changes-sql.ts): what the log costs PostgreSQL in SQL alone.
 //   streams   1,000 Server-Sent Event streams (100 callers, 10 in each of 10 tenants, 10 streams
 //             each) opened from here while creates run at a fixed rate, each in a tenant in turn:
 //             every stream of that tenant must get each create exactly once, and no other's. The
@@ -27,6 +29,7 @@ import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { AUTH_SECRET, patchRows, pinLoadGenerator, pinned, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, startServer, stopServers, type BenchServer, type RequestContext } from './harness.js'
 import { benchIssuer } from './issuer.js'
+import { sqlWritesPart } from './changes-sql.js'
 
 export interface ChangeBenchOptions {
   /** Seconds per part: the writes' rounds (1 s each), and a third of the streams' writing time. */
@@ -266,7 +269,10 @@ export async function changeScenarios (options: ChangeBenchOptions): Promise<voi
       return { missing, repeated, foreign, ended }
     }
 
-    if (parts.includes('writes')) await writesPart(base, writers[0]!, options, server, postmaster)
+    if (parts.includes('writes')) {
+      await writesPart(base, writers[0]!, options, server, postmaster)
+      await sqlWritesPart(base, database.url, postmaster, options.connections, options.seconds * options.repeat)
+    }
 
     if (parts.includes('streams')) {
       // The same creates with no stream open, after 2 s of them: what the writer waits for when no one follows.

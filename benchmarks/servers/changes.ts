@@ -5,8 +5,11 @@
 // callers are another issuer's (BENCH_VERIFIER_JWK) with a `tenant` claim, up to 10 streams each.
 // GET /bench/changes-hub answers the process's hub counts (cohorts, following), read off the
 // ChangeHub instance its `follow` is called on: the plugin keeps the hub to itself.
+// GET /bench/update-statements answers the first text of each resource's update the process
+// ran, as it ran it (the `tablegate:query` channel): ../changes-sql.ts runs them again without HTTP.
 // SIGUSR2: prints its V8 heap (./heap-signal.ts).
 import { createServer } from '../../lib/server.js'
+import { queryChannel } from '../../lib/db/query.js'
 import { ChangeHub } from '../../lib/changes/hub.js'
 import type { FieldConfig } from '../../lib/config/schema.js'
 import { BENCH_AUDIENCE, BENCH_ISSUER } from '../issuer.js'
@@ -40,6 +43,16 @@ const app = await createServer({
   },
 })
 app.tablegate.addWriteHook(() => {}, { resources: ['feed_hooked'] })
+const updates: Record<string, string> = {}
+const UPDATE = /^(?:WITH "__written" AS \()?UPDATE "(feed_plain|feed_logged)" /
+// Heard until both are known, so the writes measured later publish nothing.
+const hearUpdate = (message: unknown): void => {
+  const table = UPDATE.exec((message as { text: string }).text)?.[1]
+  if (table !== undefined) updates[table] ??= (message as { text: string }).text
+  if (updates.feed_plain !== undefined && updates.feed_logged !== undefined) queryChannel.unsubscribe(hearUpdate)
+}
+queryChannel.subscribe(hearUpdate)
+app.get('/bench/update-statements', { config: { public: true } }, async () => updates)
 app.get('/bench/changes-hub', { config: { public: true } }, async () => {
   const counts = { hubs: hubs.size, cohorts: 0, following: 0 }
   for (const hub of hubs) {
