@@ -11,7 +11,7 @@ import type { PageTokens } from '../query/page-token.js'
 import type { Row } from '../serialize/record.js'
 import type { Etags } from '../serialize/etag.js'
 import { estimateRows, startEstimate, type EstimateServices } from './estimate/index.js'
-import { guardWarnings, type ListGuard } from './guard-view.js'
+import { runListGuards, type ListGuard } from './guard-view.js'
 import type { TraversalSides } from './sides.js'
 
 /** What reads need of the app. */
@@ -55,8 +55,8 @@ export interface PageRead {
 
 /** A list or seek page's database work: the guards, the page's statement, the estimate and count=exact. */
 export async function readPage (db: Pool, plan: ListPlan, services: ReadServices, guards: readonly ListGuard[]): Promise<PageRead> {
-  const warnings = await guardWarnings(guards, plan, db)
-  const start = plan.kind === 'list' && !plan.count ? startEstimate(plan, services) : undefined
+  const { warnings, plannedRows } = await runListGuards(guards, plan, db)
+  const start = plan.kind === 'list' && !plan.count ? startEstimate(plan, services, plannedRows) : undefined
   let found: Row[]
   let estimate = 0
   try {

@@ -108,6 +108,8 @@ class PlanView implements ListGuardView {
   readonly #pool: Pool
   #shape: string | undefined
   #filter: GuardFilter | undefined
+  /** The planner's row figure of the filtered rows, once a guard had them explained as they run. */
+  plannedRows: number | undefined
 
   constructor (plan: ListPlan, pool: Pool) {
     this.#plan = plan
@@ -169,7 +171,12 @@ class PlanView implements ListGuardView {
       }
       return explained
     }
-    return options.preferIndexes === true ? await withIndexesPreferred(this.#pool, explain) : await explain(this.#pool)
+    if (options.preferIndexes === true) return await withIndexesPreferred(this.#pool, explain)
+    const explained = await explain(this.#pool)
+    // The estimate's planner's figure is this very EXPLAIN's (lib/sql/read.ts compileEstimate): kept, it is not asked for again.
+    const filtered = explained.find((e) => e.statement === 'filtered')?.plan['Plan Rows']
+    if (typeof filtered === 'number') this.plannedRows = filtered
+    return explained
   }
 }
 
@@ -227,15 +234,23 @@ function guardCondition (condition: FilterCondition): GuardCondition {
 }
 
 /** The list's guards run in the order they were added; the warnings they return, in that order. */
-export async function guardWarnings (guards: readonly ListGuard[], plan: ListPlan, db: Pool): Promise<string[]> {
+/** What the list guards left for the list: their warnings, and the planner's figure of its filtered rows where one had them explained. */
+export interface GuardsPassed {
+  readonly warnings: readonly string[]
+  readonly plannedRows: number | undefined
+}
+
+const NO_GUARDS: GuardsPassed = { warnings: [], plannedRows: undefined }
+
+export async function runListGuards (guards: readonly ListGuard[], plan: ListPlan, db: Pool): Promise<GuardsPassed> {
+  if (guards.length === 0) return NO_GUARDS
   const warnings: string[] = []
-  if (guards.length === 0) return warnings
-  const view = listGuardView(plan, db)
+  const view = new PlanView(plan, db)
   for (const guard of guards) {
     const warning = await guard(view, db)
     if (warning !== undefined) warnings.push(warning)
   }
-  return warnings
+  return { warnings, plannedRows: view.plannedRows }
 }
 
 /** The view a guard gets of a list. */

@@ -2,7 +2,8 @@
 // shape runs its page's statement, its estimate's count riding in it, and, where the scan guard
 // has not judged the shape yet, the guard's EXPLAIN of each statement it judges; nothing else on
 // its path. The planner's figure of an estimate counted to the cap is asked for once the page is
-// answered, and the pages after it say it. A later page of the shape runs its statement alone.
+// answered (or taken from the guard's EXPLAIN of the filtered rows, where it just ran), and the
+// pages after it say it. A later page of the shape runs its statement alone.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -105,6 +106,28 @@ test('a new shape\'s first page runs the guard\'s EXPLAIN of each statement it j
   assert.deepEqual(kinds(embedded.statements), ['EXPLAIN', 'SELECT'], embedded.statements.join('\n'))
   assert.equal(pageStatement(embedded.statements).counts, false)
   assert.equal(embedded.estimate, 12000)
+})
+
+test('past the cap, a new filtered shape\'s estimate takes the planner\'s figure from the guard\'s EXPLAIN of its filtered rows: no EXPLAIN of its own', async () => {
+  const filter = 'code > 100'
+  const path = `orders?page_size=20&filter=${q(filter)}`
+  let first = { statements: [] as string[], estimate: -1 }
+  // The page and what runs once it is answered: the estimate's work, if any, starts in the next turn.
+  const statements = await statementsOf(async () => {
+    first = await page(path)
+    await sleep(200)
+  })
+  // Whatever the guard ran before it, nothing runs after the page's statement (with the estimate's count in it).
+  assert.equal(pageStatement(statements).counts, true, statements.join('\n'))
+  assert.equal(first.estimate, 1000)
+  const planned = await withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) SELECT 1 FROM wu_orders WHERE ${filter}`)
+    return rows[0]['QUERY PLAN'][0].Plan['Plan Rows'] as number
+  })
+  assert.ok(planned > 1000, String(planned))
+  const next = await page(path)
+  assert.deepEqual(kinds(next.statements), ['SELECT'], next.statements.join('\n'))
+  assert.equal(next.estimate, planned)
 })
 
 test('a judged shape with a new filter value runs its page\'s statement alone, the count riding in it', async () => {

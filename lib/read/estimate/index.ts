@@ -13,9 +13,10 @@
 //
 // No page waits on a statement of the estimate's own, but a later page that read no row to carry
 // the count (issue 45, docs/decisions.md "No warm-up tax"): the planner's figure is asked for once
-// the page that counted to the cap is answered, and the pages after it say it (./settling.ts); an
-// estimate past its 30 s still answers, for up to ESTIMATE_STALE_MS, while it is counted (and
-// planned) again once the page is answered. So the policy has two steps around the page's
+// the page that counted to the cap is answered (unless a list guard's EXPLAIN of the same rows
+// gave it before the page), and the pages after it say it (./settling.ts); an estimate past its
+// 30 s still answers, for up to ESTIMATE_STALE_MS, while it is counted (and planned) again once
+// the page is answered. So the policy has two steps around the page's
 // statement: startEstimate before (a figure, or the cap for compileList to count up to),
 // estimateRows after.
 import type { BoundedCache } from '../../cache.js'
@@ -62,18 +63,22 @@ export interface EstimateStart {
   readonly known: number | undefined
   readonly countUpTo: number | undefined
   readonly settle: 'planned' | 'all' | undefined
+  /** The planner's figure a list guard's EXPLAIN of these filtered rows gave (lib/read/guard-view.ts): not asked for again. */
+  readonly planned?: number | undefined
 }
 
 const COUNT_IN_PAGE: EstimateStart = { known: undefined, countUpTo: ESTIMATE_COUNT_CAP, settle: undefined }
 
-export function startEstimate (plan: ListPlan, services: EstimateServices): EstimateStart {
+/** `planned`: the planner's figure of the list's filtered rows, where a list guard has just had them explained. */
+export function startEstimate (plan: ListPlan, services: EstimateServices, planned?: number): EstimateStart {
   const cached = services.estimates.get(plan.estimateKey)
   const age = cached === undefined ? Infinity : Date.now() - cached.at
   if (age < ESTIMATE_TTL_MS) return { known: cached!.rows, countUpTo: undefined, settle: cached!.waiting ? 'planned' : undefined }
   // A sampled estimate is not kept: its filter text is seldom seen again, and the sample answers as fast.
   const sampled = services.samples.estimate(plan)
   if (sampled !== undefined) return { known: sampled, countUpTo: undefined, settle: undefined }
-  return age < ESTIMATE_STALE_MS ? { known: cached!.rows, countUpTo: undefined, settle: 'all' } : COUNT_IN_PAGE
+  if (age < ESTIMATE_STALE_MS) return { known: cached!.rows, countUpTo: undefined, settle: 'all' }
+  return planned === undefined ? COUNT_IN_PAGE : { ...COUNT_IN_PAGE, planned }
 }
 
 /**
@@ -89,8 +94,12 @@ export async function estimateRows (db: Queryable, plan: ListPlan, services: Est
   let estimated = start.known
   if (start.countUpTo !== undefined) {
     estimated = await countedRows(db, plan, found[0]?.__estimate as number | undefined)
-    const waiting = estimated >= ESTIMATE_COUNT_CAP && plannerMay(plan)
-    services.estimates.set(plan.estimateKey, { rows: estimated, at: Date.now(), waiting })
+    const planner = estimated >= ESTIMATE_COUNT_CAP && plannerMay(plan)
+    // The page says its count, as every first page does. The next pages say the planner's figure:
+    // at hand where a list guard's EXPLAIN gave it, else asked for once the page is answered.
+    const settled = planner && start.planned !== undefined ? Math.max(estimated, start.planned) : undefined
+    const waiting = planner && settled === undefined
+    services.estimates.set(plan.estimateKey, { rows: settled ?? estimated, at: Date.now(), waiting })
     if (waiting) settleLater(db, plan, services, estimated)
     if (estimated >= ESTIMATE_COUNT_CAP) services.samples.countedToCap(plan, db)
   } else if (start.settle !== undefined) {
