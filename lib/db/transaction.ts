@@ -10,7 +10,8 @@
 // it. A connection that dies while checked out (the server killed, a backend terminated) fails the
 // work in flight and is discarded, never left to crash the process with an unhandled 'error' event.
 import type pg from 'pg'
-import { control, setStatementTimeout, statementNamesOf, withStatementNames, type BeginStatement } from './query.js'
+import type { Sql } from '../sql/sql.js'
+import { control, query, setStatementTimeout, statementNamesOf, withStatementNames, type BeginStatement } from './query.js'
 
 export interface TxOptions {
   readonly readOnly?: boolean
@@ -134,25 +135,62 @@ async function submit (client: PoolClient, text: unknown, values: unknown): Prom
   })
 }
 
+type Send = (client: PoolClient) => Promise<unknown>
+
 /**
- * A statement run on a pooled pool itself, in a transaction of its own that starts with the
- * timeout, in one round trip: BEGIN, the statement and COMMIT are written together (pg's pipeline
- * mode, on for these three only) and PostgreSQL answers them in order, each behind its own Sync.
- * A statement that fails (57014 at the timeout) leaves the COMMIT answering ROLLBACK and the
- * connection idle, ready for the next; a failed BEGIN or COMMIT, or a lost connection, discards it.
+ * Statements written together on one connection and answered in order, each behind its own Sync:
+ * one round trip (pg's pipeline mode, on for these only). Each `send` writes its statement as it
+ * is called. A failed statement's error is thrown once all are answered; it leaves the connection
+ * idle, ready for the next, unless the statements are a transaction (`transactional`: the first
+ * is its BEGIN, the last its COMMIT) whose BEGIN or COMMIT failed. A lost connection is discarded.
  */
-async function lone (pool: Pool, begin: BeginStatement, text: unknown, values: unknown): Promise<unknown> {
+async function onOneConnection (pool: Pool, sends: readonly Send[], transactional: boolean): Promise<unknown[]> {
   const client = await pool.connect() as Pipelining
+  const names = statementNamesOf(pool)
+  if (names !== undefined) withStatementNames(client, names)
   let lost: Error | undefined
   const onLost = (err: Error): void => { lost ??= err }
   client.on('error', onLost)
   client.pipeline = true
-  const [began, ran, committed] = await Promise.allSettled([client.query(begin), submit(client, text, values), client.query('COMMIT')])
+  const steps = await Promise.allSettled(sends.map((send) => send(client)))
   client.pipeline = false
   client.removeListener('error', onLost)
-  client.release(lost ?? (began.status === 'rejected' || committed.status === 'rejected'))
-  for (const step of [began, ran, committed]) if (step.status === 'rejected') throw step.reason
-  return (ran as PromiseFulfilledResult<unknown>).value
+  client.release(lost ?? (transactional && (steps[0]!.status === 'rejected' || steps.at(-1)!.status === 'rejected')))
+  for (const step of steps) if (step.status === 'rejected') throw step.reason
+  return steps.map((step) => (step as PromiseFulfilledResult<unknown>).value)
+}
+
+/**
+ * A statement run on a pooled pool itself, in a transaction of its own that starts with the
+ * timeout, in one round trip: BEGIN, the statement and COMMIT are written together and PostgreSQL
+ * answers them in order. A statement that fails (57014 at the timeout) leaves the COMMIT
+ * answering ROLLBACK and the connection idle, ready for the next.
+ */
+async function lone (pool: Pool, begin: BeginStatement, text: unknown, values: unknown): Promise<unknown> {
+  const [, ran] = await onOneConnection(pool, [async (client) => await client.query(begin), async (client) => await submit(client, text, values), async (client) => await client.query('COMMIT')], true)
+  return ran
+}
+
+export interface PipelineOptions {
+  /** A transaction of their own, its BEGIN and COMMIT written with them (a read-only one with `readOnly`). */
+  readonly transaction?: { readonly readOnly?: boolean }
+}
+
+/**
+ * `statements` in one round trip on one connection, their results in order. Behind a transaction
+ * pooler they run in a transaction that starts with the pool's timeout, as any statement on the
+ * pool does (timeoutInEveryTransaction); one asked for in `options` is published like any other.
+ */
+export async function pipelined (pool: Pool, statements: readonly Sql[], options: PipelineOptions = {}): Promise<pg.QueryResult[]> {
+  const sends: Send[] = statements.map((statement) => async (client) => await query(client, statement))
+  const pooled = pooledSessions.get(pool)
+  const asked = options.transaction
+  if (asked === undefined && pooled === undefined) return await onOneConnection(pool, sends, false) as pg.QueryResult[]
+  const begin = asked === undefined ? pooled!.begin : beginStatement(asked.readOnly ?? pooled?.readOnly === true, pooled?.timeoutMs)
+  // The pooler's own transaction is the pool's, not the work's: the query channel shows the statements alone.
+  const send = (text: 'COMMIT' | BeginStatement): Send => asked === undefined ? async (client) => await client.query(text) : async (client) => await control(client, text)
+  const results = await onOneConnection(pool, [send(begin), ...sends, send('COMMIT')], true)
+  return results.slice(1, -1) as pg.QueryResult[]
 }
 
 /**

@@ -3,7 +3,7 @@
 // guards are added, and lazily: a guard that reads only the page size pays for nothing else.
 import type { Pool } from '../db/pool.js'
 import type { Queryable } from '../db/query.js'
-import { explainPlan, withIndexesPreferred, type ExplainNode } from '../db/explain.js'
+import { explainPlans, type ExplainNode } from '../db/explain.js'
 import type { Sql } from '../sql/sql.js'
 import { compileCount, compileFiltered, compileList } from '../sql/read.js'
 import type { EmbedPlan, ListPlan } from '../plan/types.js'
@@ -99,8 +99,18 @@ export interface ListGuardView {
    * narrowed alike (each to their own rows) share it. A key for a guard's cache per shape.
    */
   readonly shape: string
-  /** The plans of the statements the list runs (not run): the page, the filtered rows with a filter, the count with `count=exact`. */
-  explain (options?: { readonly preferIndexes?: boolean }): Promise<readonly ExplainedStatement[]>
+  /**
+   * The plans of the statements the list runs (not run), in one round trip: the page, the filtered
+   * rows with a filter, the count with `count=exact`.
+   */
+  explain (options?: ExplainOptions): Promise<readonly ExplainedStatement[]>
+}
+
+export interface ExplainOptions {
+  /** Planned with sequential scans priced out (`enable_seqscan` off): a scan that remains has no index to serve it. */
+  readonly preferIndexes?: boolean
+  /** Only these of the list's statements; all it runs when absent. */
+  readonly statements?: ReadonlyArray<ExplainedStatement['statement']>
 }
 
 class PlanView implements ListGuardView {
@@ -158,24 +168,19 @@ class PlanView implements ListGuardView {
     return this.#shape
   }
 
-  async explain (options: { readonly preferIndexes?: boolean } = {}): Promise<readonly ExplainedStatement[]> {
+  async explain (options: ExplainOptions = {}): Promise<readonly ExplainedStatement[]> {
     const plan = this.#plan
     const statements: Array<{ readonly statement: ExplainedStatement['statement'], readonly query: Sql }> = [{ statement: 'page', query: compileList(plan) }]
     if (plan.filter !== undefined) statements.push({ statement: 'filtered', query: compileFiltered(plan) })
     if (plan.count) statements.push({ statement: 'count', query: compileCount(plan) })
-    const explain = async (db: Queryable): Promise<ExplainedStatement[]> => {
-      const explained: ExplainedStatement[] = []
-      for (const { statement, query } of statements) {
-        const found = await explainPlan(db, query)
-        if (found !== undefined) explained.push({ statement, plan: found })
-      }
-      return explained
+    const asked = options.statements === undefined ? statements : statements.filter((s) => options.statements!.includes(s.statement))
+    const plans = await explainPlans(this.#pool, asked.map((s) => s.query), options)
+    const explained = asked.flatMap(({ statement }, i) => plans[i] === undefined ? [] : [{ statement, plan: plans[i] }])
+    if (options.preferIndexes !== true) {
+      // The estimate's planner's figure is this very EXPLAIN's (lib/sql/read.ts compileEstimate): kept, it is not asked for again.
+      const filtered = explained.find((e) => e.statement === 'filtered')?.plan['Plan Rows']
+      if (typeof filtered === 'number') this.plannedRows = filtered
     }
-    if (options.preferIndexes === true) return await withIndexesPreferred(this.#pool, explain)
-    const explained = await explain(this.#pool)
-    // The estimate's planner's figure is this very EXPLAIN's (lib/sql/read.ts compileEstimate): kept, it is not asked for again.
-    const filtered = explained.find((e) => e.statement === 'filtered')?.plan['Plan Rows']
-    if (typeof filtered === 'number') this.plannedRows = filtered
     return explained
   }
 }

@@ -135,17 +135,21 @@ function suggestionFor (view: ListGuardView, scanned: ScannedTable): string | un
  * Judges the queries this list will run: the page always, the filtered rows with a filter, the
  * count with count=exact. First as they would run: a plan that reads no table whole is also the
  * plan with sequential scans priced out (pricing out what a plan does not use leaves it the
- * cheapest), so most shapes are settled by one EXPLAIN a statement, with no transaction around
- * them. Else planned with the indexes preferred, so the verdict is the shape's, not the first
- * values': a scan that remains has no index to serve it. A page ordered by a related record's
- * field sorts every row it reads, so there a whole read through an index counts too.
+ * cheapest), so most shapes are settled by one EXPLAIN a statement, all in one round trip with
+ * no transaction around them. The statements that do read a table whole are planned again with
+ * the indexes preferred, so the verdict is the shape's, not the first values': a scan that
+ * remains has no index to serve it. A page ordered by a related record's field sorts every row it
+ * reads, so there a whole read through an index counts too.
  */
 export async function judge (view: ListGuardView, db: Queryable, seqScanRows: number): Promise<Verdict> {
   const sorted = view.order.some((t) => t.via !== undefined)
-  const wholeReadsOf = (explained: readonly ExplainedStatement[]): ScannedTable[] => explained.flatMap(({ statement, plan }) => wholeReads(plan, sorted && statement === 'page'))
-  if (wholeReadsOf(await view.explain()).length === 0) return { ok: true }
+  const wholeReadsOf = ({ statement, plan }: ExplainedStatement): ScannedTable[] => wholeReads(plan, sorted && statement === 'page')
+  // Only a statement whose plan reads a table whole is planned again: pricing out sequential scans
+  // leaves any other plan the cheapest, so its verdict would be the same.
+  const reading = (await view.explain()).filter((explained) => wholeReadsOf(explained).length > 0).map((explained) => explained.statement)
+  if (reading.length === 0) return { ok: true }
   const scanned = new Map<string, ScannedTable>()
-  for (const table of wholeReadsOf(await view.explain({ preferIndexes: true }))) scanned.set(`${table.schema}.${table.table}`, table)
+  for (const table of (await view.explain({ preferIndexes: true, statements: reading })).flatMap(wholeReadsOf)) scanned.set(`${table.schema}.${table.table}`, table)
   for (const table of scanned.values()) {
     if (await rowsAtLeast(db, table, seqScanRows) > seqScanRows) return { ok: false, suggestion: suggestionFor(view, table) }
   }

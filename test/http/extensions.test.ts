@@ -100,6 +100,7 @@ test('a list guard\'s view tells a seek, a narrowed caller and shapes apart, and
   for (const { plan } of explained) assert.equal(typeof plan['Node Type'], 'string')
   const counted = await guardedView(admin, '/api/v1/notes?count=exact')
   assert.deepEqual((await counted.explain({ preferIndexes: true })).map((e) => e.statement), ['page', 'count'])
+  assert.deepEqual((await counted.explain({ preferIndexes: true, statements: ['count'] })).map((e) => e.statement), ['count'])
 })
 
 test('a plugin\'s describer adds its operations to each caller\'s OpenAPI document, for what that caller sees', async () => {
