@@ -574,7 +574,7 @@ try {
   if (args.only === undefined || args.only.startsWith('relations')) await relationScenarios()
   if (args.only === undefined || args.only.startsWith('warmup')) {
     const shape = (args.only ?? '').replace(/^warmup[\s:,]*/, '')
-    await warmupScenarios({ postmaster, env, auth, rounds: Math.max(3, REPEAT), requests: 100, only: shape === '' ? undefined : shape })
+    await warmupScenarios({ postmaster, env, auth, rounds: Math.max(3, REPEAT), requests: 100, only: shape === '' ? undefined : shape, baseline: args.baseline })
   }
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()

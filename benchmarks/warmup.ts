@@ -14,8 +14,10 @@
 // process runs for the first time (V8 compiles a function on its first call); a second part takes
 // families of 64 shapes, serves the first 8 of a family 6 times each, then measures each of the
 // other 56 six times: what one more new shape costs a process already serving new shapes
-// (`--only new`: that part alone; the families' names start with `new`).
+// (`--only new`: that part alone; the families' names start with `new`). `--baseline DIR` (a
+// built checkout): each family also on that checkout's server, shape by shape beside this one's.
 // Printed, not asserted: the machine is shared, so figures are indicative.
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -34,6 +36,8 @@ export interface WarmupOptions {
   readonly rounds: number
   readonly requests: number
   readonly only?: string | undefined
+  /** Another checkout, built: its server beside this one's in the families part, shape by shape (`before`, `after`). */
+  readonly baseline?: string | undefined
 }
 
 /** What a request's CPU is read this long after its answer too: work the server left for after it. */
@@ -94,6 +98,8 @@ const FAMILIES: readonly Family[] = [
 ]
 /** A family's shapes served before any is measured, and how often each shape is asked. */
 const FAMILY_UNMEASURED = 8
+/** The families' first column: the longest name, with `, before` or `, after`. */
+const FAMILY_NAME_WIDTH = 40
 const FAMILY_REQUESTS = 6
 
 /** A request's CPU in µs: the server's and PostgreSQL's, at its answer and once settled. */
@@ -131,20 +137,34 @@ async function measureShape (shape: Shape, options: WarmupOptions, env: Record<s
   }
 }
 
-/** A family's measured shapes on a fresh server: for each of its n-th requests, every shape's cost. */
-async function measureFamily (family: Family, options: WarmupOptions, env: Record<string, string>): Promise<Cost[][]> {
-  const server = await startServer('tablegate.js', { ...options.env, ...env })
+/** The checkouts the families run on: this one, and with `--baseline` the other one first (`before`, `after`). */
+function checkouts (options: WarmupOptions): Array<readonly [string, string]> {
+  if (options.baseline === undefined) return [['', 'tablegate.js']]
+  return [['before', join(resolve(options.baseline), 'dist', 'benchmarks', 'servers', 'tablegate.js')], ['after', 'tablegate.js']]
+}
+
+/**
+ * A family's measured shapes on a fresh server of each checkout: for each checkout and each of its
+ * n-th requests, every shape's cost. With two, each shape is served by both in turn, the first
+ * by turns, so a drift of the machine's speed falls on both alike.
+ */
+async function measureFamily (family: Family, options: WarmupOptions, env: Record<string, string>): Promise<Cost[][][]> {
+  const servers: BenchServer[] = []
   try {
-    const byRequest: Cost[][] = Array.from({ length: FAMILY_REQUESTS }, () => [])
+    for (const [, file] of checkouts(options)) servers.push(await startServer(file, { ...options.env, ...env }))
+    const byServer: Cost[][][] = servers.map(() => Array.from({ length: FAMILY_REQUESTS }, () => []))
     for (const [s, path] of family.paths.entries()) {
-      for (let n = 0; n < FAMILY_REQUESTS; n++) {
-        const cost = await costOf(server, path, options)
-        if (s >= FAMILY_UNMEASURED) byRequest[n]!.push(cost)
+      const order = s % 2 === 0 ? [...servers.keys()] : [...servers.keys()].reverse()
+      for (const k of order) {
+        for (let n = 0; n < FAMILY_REQUESTS; n++) {
+          const cost = await costOf(servers[k]!, path, options)
+          if (s >= FAMILY_UNMEASURED) byServer[k]![n]!.push(cost)
+        }
       }
     }
-    return byRequest
+    return byServer
   } finally {
-    await stopServers([server])
+    await stopServers(servers)
   }
 }
 
@@ -195,28 +215,34 @@ async function familyScenarios (options: WarmupOptions): Promise<void> {
   const families = FAMILIES.filter((family) => options.only === undefined || family.name.startsWith(options.only))
   if (families.length === 0) return
   const measuredFamilies = new Map<string, Cost[][]>()
+  const sides = checkouts(options).map(([side]) => side)
   for (let round = 0; round < options.rounds; round++) {
     for (const [variant, env] of VARIANTS) {
       for (const family of families) {
-        const key = `${variant}\0${family.name}`
         const measured = await measureFamily(family, options, env)
-        measuredFamilies.set(key, measured.map((costs, n) => [...(measuredFamilies.get(key)?.[n] ?? []), ...costs]))
+        for (const [k, side] of sides.entries()) {
+          const key = `${variant}\0${family.name}\0${side}`
+          measuredFamilies.set(key, measured[k]!.map((costs, n) => [...(measuredFamilies.get(key)?.[n] ?? []), ...costs]))
+        }
       }
     }
   }
   const measuredShapes = (FAMILIES[0]!.paths.length - FAMILY_UNMEASURED) * options.rounds
-  console.log(`\none more new shape: the n-th request of each of ${measuredShapes} shapes, each new to a server serving new shapes of its family (${FAMILY_UNMEASURED} served first, ${options.rounds} fresh servers), medians;`)
+  console.log(`\none more new shape: the n-th request of each of ${measuredShapes} shapes, each new to a server serving new shapes of its family (${FAMILY_UNMEASURED} served first, ${options.rounds} fresh servers${sides.length > 1 ? ' of each checkout, before and after taking each shape in turn' : ''}), medians;`)
   console.log(`server + PostgreSQL CPU µs, read ${SETTLE_MS} ms after the answer (background work included)`)
   const requests = Array.from({ length: FAMILY_REQUESTS }, (_, n) => n + 1)
   for (const [variant] of VARIANTS) {
-    console.log(`${variant.padEnd(34)}${requests.map((n) => `#${n}`.padStart(7)).join('')}${`#1/#${FAMILY_REQUESTS}`.padStart(9)}${`server #1/#${FAMILY_REQUESTS}`.padStart(16)}${`pg #1/#${FAMILY_REQUESTS}`.padStart(12)}`)
+    console.log(`${variant.padEnd(FAMILY_NAME_WIDTH)}${requests.map((n) => `#${n}`.padStart(7)).join('')}${`#1/#${FAMILY_REQUESTS}`.padStart(9)}${`server #1/#${FAMILY_REQUESTS}`.padStart(16)}${`pg #1/#${FAMILY_REQUESTS}`.padStart(12)}`)
     for (const family of families) {
-      const measured = measuredFamilies.get(`${variant}\0${family.name}`)!
-      const at = (n: number, of: (cost: Cost) => number): number => median(measured[n - 1]!.map(of))
-      const settled = (cost: Cost): number => cost.settledServer + cost.settledPg
-      const pair = (of: (cost: Cost) => number): string => `${at(1, of).toFixed(0)}/${at(FAMILY_REQUESTS, of).toFixed(0)}`
-      console.log(`${family.name.padEnd(34)}${requests.map((n) => at(n, settled).toFixed(0).padStart(7)).join('')}${(at(1, settled) / at(FAMILY_REQUESTS, settled)).toFixed(2).padStart(9)}` +
-        `${pair((c) => c.settledServer).padStart(16)}${pair((c) => c.settledPg).padStart(12)}`)
+      for (const side of sides) {
+        const measured = measuredFamilies.get(`${variant}\0${family.name}\0${side}`)!
+        const at = (n: number, of: (cost: Cost) => number): number => median(measured[n - 1]!.map(of))
+        const settled = (cost: Cost): number => cost.settledServer + cost.settledPg
+        const pair = (of: (cost: Cost) => number): string => `${at(1, of).toFixed(0)}/${at(FAMILY_REQUESTS, of).toFixed(0)}`
+        const name = side === '' ? family.name : `${family.name}, ${side}`
+        console.log(`${name.padEnd(FAMILY_NAME_WIDTH)}${requests.map((n) => at(n, settled).toFixed(0).padStart(7)).join('')}${(at(1, settled) / at(FAMILY_REQUESTS, settled)).toFixed(2).padStart(9)}` +
+          `${pair((c) => c.settledServer).padStart(16)}${pair((c) => c.settledPg).padStart(12)}`)
+      }
     }
   }
 }
@@ -228,6 +254,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     rounds: { type: 'string', default: '3' },
     requests: { type: 'string', default: '100' },
     only: { type: 'string' },
+    baseline: { type: 'string' },
   } })
   const database = await benchDatabase()
   const postmaster = pinnedPostmaster(database)
@@ -239,7 +266,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     await seedCards(pool, 200)
     await seedRelations(pool)
     const env = { BENCH_DATABASE_URL: database.url, BENCH_AUTH_SECRET: AUTH_SECRET, BENCH_OWNER: caller.id }
-    await warmupScenarios({ postmaster, env, auth: { authorization: `Bearer ${caller.token}` }, rounds: Number(args.rounds), requests: Number(args.requests), only: args.only })
+    await warmupScenarios({ postmaster, env, auth: { authorization: `Bearer ${caller.token}` }, rounds: Number(args.rounds), requests: Number(args.requests), only: args.only, baseline: args.baseline })
   } finally {
     await pool.end()
     await database.stop()
