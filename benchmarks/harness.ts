@@ -4,7 +4,7 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
-import { isAbsolute, join } from 'node:path'
+import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type pg from 'pg'
 import type { BenchDatabase } from './database.js'
@@ -66,6 +66,11 @@ export async function startServer (file: string, env: Record<string, string>, no
     child.on('exit', (code) => { reject(new Error(`${file} exited with ${code}`)) })
   })
   return { child, port }
+}
+
+/** The bench server of another checkout, built there (`--baseline DIR`). */
+export function checkoutServer (dir: string): string {
+  return join(resolve(dir), 'dist', 'benchmarks', 'servers', 'tablegate.js')
 }
 
 /** Stops servers started by startServer and waits for their exit. */

@@ -22,7 +22,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { RELATION_COUNTRIES, relationCountry, seedCards, seedOrders, seedRelations } from './bench-orders.js'
-import { AUTH_SECRET, benchCaller, type Context, type Measured, type Side, heapMb, patchRows, pinLoadGenerator, pinned, pairSpread, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, roundsMeasured, rssMb, startServer, stopServers, takeTurns, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, checkoutServer, type Context, type Measured, type Side, heapMb, patchRows, pinLoadGenerator, pinned, pairSpread, pinnedPostmaster, postgresTicks, postgresTicksSince, processTreeTicks, roundsMeasured, rssMb, startServer, stopServers, takeTurns, type BenchServer } from './harness.js'
 import { benchIssuer } from './issuer.js'
 import { startPgBouncers } from '../test/helpers/pgbouncer.js'
 import { CHANGE_DEFAULTS, changeScenarios } from './changes.js'
@@ -76,7 +76,7 @@ const floor = await startServer('floor.js', env, profiled('floor'))
 // history moves its figures (see observabilityScenarios).
 const baseline = args.baseline === undefined
   ? undefined
-  : { before: await startServer(join(resolve(args.baseline), 'dist', 'benchmarks', 'servers', 'tablegate.js'), env), after: await startServer('tablegate.js', env) }
+  : { before: await startServer(checkoutServer(args.baseline), env), after: await startServer('tablegate.js', env) }
 const auth = { authorization: `Bearer ${token}` }
 // The same tablegate, trusting another issuer's key: the bench user's token without a kid; and
 // for the many-callers scenario, 10,000 distinct callers' tokens with a kid on one such process

@@ -17,14 +17,13 @@
 // (`--only new`: that part alone; the families' names start with `new`). `--baseline DIR` (a
 // built checkout): each family also on that checkout's server, shape by shape beside this one's.
 // Printed, not asserted: the machine is shared, so figures are indicative.
-import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { benchDatabase } from './database.js'
 import { RELATION_COUNTRIES, relationCountry, seedCards, seedOrders, seedRelations } from './bench-orders.js'
-import { AUTH_SECRET, benchCaller, cpuNanos, pinLoadGenerator, pinnedPostmaster, postgresNanos, startServer, stopServers, type BenchServer } from './harness.js'
+import { AUTH_SECRET, benchCaller, checkoutServer, cpuNanos, pinLoadGenerator, pinnedPostmaster, postgresNanos, startServer, stopServers, type BenchServer } from './harness.js'
 
 export interface WarmupOptions {
   /** The embedded PostgreSQL's postmaster: its backends' CPU counts; undefined for a given database (server CPU only). */
@@ -98,9 +97,9 @@ const FAMILIES: readonly Family[] = [
 ]
 /** A family's shapes served before any is measured, and how often each shape is asked. */
 const FAMILY_UNMEASURED = 8
+const FAMILY_REQUESTS = 6
 /** The families' first column: the longest name, with `, before` or `, after`. */
 const FAMILY_NAME_WIDTH = 40
-const FAMILY_REQUESTS = 6
 
 /** A request's CPU in µs: the server's and PostgreSQL's, at its answer and once settled. */
 interface Cost { readonly server: number, readonly pg: number, readonly settledServer: number, readonly settledPg: number }
@@ -140,7 +139,7 @@ async function measureShape (shape: Shape, options: WarmupOptions, env: Record<s
 /** The checkouts the families run on: this one, and with `--baseline` the other one first (`before`, `after`). */
 function checkouts (options: WarmupOptions): Array<readonly [string, string]> {
   if (options.baseline === undefined) return [['', 'tablegate.js']]
-  return [['before', join(resolve(options.baseline), 'dist', 'benchmarks', 'servers', 'tablegate.js')], ['after', 'tablegate.js']]
+  return [['before', checkoutServer(options.baseline)], ['after', 'tablegate.js']]
 }
 
 /**

@@ -238,7 +238,6 @@ function guardCondition (condition: FilterCondition): GuardCondition {
   }
 }
 
-/** The list's guards run in the order they were added; the warnings they return, in that order. */
 /** What the list guards left for the list: their warnings, and the planner's figure of its filtered rows where one had them explained. */
 export interface GuardsPassed {
   readonly warnings: readonly string[]
@@ -247,6 +246,7 @@ export interface GuardsPassed {
 
 const NO_GUARDS: GuardsPassed = { warnings: [], plannedRows: undefined }
 
+/** The list's guards run in the order they were added; the warnings they return, in that order. */
 export async function runListGuards (guards: readonly ListGuard[], plan: ListPlan, db: Pool): Promise<GuardsPassed> {
   if (guards.length === 0) return NO_GUARDS
   const warnings: string[] = []
