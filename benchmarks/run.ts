@@ -9,7 +9,8 @@
 // 1,000 streams' delivery, the database's time per change as streams grow), on a PostgreSQL of its
 // own. `--only limits`: get, list and create with request limits on (budgets never reached)
 // beside off, then one caller far over its read budget beside another within theirs. `--only
-// warmup`: the 1st to 100th request of list shapes new to a server (./warmup.ts). `--baseline DIR`: the tablegate of another checkout, built (`npm run build` there),
+// warmup`: the 1st to 100th request of list shapes new to a server (./warmup.ts; `--round-trip`:
+// the new shapes also behind a guard that only sends `SELECT 1`). `--baseline DIR`: the tablegate of another checkout, built (`npm run build` there),
 // measured in the same run, turn by turn with this one, and printed before → after: a change's
 // cost under the same noise. `--only relations --instructions`: the same questions' instructions a
 // request, each server under valgrind's callgrind (./instructions.ts), instead of their throughput.
@@ -39,6 +40,7 @@ const { values: args } = parseArgs({ options: {
   profile: { type: 'boolean', default: false },
   baseline: { type: 'string' },
   instructions: { type: 'boolean', default: false },
+  'round-trip': { type: 'boolean', default: false },
 } })
 const ROWS = Number(args.rows)
 const SECONDS = Number(args.seconds)
@@ -574,7 +576,7 @@ try {
   if (args.only === undefined || args.only.startsWith('relations')) await relationScenarios()
   if (args.only === undefined || args.only.startsWith('warmup')) {
     const shape = (args.only ?? '').replace(/^warmup[\s:,]*/, '')
-    await warmupScenarios({ postmaster, env, auth, rounds: Math.max(3, REPEAT), requests: 100, only: shape === '' ? undefined : shape, baseline: args.baseline })
+    await warmupScenarios({ postmaster, env, auth, rounds: Math.max(3, REPEAT), requests: 100, only: shape === '' ? undefined : shape, baseline: args.baseline, roundTrip: args['round-trip'] })
   }
   if (args.only === undefined || args.only.startsWith('batch')) await batchScenarios()
   if (args.only === undefined || args.only.startsWith('observability')) await observabilityScenarios()

@@ -16,6 +16,8 @@
 // other 56 six times: what one more new shape costs a process already serving new shapes
 // (`--only new`: that part alone; the families' names start with `new`). `--baseline DIR` (a
 // built checkout): each family also on that checkout's server, shape by shape beside this one's.
+// `--round-trip`: the families also on a server whose only list guard sends `SELECT 1`: what one
+// round trip costs a request on a server that waits between requests.
 // Printed, not asserted: the machine is shared, so figures are indicative.
 import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
@@ -37,6 +39,8 @@ export interface WarmupOptions {
   readonly only?: string | undefined
   /** Another checkout, built: its server beside this one's in the families part, shape by shape (`before`, `after`). */
   readonly baseline?: string | undefined
+  /** The families also with the guard off and one `SELECT 1` before every list: what a round trip costs. */
+  readonly roundTrip?: boolean | undefined
 }
 
 /** What a request's CPU is read this long after its answer too: work the server left for after it. */
@@ -169,8 +173,15 @@ async function measureFamily (family: Family, options: WarmupOptions, env: Recor
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
 
+type Variant = readonly [string, Record<string, string>]
 /** The servers the shapes run on: as shipped, and with the scan guard off (./servers/tablegate.ts BENCH_SCAN_GUARD). */
-const VARIANTS: ReadonlyArray<readonly [string, Record<string, string>]> = [['scan guard on (as shipped)', {}], ['scan guard off', { BENCH_SCAN_GUARD: 'off' }]]
+const VARIANTS: readonly Variant[] = [['scan guard on (as shipped)', {}], ['scan guard off', { BENCH_SCAN_GUARD: 'off' }]]
+/**
+ * `--round-trip`: the scan guard off, and a guard that only sends `SELECT 1` before every list
+ * (./servers/tablegate.ts BENCH_ROUND_TRIP), on every request of a shape, not only its first:
+ * what one round trip adds.
+ */
+const ROUND_TRIP: Variant = ['guard off, SELECT 1 before every list', { BENCH_SCAN_GUARD: 'off', BENCH_ROUND_TRIP: '1' }]
 
 export async function warmupScenarios (options: WarmupOptions): Promise<void> {
   const shapes = SHAPES.filter((shape) => options.only === undefined || shape.name.startsWith(options.only))
@@ -215,8 +226,9 @@ async function familyScenarios (options: WarmupOptions): Promise<void> {
   if (families.length === 0) return
   const measuredFamilies = new Map<string, Cost[][]>()
   const sides = checkouts(options).map(([side]) => side)
+  const variants = options.roundTrip === true ? [...VARIANTS, ROUND_TRIP] : VARIANTS
   for (let round = 0; round < options.rounds; round++) {
-    for (const [variant, env] of VARIANTS) {
+    for (const [variant, env] of variants) {
       for (const family of families) {
         const measured = await measureFamily(family, options, env)
         for (const [k, side] of sides.entries()) {
@@ -230,7 +242,7 @@ async function familyScenarios (options: WarmupOptions): Promise<void> {
   console.log(`\none more new shape: the n-th request of each of ${measuredShapes} shapes, each new to a server serving new shapes of its family (${FAMILY_UNMEASURED} served first, ${options.rounds} fresh servers${sides.length > 1 ? ' of each checkout, before and after taking each shape in turn' : ''}), medians;`)
   console.log(`server + PostgreSQL CPU µs, read ${SETTLE_MS} ms after the answer (background work included)`)
   const requests = Array.from({ length: FAMILY_REQUESTS }, (_, n) => n + 1)
-  for (const [variant] of VARIANTS) {
+  for (const [variant] of variants) {
     console.log(`${variant.padEnd(FAMILY_NAME_WIDTH)}${requests.map((n) => `#${n}`.padStart(7)).join('')}${`#1/#${FAMILY_REQUESTS}`.padStart(9)}${`server #1/#${FAMILY_REQUESTS}`.padStart(16)}${`pg #1/#${FAMILY_REQUESTS}`.padStart(12)}`)
     for (const family of families) {
       for (const side of sides) {
@@ -254,6 +266,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     requests: { type: 'string', default: '100' },
     only: { type: 'string' },
     baseline: { type: 'string' },
+    'round-trip': { type: 'boolean', default: false },
   } })
   const database = await benchDatabase()
   const postmaster = pinnedPostmaster(database)
@@ -265,7 +278,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     await seedCards(pool, 200)
     await seedRelations(pool)
     const env = { BENCH_DATABASE_URL: database.url, BENCH_AUTH_SECRET: AUTH_SECRET, BENCH_OWNER: caller.id }
-    await warmupScenarios({ postmaster, env, auth: { authorization: `Bearer ${caller.token}` }, rounds: Number(args.rounds), requests: Number(args.requests), only: args.only, baseline: args.baseline })
+    await warmupScenarios({ postmaster, env, auth: { authorization: `Bearer ${caller.token}` }, rounds: Number(args.rounds), requests: Number(args.requests), only: args.only, baseline: args.baseline, roundTrip: args['round-trip'] })
   } finally {
     await pool.end()
     await database.stop()

@@ -8,10 +8,15 @@
 // BENCH_VERIFIER_JWK: tokens come from another issuer, verified with this public key (no login here).
 // BENCH_WORKERS: that many processes on one port (node:cluster, as `tablegate serve --workers` runs them).
 // BENCH_SCAN_GUARD=off: no scan guard (../warmup.ts measures the warm-up tax with and without it).
+// BENCH_ROUND_TRIP=1: a list guard that sends `SELECT 1` before every list and judges nothing:
+// what one more round trip to PostgreSQL costs a request (../warmup.ts --round-trip).
 // SIGUSR2: prints its V8 heap (./heap-signal.ts).
 import cluster from 'node:cluster'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import { createServer } from '../../lib/server.js'
 import { auditLog } from '../../lib/index.js'
+import { rows, sql } from '../../lib/public.js'
 import shopRules from '../../examples/shop/rules.js'
 import { ORDER_FIELDS } from '../bench-orders.js'
 import { BENCH_AUDIENCE, BENCH_ISSUER } from '../issuer.js'
@@ -30,6 +35,14 @@ if (workers > 1 && cluster.isPrimary) {
   })
 } else {
   await serveOne()
+}
+
+/** A list guard that costs one round trip and nothing else: no EXPLAIN, no verdict. */
+async function roundTripGuard (app: FastifyInstance): Promise<void> {
+  app.tablegate.addListGuard(async (_view, db) => {
+    await rows(db, sql`SELECT 1`)
+    return undefined
+  })
 }
 
 async function serveOne (): Promise<void> {
@@ -75,7 +88,7 @@ async function serveOne (): Promise<void> {
       // The example shop's rule hears of deletes of `orders`: here, of bench_orders.
       orders: { table: 'bench_orders', version: 'version', fields: ORDER_FIELDS },
     },
-    plugins: [[auditLog, { resources: ['bench_customers'] }], shopRules],
+    plugins: [[auditLog, { resources: ['bench_customers'] }], shopRules, ...(process.env.BENCH_ROUND_TRIP === '1' ? [fp(roundTripGuard, { name: 'bench-round-trip', dependencies: ['tablegate'] })] : [])],
   })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
