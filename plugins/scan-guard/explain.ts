@@ -1,6 +1,6 @@
 // What EXPLAIN says of a list's statements: which tables they would read sequentially, and how big
 // those tables are. The plans come from the list's view (ListGuardView.explain).
-import { rows, sql, type ExplainNode, type Queryable } from '../../lib/public.js'
+import { BoundedCache, rows, sql, type ExplainNode, type Queryable } from '../../lib/public.js'
 
 export interface ScannedTable {
   readonly schema: string
@@ -36,11 +36,41 @@ export function wholeReads (plan: ExplainNode, sorted: boolean): ScannedTable[] 
   return found
 }
 
+/** How long a table's size answers for the shapes judged after it was read. */
+const SIZE_KEPT_MS = 60_000
+
+/**
+ * Whether the tables that plans read whole are large, each table's size kept a minute: shapes
+ * new one after another that read the same table ask for its size once, where each cost a round
+ * trip of its own. A verdict is kept for the process lifetime, so a size a minute old is fresher
+ * than any verdict.
+ */
+export class TableSizes {
+  readonly #sizes = new BoundedCache<{ readonly rows: Promise<number>, readonly at: number }>(1_000)
+  readonly #seqScanRows: number
+
+  constructor (seqScanRows: number) {
+    this.#seqScanRows = seqScanRows
+  }
+
+  /** Whether `scanned` has more rows than a sequential scan may read. */
+  async large (db: Queryable, scanned: ScannedTable): Promise<boolean> {
+    const key = `${scanned.schema}.${scanned.table}`
+    const kept = this.#sizes.get(key)
+    if (kept !== undefined && Date.now() - kept.at < SIZE_KEPT_MS) return await kept.rows > this.#seqScanRows
+    const read = rowsAtLeast(db, scanned, this.#seqScanRows)
+    this.#sizes.set(key, { rows: read, at: Date.now() })
+    // A failed read (a timeout, say) is not kept: the next shape reads the size again.
+    read.catch(() => { if (this.#sizes.get(key)?.rows === read) this.#sizes.delete(key) })
+    return await read > this.#seqScanRows
+  }
+}
+
 /**
  * A table's row count as far as `limit` matters: the planner's statistics when the table was ever
  * analyzed, else a count that stops at `limit + 1` rows, so it costs little on any table.
  */
-export async function rowsAtLeast (db: Queryable, scanned: ScannedTable, limit: number): Promise<number> {
+async function rowsAtLeast (db: Queryable, scanned: ScannedTable, limit: number): Promise<number> {
   const table = sql.ident(scanned.schema, scanned.table)
   const [stats] = await rows<{ reltuples: number }>(db, sql`SELECT c.reltuples::float8 AS reltuples FROM pg_class c
     JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${scanned.schema} AND c.relname = ${scanned.table}`)

@@ -6,6 +6,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { BoundedCache, problem } from '../../lib/public.js'
 import { judge, type Verdict } from './verdict.js'
+import { TableSizes } from './explain.js'
 
 async function scanGuard (app: FastifyInstance): Promise<void> {
   const { mode, seqScanRows } = app.tablegate.config.scanGuard
@@ -15,12 +16,13 @@ async function scanGuard (app: FastifyInstance): Promise<void> {
   // structure), so lists that differ only in filter values (`id > N`) share a verdict without
   // compiling their SQL.
   const verdicts = new BoundedCache<Promise<Verdict>>(5_000)
+  const sizes = new TableSizes(seqScanRows)
   app.tablegate.addListGuard(async (view, db) => {
     let pending = false
     const { shape } = view
     const verdict = await verdicts.getOrCreate(shape, () => {
       pending = true
-      return judge(view, db, seqScanRows)
+      return judge(view, db, sizes)
     }).catch((err: unknown) => {
       // A failed EXPLAIN (a timeout, say) must not stick as this shape's verdict.
       if (pending) verdicts.delete(shape)

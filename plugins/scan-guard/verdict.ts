@@ -1,7 +1,7 @@
 // The scan guard's judgement of one list shape: would its queries read a large table row by row,
 // and which index would stop that. Pure apart from the EXPLAINs it runs; no Fastify here.
 import type { ExplainedStatement, GuardCondition, GuardEmbed, GuardField, GuardFilter, ListGuardView, Queryable } from '../../lib/public.js'
-import { rowsAtLeast, wholeReads, type ScannedTable } from './explain.js'
+import { wholeReads, type ScannedTable, type TableSizes } from './explain.js'
 
 /** `suggestion` is undefined where no index of the table could serve the list (see suggestIndex). */
 export type Verdict =
@@ -141,7 +141,7 @@ function suggestionFor (view: ListGuardView, scanned: ScannedTable): string | un
  * remains has no index to serve it. A page ordered by a related record's field sorts every row it
  * reads, so there a whole read through an index counts too.
  */
-export async function judge (view: ListGuardView, db: Queryable, seqScanRows: number): Promise<Verdict> {
+export async function judge (view: ListGuardView, db: Queryable, sizes: TableSizes): Promise<Verdict> {
   const sorted = view.order.some((t) => t.via !== undefined)
   const wholeReadsOf = ({ statement, plan }: ExplainedStatement): ScannedTable[] => wholeReads(plan, sorted && statement === 'page')
   // Only a statement whose plan reads a table whole is planned again: pricing out sequential scans
@@ -151,7 +151,7 @@ export async function judge (view: ListGuardView, db: Queryable, seqScanRows: nu
   const scanned = new Map<string, ScannedTable>()
   for (const table of (await view.explain({ preferIndexes: true, statements: reading })).flatMap(wholeReadsOf)) scanned.set(`${table.schema}.${table.table}`, table)
   for (const table of scanned.values()) {
-    if (await rowsAtLeast(db, table, seqScanRows) > seqScanRows) return { ok: false, suggestion: suggestionFor(view, table) }
+    if (await sizes.large(db, table)) return { ok: false, suggestion: suggestionFor(view, table) }
   }
   return { ok: true }
 }

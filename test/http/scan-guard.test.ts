@@ -186,6 +186,19 @@ test('a shape whose plan reads no table whole is judged by one EXPLAIN a stateme
   assert.deepEqual(await judged('id > 2'), [], 'the shape\'s verdict is kept')
 })
 
+test('shapes new one after another that read the same table whole read its size once', async () => {
+  const { call: fresh } = await appWith(undefined)
+  assert.equal((await fresh('GET', '/api/v1/big?page_size=5')).status, 200)
+  const sizeReads = async (filter: string) => (await statementsOf(async () => {
+    const refused = await fresh('GET', `/api/v1/big?filter=${encodeURIComponent(filter)}`)
+    assert.equal(refused.status, 400, `${filter}: ${JSON.stringify(refused.body)}`)
+    assert.equal(refused.body.type, 'urn:service:problem:expensive-query')
+  })).filter((text) => text.includes('reltuples')).length
+  assert.equal(await sizeReads('title = "Item 7"'), 1, 'the first shape that reads big whole reads its size')
+  assert.equal(await sizeReads('status = "open" AND title = "Item 8"'), 0, 'the next one takes it as read')
+  assert.equal(await sizeReads('title != "Item 9" OR status = "locked"'), 0)
+})
+
 test('warn mode answers with X-Service-Warning; off mode says nothing', async () => {
   const { call: warned } = await appWith({ mode: 'warn' })
   const response = await warned('GET', `/api/v1/big?page_size=5&filter=${encodeURIComponent('status = open')}`)
