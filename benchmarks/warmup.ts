@@ -92,12 +92,20 @@ const ORDER_FIELDS = FIELDS.split(',')
 const CONDITIONS = ['status = "open"', 'total > 1', 'title != "x"', 'placed_at > "2000-01-01T00:00:00Z"', 'customer_id != 0']
 const structures = ['', `&order_by=${encodeURIComponent('id desc')}`].flatMap((order) => Array.from({ length: 32 }, (_, m) =>
   encodeURIComponent(['id > 99000', ...CONDITIONS.filter((_, i) => (m & (1 << i)) !== 0)].join(' AND ')) + order))
+// 64 filters on customers' names (10,000 rows, no index on the name): each is read whole, which
+// the guard allows at that size once it has measured the table (the family "new filter on a small table").
+const NAME_OPERATORS = ['=', '!=', '>', '<', '>=', '<=']
+const nameFilters = [
+  ...NAME_OPERATORS.map((op) => `name ${op} "Customer 5"`),
+  ...NAME_OPERATORS.flatMap((a) => NAME_OPERATORS.flatMap((b) => ['AND', 'OR'].map((join) => `name ${a} "Customer 5" ${join} name ${b} "Customer 7"`))),
+].slice(0, 64)
 const FAMILIES: readonly Family[] = [
   // A new `fields` selection (all fields, then each of the 63 subsets): a new statement text and
   // record writer, the same guard verdict and estimate.
   { name: 'new fields selection', paths: Array.from({ length: 64 }, (_, m) => `/api/v1/rel_orders?page_size=50${m === 0 ? '' : `&fields=${ORDER_FIELDS.filter((_, i) => (m & (1 << i)) !== 0).join(',')}`}`) },
   { name: 'new filter and order', paths: structures.map((filter) => `${LIST}&filter=${filter}`) },
   { name: 'new filter and order, customer', paths: structures.map((filter) => `${LIST},customer&filter=${filter}`) },
+  { name: 'new filter on a small table', paths: nameFilters.map((filter) => `/api/v1/bench_customers?page_size=50&filter=${encodeURIComponent(filter)}`) },
 ]
 /** A family's shapes served before any is measured, and how often each shape is asked. */
 const FAMILY_UNMEASURED = 8
