@@ -93,7 +93,7 @@ const CONDITIONS = ['status = "open"', 'total > 1', 'title != "x"', 'placed_at >
 const structures = ['', `&order_by=${encodeURIComponent('id desc')}`].flatMap((order) => Array.from({ length: 32 }, (_, m) =>
   encodeURIComponent(['id > 99000', ...CONDITIONS.filter((_, i) => (m & (1 << i)) !== 0)].join(' AND ')) + order))
 // 64 filters on customers' names (10,000 rows, no index on the name): each is read whole, which
-// the guard allows at that size once it has measured the table (the family "new filter on a small table").
+// the guard allows at that size once it has measured the table (the family "new small-table filter").
 const NAME_OPERATORS = ['=', '!=', '>', '<', '>=', '<=']
 const nameFilters = [
   ...NAME_OPERATORS.map((op) => `name ${op} "Customer 5"`),
@@ -105,7 +105,7 @@ const FAMILIES: readonly Family[] = [
   { name: 'new fields selection', paths: Array.from({ length: 64 }, (_, m) => `/api/v1/rel_orders?page_size=50${m === 0 ? '' : `&fields=${ORDER_FIELDS.filter((_, i) => (m & (1 << i)) !== 0).join(',')}`}`) },
   { name: 'new filter and order', paths: structures.map((filter) => `${LIST}&filter=${filter}`) },
   { name: 'new filter and order, customer', paths: structures.map((filter) => `${LIST},customer&filter=${filter}`) },
-  { name: 'new filter on a small table', paths: nameFilters.map((filter) => `/api/v1/bench_customers?page_size=50&filter=${encodeURIComponent(filter)}`) },
+  { name: 'new small-table filter', paths: nameFilters.map((filter) => `/api/v1/bench_customers?page_size=50&filter=${encodeURIComponent(filter)}`) },
 ]
 /** A family's shapes served before any is measured, and how often each shape is asked. */
 const FAMILY_UNMEASURED = 8

@@ -7,6 +7,11 @@ export interface ScannedTable {
   readonly table: string
 }
 
+/** One key for one table: a NUL, which no identifier holds, between schema and name (a dot may be in either). */
+export function tableKey (scanned: ScannedTable): string {
+  return `${scanned.schema}\0${scanned.table}`
+}
+
 /**
  * The tables a plan reads whole: by a sequential scan, or by an index scan without a condition
  * where that reads every row. The latter is cheap under a LIMIT in the index's order (a list's
@@ -55,7 +60,7 @@ export class TableSizes {
 
   /** Whether `scanned` has more rows than a sequential scan may read. */
   async large (db: Queryable, scanned: ScannedTable): Promise<boolean> {
-    const key = `${scanned.schema}.${scanned.table}`
+    const key = tableKey(scanned)
     const kept = this.#sizes.get(key)
     if (kept !== undefined && Date.now() - kept.at < SIZE_KEPT_MS) return await kept.rows > this.#seqScanRows
     const read = rowsAtLeast(db, scanned, this.#seqScanRows)

@@ -1,7 +1,7 @@
 // The scan guard's judgement of one list shape: would its queries read a large table row by row,
 // and which index would stop that. Pure apart from the EXPLAINs it runs; no Fastify here.
 import type { ExplainedStatement, GuardCondition, GuardEmbed, GuardField, GuardFilter, ListGuardView, Queryable } from '../../lib/public.js'
-import { wholeReads, type ScannedTable, type TableSizes } from './explain.js'
+import { tableKey, wholeReads, type ScannedTable, type TableSizes } from './explain.js'
 
 /** `suggestion` is undefined where no index of the table could serve the list (see suggestIndex). */
 export type Verdict =
@@ -149,7 +149,7 @@ export async function judge (view: ListGuardView, db: Queryable, sizes: TableSiz
   const reading = (await view.explain()).filter((explained) => wholeReadsOf(explained).length > 0).map((explained) => explained.statement)
   if (reading.length === 0) return { ok: true }
   const scanned = new Map<string, ScannedTable>()
-  for (const table of (await view.explain({ preferIndexes: true, statements: reading })).flatMap(wholeReadsOf)) scanned.set(`${table.schema}.${table.table}`, table)
+  for (const table of (await view.explain({ preferIndexes: true, statements: reading })).flatMap(wholeReadsOf)) scanned.set(tableKey(table), table)
   for (const table of scanned.values()) {
     if (await sizes.large(db, table)) return { ok: false, suggestion: suggestionFor(view, table) }
   }
